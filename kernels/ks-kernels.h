@@ -1,0 +1,61 @@
+/* ks-kernels.h: C entry points of the CUDA kernels (launchers only, no policy).
+ *
+ * Every launcher checks its preconditions, launches on the given stream and
+ * returns cudaGetLastError(). Pitches are in bytes. Compiles as C and C++.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#include "ks-kernel-common.h"
+#include "ks-op-list.h"
+
+KS_KERNEL_BEGIN_DECLS
+
+/* out = f(a, b): RGBA8 inputs; RGBA8 output, or GRAY8 when the op writes gray.
+ * b may be NULL for one-input ops. Instrumentation is recorded when cov.writes
+ * is not NULL. The geometry is honoured exactly: pixels no thread reaches are
+ * not written. */
+cudaError_t ks_cuda_elementwise_launch (KsElementwiseId op,
+                                        KsGeometry geom,
+                                        const uint8_t *a, size_t a_pitch,
+                                        const uint8_t *b, size_t b_pitch,
+                                        uint8_t *out, size_t out_pitch,
+                                        KsPixelParams params,
+                                        KsCoverageBuffers cov,
+                                        cudaStream_t stream);
+
+/* Attributes (registers, static shared memory, max threads per block) of the
+ * kernel that ks_cuda_elementwise_launch would launch for this geometry. */
+cudaError_t ks_cuda_elementwise_attributes (KsElementwiseId op,
+                                            KsGeometry geom,
+                                            int instrumented,
+                                            struct cudaFuncAttributes *attr);
+
+/* 256-bin histograms of R, G, B and BT.601 luma (rounded) of an RGBA8 image, or
+ * of the single channel of a GRAY8 image (channels == 1: bins[0..255] only).
+ * bins has KS_HIST_CHANNELS * KS_HIST_BINS (or KS_HIST_BINS) counters; the
+ * launcher clears them on the stream first. Coverage records the pixels read. */
+cudaError_t ks_cuda_histogram_launch (KsHistogramMethod method,
+                                      KsGeometry geom,
+                                      int channels,
+                                      const uint8_t *src, size_t pitch,
+                                      uint32_t *bins,
+                                      KsCoverageBuffers cov,
+                                      cudaStream_t stream);
+
+/* Dynamic shared memory the histogram kernel asks for with this block. */
+size_t ks_cuda_histogram_shared_bytes (KsHistogramMethod method, int channels, KsDim3 block);
+
+cudaError_t ks_cuda_histogram_attributes (KsHistogramMethod method,
+                                          KsGeometry geom,
+                                          int channels,
+                                          int instrumented,
+                                          struct cudaFuncAttributes *attr);
+
+/* Writes through an invalid address on purpose: an illegal-address fault, for
+ * the tests that check the engine survives a sticky error. */
+cudaError_t ks_cuda_debug_fault_launch (cudaStream_t stream);
+
+KS_KERNEL_END_DECLS

@@ -1,0 +1,32 @@
+/* ks-op-list.h: the element-wise ops that both engines instantiate.
+ *
+ * X (ID, name, pixel function, number of inputs, writes gray)
+ * An element-wise op is its pixel function in ks-pixel.h plus one line here
+ * and one entry in gpu/ks-op-registry.c.
+ */
+#pragma once
+
+#include "ks-pixel.h"
+
+#define KS_ELEMENTWISE_OPS(X)                 \
+  X (INVERT, invert, ks_px_invert, 1, 0)      \
+  X (GRAY, gray, ks_px_gray, 1, 1)            \
+  X (ADD, add, ks_px_add, 2, 0)               \
+  X (BLEND, blend, ks_px_blend, 2, 0)
+
+typedef enum
+{
+#define KS_X_ENUM(ID, name, fn, n_in, gray) KS_EW_##ID,
+  KS_ELEMENTWISE_OPS (KS_X_ENUM)
+#undef KS_X_ENUM
+  KS_EW_N
+} KsElementwiseId;
+
+typedef enum
+{
+  KS_HIST_GLOBAL_ATOMICS = 0, /* one global atomic per pixel and channel */
+  KS_HIST_SHARED = 1          /* privatised per warp in shared memory, merged once per block */
+} KsHistogramMethod;
+
+#define KS_HIST_BINS 256
+#define KS_HIST_CHANNELS 4 /* R, G, B, luma */

@@ -1,0 +1,74 @@
+/* ks-pixel.h: the per-pixel math of the element-wise ops and the histogram's luma.
+ *
+ * Pixels travel as packed RGBA8 in a uint32_t, R in the low byte (the byte order
+ * of the image in memory on a little-endian machine). All arithmetic is integer,
+ * so the CPU engine and the CUDA kernels agree exactly.
+ */
+#pragma once
+
+#include "ks-kernel-common.h"
+
+KS_KERNEL_BEGIN_DECLS
+
+#define KS_R(p) ((p) & 0xffu)
+#define KS_G(p) (((p) >> 8) & 0xffu)
+#define KS_B(p) (((p) >> 16) & 0xffu)
+#define KS_A(p) ((p) >> 24)
+#define KS_RGBA(r, g, b, a) \
+  ((uint32_t) (r) | ((uint32_t) (g) << 8) | ((uint32_t) (b) << 16) | ((uint32_t) (a) << 24))
+
+/* BT.601 luma with integer weights 299, 587, 114 (sum 1000).
+ * Rounded to nearest: (sum + 500) / 1000. Truncated, as the tutorial's float→uint8
+ * cast does: sum / 1000. Either way gray of (v, v, v) is v. */
+KS_HD uint32_t
+ks_luma601 (uint32_t p, int32_t truncate)
+{
+  uint32_t s = 299u * KS_R (p) + 587u * KS_G (p) + 114u * KS_B (p);
+  return truncate ? s / 1000u : (s + 500u) / 1000u;
+}
+
+/* Element-wise ops: out = f(a, b, params). The alpha channel of a is kept. */
+
+KS_HD uint32_t
+ks_px_invert (uint32_t a, uint32_t b, const KsPixelParams *p)
+{
+  (void) b;
+  (void) p;
+  return a ^ 0x00ffffffu;
+}
+
+/* params: i[0] = truncate. Output: the gray value in the low byte. */
+KS_HD uint32_t
+ks_px_gray (uint32_t a, uint32_t b, const KsPixelParams *p)
+{
+  (void) b;
+  return ks_luma601 (a, p->i[0]);
+}
+
+/* Saturating per-channel add of R, G and B; alpha from a. */
+KS_HD uint32_t
+ks_px_add (uint32_t a, uint32_t b, const KsPixelParams *p)
+{
+  uint32_t r = KS_R (a) + KS_R (b), g = KS_G (a) + KS_G (b), bl = KS_B (a) + KS_B (b);
+  (void) p;
+  return KS_RGBA (r > 255u ? 255u : r, g > 255u ? 255u : g, bl > 255u ? 255u : bl, KS_A (a));
+}
+
+/* a·wa + b·wb + offset per channel, rounded and saturated; alpha from a.
+ * params: i[0] = wa, i[1] = wb in 16.16 fixed point, i[2] = offset in 16.16. */
+KS_HD uint32_t
+ks_blend_channel (uint32_t ca, uint32_t cb, const KsPixelParams *p)
+{
+  int64_t v = (int64_t) ca * p->i[0] + (int64_t) cb * p->i[1] + p->i[2] + 32768;
+  v >>= 16;
+  return v < 0 ? 0u : (v > 255 ? 255u : (uint32_t) v);
+}
+
+KS_HD uint32_t
+ks_px_blend (uint32_t a, uint32_t b, const KsPixelParams *p)
+{
+  return KS_RGBA (ks_blend_channel (KS_R (a), KS_R (b), p), ks_blend_channel (KS_G (a), KS_G (b), p),
+                  ks_blend_channel (KS_B (a), KS_B (b), p), KS_A (a));
+}
+
+KS_KERNEL_END_DECLS
