@@ -34,7 +34,8 @@ typedef struct
   KsBuffer *inputs[KS_OP_MAX_INPUTS];
   KsBuffer *output;               /* image ops */
   guint32 (*histogram)[256];      /* histogram ops: [4][256] on the host */
-  KsCoverage *coverage;           /* allocated by the engine when instrumenting; arrays zeroed */
+  gboolean instrument;            /* run the instrumented kernel variant */
+  KsCoverage *coverage;           /* when instrumenting: allocated by the engine, arrays zeroed */
 } KsKernelRun;
 
 /* ks-op-registry.c */

@@ -6,6 +6,8 @@
  */
 #pragma once
 
+#include <stddef.h>
+
 #include "ks-pixel.h"
 
 #define KS_ELEMENTWISE_OPS(X)                 \
@@ -30,3 +32,22 @@ typedef enum
 
 #define KS_HIST_BINS 256
 #define KS_HIST_CHANNELS 4 /* R, G, B, luma */
+
+/* Privatised copies of the bins per block for the shared-memory histogram:
+ * one per warp, as many as fit in 32 KiB (more would cut occupancy), at least one. */
+KS_HD uint32_t
+ks_histogram_copies (uint32_t channels, uint32_t threads_per_block)
+{
+  uint32_t warps = (threads_per_block + 31u) / 32u;
+  uint32_t fit = 32768u / (channels * KS_HIST_BINS * 4u);
+  uint32_t n = warps < fit ? warps : fit;
+  return n > 0 ? n : 1u;
+}
+
+KS_HD size_t
+ks_histogram_shared_bytes (KsHistogramMethod method, uint32_t channels, uint32_t threads_per_block)
+{
+  if (method != KS_HIST_SHARED)
+    return 0;
+  return (size_t) ks_histogram_copies (channels, threads_per_block) * channels * KS_HIST_BINS * 4u;
+}

@@ -1,0 +1,478 @@
+/* The CUDA engine's host side: memory, transfers through pinned staging,
+ * timing with events, and the calls into the kernels' launchers. */
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-engine-private.h"
+#include "ks-error.h"
+
+#if HAVE_CUDA
+
+#include <cuda_runtime_api.h>
+
+#include "ks-kernels.h"
+
+#define CHECK(call, error) _ks_cuda_check ((int) (call), #call, error)
+
+struct _KsCudaContext
+{
+  int device;
+  cudaStream_t stream;
+  cudaEvent_t start;
+  cudaEvent_t stop;
+  guint8 *staging;        /* pinned host memory for uploads and downloads */
+  gsize staging_size;
+  guint32 *bins;          /* device: 4 × 256 histogram counters */
+  guint32 *bins_host;     /* pinned */
+};
+
+static gboolean
+use_device (KsCudaContext *ctx, GError **error)
+{
+  return _ks_cuda_check (cudaSetDevice (ctx->device), "cudaSetDevice", error);
+}
+
+KsCudaContext *
+_ks_cuda_context_new (int ordinal, GError **error)
+{
+  KsCudaContext *ctx = g_new0 (KsCudaContext, 1);
+
+  ctx->device = ordinal;
+  if (!use_device (ctx, error)
+      || !CHECK (cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking), error)
+      || !CHECK (cudaEventCreate (&ctx->start), error)
+      || !CHECK (cudaEventCreate (&ctx->stop), error)
+      || !CHECK (cudaMalloc ((void **) &ctx->bins, 4 * 256 * sizeof (guint32)), error)
+      || !CHECK (cudaMallocHost ((void **) &ctx->bins_host, 4 * 256 * sizeof (guint32)), error))
+    {
+      _ks_cuda_context_free (ctx);
+      return NULL;
+    }
+  return ctx;
+}
+
+void
+_ks_cuda_context_free (KsCudaContext *ctx)
+{
+  if (ctx == NULL)
+    return;
+  /* After a sticky error every call fails; there is nothing left to release. */
+  if (ks_cuda_lost_reason () == NULL)
+    {
+      cudaSetDevice (ctx->device);
+      if (ctx->stream != NULL)
+        cudaStreamSynchronize (ctx->stream);
+      cudaFree (ctx->bins);
+      cudaFreeHost (ctx->bins_host);
+      cudaFreeHost (ctx->staging);
+      if (ctx->start != NULL)
+        cudaEventDestroy (ctx->start);
+      if (ctx->stop != NULL)
+        cudaEventDestroy (ctx->stop);
+      if (ctx->stream != NULL)
+        cudaStreamDestroy (ctx->stream);
+      (void) cudaGetLastError ();
+    }
+  g_free (ctx);
+}
+
+gpointer
+_ks_cuda_context_stream (KsCudaContext *ctx)
+{
+  return ctx->stream;
+}
+
+gboolean
+_ks_cuda_buffer_alloc (KsCudaContext *ctx, KsBuffer *buffer, GError **error)
+{
+  void *p = NULL;
+  cudaError_t err;
+
+  if (!use_device (ctx, error))
+    return FALSE;
+  err = cudaMalloc (&p, buffer->pitch * buffer->height);
+  if (err == cudaErrorMemoryAllocation)
+    {
+      (void) cudaGetLastError ();
+      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE,
+                   "The GPU has not enough free memory for a %u×%u image (%.1f MiB): "
+                   "cudaMalloc failed with cudaErrorMemoryAllocation",
+                   buffer->width, buffer->height,
+                   (double) buffer->pitch * buffer->height / (1024.0 * 1024.0));
+      return FALSE;
+    }
+  if (!CHECK (err, error))
+    return FALSE;
+  buffer->data = p;
+  return TRUE;
+}
+
+void
+_ks_cuda_buffer_free (KsCudaContext *ctx, KsBuffer *buffer)
+{
+  if (buffer->data == NULL || ks_cuda_lost_reason () != NULL)
+    return;
+  cudaSetDevice (ctx->device);
+  /* The stream may still read the buffer. */
+  cudaStreamSynchronize (ctx->stream);
+  cudaFree (buffer->data);
+  (void) cudaGetLastError ();
+}
+
+static gboolean
+ensure_staging (KsCudaContext *ctx, gsize size, GError **error)
+{
+  if (ctx->staging_size >= size)
+    return TRUE;
+  if (ctx->staging != NULL)
+    {
+      cudaFreeHost (ctx->staging);
+      ctx->staging = NULL;
+      ctx->staging_size = 0;
+    }
+  if (!CHECK (cudaMallocHost ((void **) &ctx->staging, size), error))
+    return FALSE;
+  ctx->staging_size = size;
+  return TRUE;
+}
+
+static gboolean
+elapsed (KsCudaContext *ctx, double *ms, GError **error)
+{
+  float f = 0;
+
+  if (!CHECK (cudaEventSynchronize (ctx->stop), error)
+      || !CHECK (cudaEventElapsedTime (&f, ctx->start, ctx->stop), error))
+    return FALSE;
+  if (ms != NULL)
+    *ms = f;
+  return TRUE;
+}
+
+gboolean
+_ks_cuda_upload (KsCudaContext *ctx, const KsImage *image, KsBuffer *buffer, double *ms,
+                 GError **error)
+{
+  gsize row = (gsize) image->width * ks_format_bytes_per_pixel (image->format);
+
+  if (!use_device (ctx, error) || !ensure_staging (ctx, row * image->height, error))
+    return FALSE;
+  /* The staging buffer may still feed an earlier copy. */
+  if (!CHECK (cudaStreamSynchronize (ctx->stream), error))
+    return FALSE;
+  for (guint y = 0; y < image->height; y++)
+    memcpy (ctx->staging + y * row, ks_image_row (image, y), row);
+  if (!CHECK (cudaEventRecord (ctx->start, ctx->stream), error)
+      || !CHECK (cudaMemcpy2DAsync (buffer->data, buffer->pitch, ctx->staging, row, row,
+                                    image->height, cudaMemcpyHostToDevice, ctx->stream), error)
+      || !CHECK (cudaEventRecord (ctx->stop, ctx->stream), error))
+    return FALSE;
+  return elapsed (ctx, ms, error);
+}
+
+gboolean
+_ks_cuda_download (KsCudaContext *ctx, KsBuffer *buffer, KsImage *image, double *ms,
+                   GError **error)
+{
+  gsize row = (gsize) image->width * ks_format_bytes_per_pixel (image->format);
+
+  if (!use_device (ctx, error) || !ensure_staging (ctx, row * image->height, error))
+    return FALSE;
+  if (!CHECK (cudaEventRecord (ctx->start, ctx->stream), error)
+      || !CHECK (cudaMemcpy2DAsync (ctx->staging, row, buffer->data, buffer->pitch, row,
+                                    image->height, cudaMemcpyDeviceToHost, ctx->stream), error)
+      || !CHECK (cudaEventRecord (ctx->stop, ctx->stream), error)
+      || !elapsed (ctx, ms, error))
+    return FALSE;
+  for (guint y = 0; y < image->height; y++)
+    memcpy (ks_image_row (image, y), ctx->staging + y * row, row);
+  return TRUE;
+}
+
+gboolean
+_ks_cuda_fill (KsCudaContext *ctx, KsBuffer *buffer, guint8 value, GError **error)
+{
+  return use_device (ctx, error)
+         && CHECK (cudaMemsetAsync (buffer->data, value, buffer->pitch * buffer->height,
+                                    ctx->stream), error)
+         && CHECK (cudaStreamSynchronize (ctx->stream), error);
+}
+
+static int
+run_channels (const KsKernelRun *run)
+{
+  return run->inputs[0]->format == KS_FORMAT_GRAY8 ? 1 : KS_HIST_CHANNELS;
+}
+
+gboolean
+_ks_cuda_attributes (KsCudaContext *ctx, const KsKernelRun *run, KsKernelAttributes *attrs,
+                     GError **error)
+{
+  struct cudaFuncAttributes fa;
+  guint threads = run->geom.block.x * run->geom.block.y * run->geom.block.z;
+
+  memset (&fa, 0, sizeof fa);
+  if (!use_device (ctx, error))
+    return FALSE;
+  memset (attrs, 0, sizeof *attrs);
+  if (run->op->impl_kind == KS_IMPL_HISTOGRAM)
+    {
+      if (!CHECK (ks_cuda_histogram_attributes (run->histogram_method, run->geom,
+                                                run_channels (run), run->instrument, &fa), error))
+        return FALSE;
+      attrs->shared_dynamic = ks_histogram_shared_bytes (run->histogram_method,
+                                                         run_channels (run), threads);
+    }
+  else if (!CHECK (ks_cuda_elementwise_attributes ((KsElementwiseId) run->op->impl_id, run->geom,
+                                                   run->instrument, &fa), error))
+    return FALSE;
+  attrs->num_regs = fa.numRegs;
+  attrs->shared_static = fa.sharedSizeBytes;
+  attrs->local_bytes = fa.localSizeBytes;
+  attrs->max_threads_per_block = fa.maxThreadsPerBlock;
+  return TRUE;
+}
+
+typedef struct
+{
+  KsCoverageBuffers dev;
+  gsize n;
+} DeviceCoverage;
+
+static void
+device_coverage_free (DeviceCoverage *c)
+{
+  if (ks_cuda_lost_reason () != NULL)
+    return;
+  cudaFree (c->dev.writes);
+  cudaFree (c->dev.owner_block);
+  cudaFree (c->dev.owner_thread);
+  cudaFree (c->dev.idle_threads);
+  (void) cudaGetLastError ();
+}
+
+static gboolean
+device_coverage_alloc (KsCudaContext *ctx, DeviceCoverage *c, gsize n, GError **error)
+{
+  memset (c, 0, sizeof *c);
+  c->n = n;
+  return CHECK (cudaMalloc ((void **) &c->dev.writes, n * 4), error)
+         && CHECK (cudaMalloc ((void **) &c->dev.owner_block, n * 4), error)
+         && CHECK (cudaMalloc ((void **) &c->dev.owner_thread, n * 4), error)
+         && CHECK (cudaMalloc ((void **) &c->dev.idle_threads, 8), error)
+         && CHECK (cudaMemsetAsync (c->dev.writes, 0, n * 4, ctx->stream), error)
+         && CHECK (cudaMemsetAsync (c->dev.owner_block, 0, n * 4, ctx->stream), error)
+         && CHECK (cudaMemsetAsync (c->dev.owner_thread, 0, n * 4, ctx->stream), error)
+         && CHECK (cudaMemsetAsync (c->dev.idle_threads, 0, 8, ctx->stream), error);
+}
+
+static gboolean
+device_coverage_download (KsCudaContext *ctx, DeviceCoverage *c, KsCoverage *out, GError **error)
+{
+  unsigned long long idle = 0;
+
+  if (!CHECK (cudaMemcpyAsync (out->writes, c->dev.writes, c->n * 4, cudaMemcpyDeviceToHost,
+                               ctx->stream), error)
+      || !CHECK (cudaMemcpyAsync (out->owner_block, c->dev.owner_block, c->n * 4,
+                                  cudaMemcpyDeviceToHost, ctx->stream), error)
+      || !CHECK (cudaMemcpyAsync (out->owner_thread, c->dev.owner_thread, c->n * 4,
+                                  cudaMemcpyDeviceToHost, ctx->stream), error)
+      || !CHECK (cudaMemcpyAsync (&idle, c->dev.idle_threads, 8, cudaMemcpyDeviceToHost,
+                                  ctx->stream), error)
+      || !CHECK (cudaStreamSynchronize (ctx->stream), error))
+    return FALSE;
+  out->idle_threads = idle;
+  return TRUE;
+}
+
+gboolean
+_ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, double *kernel_ms, GError **error)
+{
+  DeviceCoverage cov;
+  KsCoverageBuffers none = { NULL, NULL, NULL, NULL };
+  gboolean instrumented = run->coverage != NULL;
+  int channels = run_channels (run);
+  cudaError_t launch_err;
+  gboolean ok = FALSE;
+
+  memset (&cov, 0, sizeof cov);
+  if (!use_device (ctx, error))
+    return FALSE;
+  if (instrumented
+      && !device_coverage_alloc (ctx, &cov, (gsize) run->geom.width * run->geom.height, error))
+    goto out;
+
+  if (!CHECK (cudaEventRecord (ctx->start, ctx->stream), error))
+    goto out;
+  if (run->op->impl_kind == KS_IMPL_HISTOGRAM)
+    launch_err = ks_cuda_histogram_launch (run->histogram_method, run->geom, channels,
+                                           run->inputs[0]->data, run->inputs[0]->pitch, ctx->bins,
+                                           instrumented ? cov.dev : none, ctx->stream);
+  else
+    launch_err = ks_cuda_elementwise_launch ((KsElementwiseId) run->op->impl_id, run->geom,
+                                             run->inputs[0]->data, run->inputs[0]->pitch,
+                                             run->inputs[1] != NULL ? run->inputs[1]->data : NULL,
+                                             run->inputs[1] != NULL ? run->inputs[1]->pitch : 0,
+                                             run->output->data, run->output->pitch,
+                                             run->pixel_params, instrumented ? cov.dev : none,
+                                             ctx->stream);
+  if (!_ks_cuda_check (launch_err, run->op->impl_kind == KS_IMPL_HISTOGRAM
+                                     ? "ks_cuda_histogram_launch" : "ks_cuda_elementwise_launch",
+                       error)
+      || !CHECK (cudaEventRecord (ctx->stop, ctx->stream), error)
+      || !elapsed (ctx, kernel_ms, error))
+    goto out;
+
+  if (run->histogram != NULL)
+    {
+      if (!CHECK (cudaMemcpyAsync (ctx->bins_host, ctx->bins, channels * 256 * sizeof (guint32),
+                                   cudaMemcpyDeviceToHost, ctx->stream), error)
+          || !CHECK (cudaStreamSynchronize (ctx->stream), error))
+        goto out;
+      for (int c = 0; c < channels; c++)
+        memcpy (run->histogram[c], ctx->bins_host + c * 256, 256 * sizeof (guint32));
+    }
+  if (instrumented && !device_coverage_download (ctx, &cov, run->coverage, error))
+    goto out;
+  ok = TRUE;
+out:
+  if (instrumented)
+    device_coverage_free (&cov);
+  return ok;
+}
+
+gboolean
+_ks_cuda_copy_bandwidth (KsCudaContext *ctx, guint64 bytes, guint repeats, KsTiming *timing,
+                         GError **error)
+{
+  void *a = NULL, *b = NULL;
+  gboolean ok = FALSE;
+
+  if (!use_device (ctx, error) || !CHECK (cudaMalloc (&a, bytes), error)
+      || !CHECK (cudaMalloc (&b, bytes), error)
+      || !CHECK (cudaMemsetAsync (a, 0x5a, bytes, ctx->stream), error)
+      || !CHECK (cudaMemcpyAsync (b, a, bytes, cudaMemcpyDeviceToDevice, ctx->stream), error)
+      || !CHECK (cudaStreamSynchronize (ctx->stream), error))
+    goto out;
+  timing->samples_ms = g_new0 (double, repeats);
+  for (guint i = 0; i < repeats; i++)
+    {
+      double ms = 0;
+      /* Alternate the direction so no copy reads what the previous one left in L2. */
+      void *src = i % 2 ? b : a, *dst = i % 2 ? a : b;
+      if (!CHECK (cudaEventRecord (ctx->start, ctx->stream), error)
+          || !CHECK (cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToDevice, ctx->stream), error)
+          || !CHECK (cudaEventRecord (ctx->stop, ctx->stream), error)
+          || !elapsed (ctx, &ms, error))
+        goto out;
+      timing->samples_ms[timing->n++] = ms;
+    }
+  ks_timing_compute (timing);
+  ok = TRUE;
+out:
+  if (ks_cuda_lost_reason () == NULL)
+    {
+      cudaFree (a);
+      cudaFree (b);
+      (void) cudaGetLastError ();
+    }
+  return ok;
+}
+
+gboolean
+_ks_cuda_debug_fault (KsCudaContext *ctx, GError **error)
+{
+  if (!use_device (ctx, error)
+      || !_ks_cuda_check (ks_cuda_debug_fault_launch (ctx->stream), "ks_cuda_debug_fault_launch",
+                          error))
+    return FALSE;
+  return CHECK (cudaStreamSynchronize (ctx->stream), error);
+}
+
+#else /* !HAVE_CUDA */
+
+static gboolean
+unavailable (GError **error)
+{
+  g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+               "This build of Kernelscope has no CUDA support");
+  return FALSE;
+}
+
+KsCudaContext *
+_ks_cuda_context_new (int ordinal, GError **error)
+{
+  unavailable (error);
+  return NULL;
+}
+
+void
+_ks_cuda_context_free (KsCudaContext *ctx)
+{
+}
+
+gpointer
+_ks_cuda_context_stream (KsCudaContext *ctx)
+{
+  return NULL;
+}
+
+gboolean
+_ks_cuda_buffer_alloc (KsCudaContext *ctx, KsBuffer *buffer, GError **error)
+{
+  return unavailable (error);
+}
+
+void
+_ks_cuda_buffer_free (KsCudaContext *ctx, KsBuffer *buffer)
+{
+}
+
+gboolean
+_ks_cuda_upload (KsCudaContext *ctx, const KsImage *image, KsBuffer *buffer, double *ms,
+                 GError **error)
+{
+  return unavailable (error);
+}
+
+gboolean
+_ks_cuda_download (KsCudaContext *ctx, KsBuffer *buffer, KsImage *image, double *ms,
+                   GError **error)
+{
+  return unavailable (error);
+}
+
+gboolean
+_ks_cuda_fill (KsCudaContext *ctx, KsBuffer *buffer, guint8 value, GError **error)
+{
+  return unavailable (error);
+}
+
+gboolean
+_ks_cuda_attributes (KsCudaContext *ctx, const KsKernelRun *run, KsKernelAttributes *attrs,
+                     GError **error)
+{
+  return unavailable (error);
+}
+
+gboolean
+_ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, double *kernel_ms, GError **error)
+{
+  return unavailable (error);
+}
+
+gboolean
+_ks_cuda_copy_bandwidth (KsCudaContext *ctx, guint64 bytes, guint repeats, KsTiming *timing,
+                         GError **error)
+{
+  return unavailable (error);
+}
+
+gboolean
+_ks_cuda_debug_fault (KsCudaContext *ctx, GError **error)
+{
+  return unavailable (error);
+}
+
+#endif

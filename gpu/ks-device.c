@@ -1,0 +1,701 @@
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#if HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#include "ks-device.h"
+#include "ks-engine-private.h"
+#include "ks-error.h"
+
+struct _KsDevice
+{
+  GObject parent_instance;
+
+  KsDeviceKind kind;
+  int ordinal;
+  char *id;
+  char *name;
+  KsDeviceLimits limits;
+  GArray *properties;   /* KsDeviceProperty */
+  double peak_bandwidth_gbs;
+  double peak_fp32_gflops;
+};
+
+G_DEFINE_FINAL_TYPE (KsDevice, ks_device, G_TYPE_OBJECT)
+
+static void
+property_clear (gpointer data)
+{
+  KsDeviceProperty *prop = data;
+  g_clear_pointer (&prop->value, g_variant_unref);
+}
+
+static void
+ks_device_finalize (GObject *object)
+{
+  KsDevice *self = KS_DEVICE (object);
+
+  g_free (self->id);
+  g_free (self->name);
+  g_array_unref (self->properties);
+  G_OBJECT_CLASS (ks_device_parent_class)->finalize (object);
+}
+
+static void
+ks_device_class_init (KsDeviceClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = ks_device_finalize;
+}
+
+static void
+ks_device_init (KsDevice *self)
+{
+  self->properties = g_array_new (FALSE, TRUE, sizeof (KsDeviceProperty));
+  g_array_set_clear_func (self->properties, property_clear);
+}
+
+static void
+add_prop (KsDevice *self, const char *group, const char *key, const char *label,
+          GVariant *value, const char *unit)
+{
+  KsDeviceProperty prop = { group, key, label, g_variant_ref_sink (value), unit };
+  g_array_append_val (self->properties, prop);
+}
+
+/* ---- CUDA state shared by the whole process ---------------------------- */
+
+G_LOCK_DEFINE_STATIC (cuda_state);
+static char *cuda_lost_reason;
+static gboolean cuda_probed;
+static char *cuda_unavailable_reason;
+static int cuda_driver_version;
+static int cuda_runtime_version;
+static int cuda_device_count;
+
+const char *
+ks_cuda_lost_reason (void)
+{
+  const char *reason;
+
+  G_LOCK (cuda_state);
+  reason = cuda_lost_reason;
+  G_UNLOCK (cuda_state);
+  return reason;
+}
+
+void
+_ks_cuda_mark_lost (const char *reason)
+{
+  G_LOCK (cuda_state);
+  if (cuda_lost_reason == NULL)
+    cuda_lost_reason = g_strdup (reason);
+  G_UNLOCK (cuda_state);
+  g_warning ("CUDA is unusable in this process from now on: %s", reason);
+}
+
+#if HAVE_CUDA
+/* Errors after which the context is corrupt: every later CUDA call fails, and
+ * only a new process can use the GPU again (cudaDeviceReset does not help). */
+static gboolean
+is_sticky (cudaError_t err)
+{
+  switch ((int) err)
+    {
+    case cudaErrorECCUncorrectable:
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorDevicesUnavailable:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+#endif
+
+gboolean
+_ks_cuda_check (int err, const char *call, GError **error)
+{
+#if HAVE_CUDA
+  cudaError_t e = (cudaError_t) err;
+
+  if (e == cudaSuccess)
+    return TRUE;
+  if (is_sticky (e))
+    {
+      g_autofree char *reason = g_strdup_printf ("%s failed with %s (%d): %s", call,
+                                                 cudaGetErrorName (e), err,
+                                                 cudaGetErrorString (e));
+      _ks_cuda_mark_lost (reason);
+      g_set_error (error, KS_ERROR, KS_ERROR_DEVICE_LOST,
+                   "The GPU stopped working: %s. CUDA cannot be used again in this process", reason);
+    }
+  else
+    {
+      /* Clear the non-sticky error so the next call does not report it again. */
+      (void) cudaGetLastError ();
+      g_set_error (error, KS_ERROR, KS_ERROR_CUDA, "%s failed with %s (%d): %s", call,
+                   cudaGetErrorName (e), err, cudaGetErrorString (e));
+    }
+  return FALSE;
+#else
+  if (err == 0)
+    return TRUE;
+  g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE, "%s: this build has no CUDA support", call);
+  return FALSE;
+#endif
+}
+
+static void
+cuda_probe_locked (void)
+{
+  if (cuda_probed)
+    return;
+  cuda_probed = TRUE;
+#if HAVE_CUDA
+  {
+    int count = 0; /* left unwritten when there is no driver */
+    cudaError_t err;
+
+    cudaRuntimeGetVersion (&cuda_runtime_version);
+    if (cudaDriverGetVersion (&cuda_driver_version) != cudaSuccess)
+      cuda_driver_version = 0;
+    err = cudaGetDeviceCount (&count);
+    if (err == cudaErrorInsufficientDriver && cuda_driver_version == 0)
+      cuda_unavailable_reason = g_strdup ("No NVIDIA driver is installed (cudaGetDeviceCount: "
+                                          "cudaErrorInsufficientDriver)");
+    else if (err == cudaErrorInsufficientDriver)
+      cuda_unavailable_reason =
+        g_strdup_printf ("The NVIDIA driver supports CUDA %d.%d, older than the CUDA %d.%d this "
+                         "build needs (cudaErrorInsufficientDriver)",
+                         cuda_driver_version / 1000, cuda_driver_version % 1000 / 10,
+                         cuda_runtime_version / 1000, cuda_runtime_version % 1000 / 10);
+    else if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
+      cuda_unavailable_reason = g_strdup ("No CUDA-capable GPU is visible (cudaGetDeviceCount: "
+                                          "cudaErrorNoDevice)");
+    else if (err != cudaSuccess)
+      cuda_unavailable_reason = g_strdup_printf ("cudaGetDeviceCount failed with %s (%d): %s",
+                                                 cudaGetErrorName (err), (int) err,
+                                                 cudaGetErrorString (err));
+    else
+      cuda_device_count = count;
+    if (err != cudaSuccess)
+      (void) cudaGetLastError ();
+  }
+#else
+  cuda_unavailable_reason = g_strdup ("This build of Kernelscope has no CUDA support "
+                                      "(nvcc was not found when it was built)");
+#endif
+}
+
+gboolean
+ks_cuda_available (GError **error)
+{
+  gboolean ok;
+
+  G_LOCK (cuda_state);
+  cuda_probe_locked ();
+  if (cuda_lost_reason != NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_DEVICE_LOST,
+                   "The GPU stopped working earlier: %s", cuda_lost_reason);
+      ok = FALSE;
+    }
+  else if (cuda_unavailable_reason != NULL)
+    {
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_UNAVAILABLE, cuda_unavailable_reason);
+      ok = FALSE;
+    }
+  else
+    ok = TRUE;
+  G_UNLOCK (cuda_state);
+  return ok;
+}
+
+int
+ks_cuda_driver_version (void)
+{
+  G_LOCK (cuda_state);
+  cuda_probe_locked ();
+  G_UNLOCK (cuda_state);
+  return cuda_driver_version;
+}
+
+int
+ks_cuda_runtime_version (void)
+{
+  G_LOCK (cuda_state);
+  cuda_probe_locked ();
+  G_UNLOCK (cuda_state);
+  return cuda_runtime_version;
+}
+
+static int
+cuda_count (void)
+{
+  int n;
+
+  G_LOCK (cuda_state);
+  cuda_probe_locked ();
+  n = cuda_lost_reason == NULL ? cuda_device_count : 0;
+  G_UNLOCK (cuda_state);
+  return n;
+}
+
+/* ---- the CPU device ----------------------------------------------------- */
+
+static char *
+cpu_model_name (void)
+{
+  g_autofree char *info = NULL;
+
+  if (g_file_get_contents ("/proc/cpuinfo", &info, NULL, NULL))
+    {
+      g_auto (GStrv) lines = g_strsplit (info, "\n", -1);
+      for (guint i = 0; lines[i] != NULL; i++)
+        if (g_str_has_prefix (lines[i], "model name"))
+          {
+            const char *colon = strchr (lines[i], ':');
+            if (colon != NULL)
+              return g_strstrip (g_strdup (colon + 1));
+          }
+    }
+  return g_strdup ("CPU");
+}
+
+/* The CPU engine runs the same launch geometry as CUDA, so it validates
+ * against the limits of a typical CUDA device: lessons about "1024 threads per
+ * block" hold without a GPU. */
+static const KsDeviceLimits cpu_limits = {
+  .max_threads_per_block = 1024,
+  .max_block_dim = { 1024, 1024, 64 },
+  .max_grid_dim = { 2147483647u, 65535, 65535 },
+  .shared_mem_per_block = 48 * 1024,
+  .shared_mem_per_block_optin = 48 * 1024,
+  .shared_mem_per_sm = 64 * 1024,
+  .reserved_shared_mem_per_block = 0,
+  .regs_per_block = 65536,
+  .regs_per_sm = 65536,
+  .warp_size = 32,
+  .max_threads_per_sm = 2048,
+  .max_blocks_per_sm = 32,
+  .sm_count = 1,
+};
+
+static KsDevice *
+cpu_device_new (void)
+{
+  KsDevice *self = g_object_new (KS_TYPE_DEVICE, NULL);
+  guint cores = g_get_num_processors ();
+  long pages = sysconf (_SC_PHYS_PAGES), page_size = sysconf (_SC_PAGESIZE);
+
+  self->kind = KS_DEVICE_KIND_CPU;
+  self->ordinal = -1;
+  self->id = g_strdup ("cpu");
+  self->name = cpu_model_name ();
+  self->limits = cpu_limits;
+  self->limits.sm_count = cores;
+  add_prop (self, "Compute", "name", "Name", g_variant_new_string (self->name), NULL);
+  add_prop (self, "Compute", "engine", "Engine",
+            g_variant_new_string ("CPU engine: blocks run in parallel on worker threads"), NULL);
+  add_prop (self, "Compute", "cores", "Logical cores", g_variant_new_uint64 (cores), NULL);
+  if (pages > 0 && page_size > 0)
+    add_prop (self, "Memory", "total_memory", "System memory",
+              g_variant_new_uint64 ((guint64) pages * page_size), "bytes");
+  add_prop (self, "Limits", "max_threads_per_block", "Max threads per block",
+            g_variant_new_uint64 (cpu_limits.max_threads_per_block), NULL);
+  add_prop (self, "Limits", "max_block_dim", "Max block dimensions",
+            g_variant_new_string ("1024 × 1024 × 64"), NULL);
+  add_prop (self, "Limits", "max_grid_dim", "Max grid dimensions",
+            g_variant_new_string ("2147483647 × 65535 × 65535"), NULL);
+  add_prop (self, "Limits", "shared_mem_per_block", "Shared memory per block",
+            g_variant_new_uint64 (cpu_limits.shared_mem_per_block), "bytes");
+  add_prop (self, "Limits", "warp_size", "Warp size", g_variant_new_uint64 (32), NULL);
+  return self;
+}
+
+/* ---- CUDA devices ------------------------------------------------------- */
+
+#if HAVE_CUDA
+static guint
+cores_per_sm (int major, int minor)
+{
+  switch (major)
+    {
+    case 7: return 64;
+    case 8: return minor == 0 ? 64 : 128;
+    default: return major >= 9 ? 128 : 0;
+    }
+}
+
+static int
+attr (enum cudaDeviceAttr a, int dev)
+{
+  int v = 0;
+  if (cudaDeviceGetAttribute (&v, a, dev) != cudaSuccess)
+    {
+      (void) cudaGetLastError ();
+      return 0;
+    }
+  return v;
+}
+
+static const char *
+compute_mode_text (int mode)
+{
+  switch (mode)
+    {
+    case cudaComputeModeDefault: return "Default (several processes may use the device)";
+    case cudaComputeModeProhibited: return "Prohibited (no process may use the device)";
+    case cudaComputeModeExclusiveProcess: return "Exclusive process (one process at a time)";
+    default: return "Unknown";
+    }
+}
+
+static KsDevice *
+cuda_device_new (int dev, GError **error)
+{
+  g_autoptr (KsDevice) self = g_object_new (KS_TYPE_DEVICE, NULL);
+  struct cudaDeviceProp prop;
+  KsDeviceLimits *l = &self->limits;
+  int mem_clock_khz, bus_width, clock_khz;
+  char pci[32];
+  char uuid[64];
+
+  if (!_ks_cuda_check (cudaGetDeviceProperties (&prop, dev), "cudaGetDeviceProperties", error))
+    return NULL;
+
+  self->kind = KS_DEVICE_KIND_CUDA;
+  self->ordinal = dev;
+  self->id = g_strdup_printf ("cuda:%d", dev);
+  self->name = g_strdup (prop.name);
+
+  l->max_threads_per_block = attr (cudaDevAttrMaxThreadsPerBlock, dev);
+  l->max_block_dim[0] = attr (cudaDevAttrMaxBlockDimX, dev);
+  l->max_block_dim[1] = attr (cudaDevAttrMaxBlockDimY, dev);
+  l->max_block_dim[2] = attr (cudaDevAttrMaxBlockDimZ, dev);
+  l->max_grid_dim[0] = attr (cudaDevAttrMaxGridDimX, dev);
+  l->max_grid_dim[1] = attr (cudaDevAttrMaxGridDimY, dev);
+  l->max_grid_dim[2] = attr (cudaDevAttrMaxGridDimZ, dev);
+  l->shared_mem_per_block = attr (cudaDevAttrMaxSharedMemoryPerBlock, dev);
+  l->shared_mem_per_block_optin = attr (cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  l->shared_mem_per_sm = attr (cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+  l->reserved_shared_mem_per_block = attr (cudaDevAttrReservedSharedMemoryPerBlock, dev);
+  l->regs_per_block = attr (cudaDevAttrMaxRegistersPerBlock, dev);
+  l->regs_per_sm = attr (cudaDevAttrMaxRegistersPerMultiprocessor, dev);
+  l->warp_size = attr (cudaDevAttrWarpSize, dev);
+  l->max_threads_per_sm = attr (cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+  l->max_blocks_per_sm = attr (cudaDevAttrMaxBlocksPerMultiprocessor, dev);
+  l->sm_count = attr (cudaDevAttrMultiProcessorCount, dev);
+  l->cc_major = attr (cudaDevAttrComputeCapabilityMajor, dev);
+  l->cc_minor = attr (cudaDevAttrComputeCapabilityMinor, dev);
+
+  mem_clock_khz = attr (cudaDevAttrMemoryClockRate, dev);
+  bus_width = attr (cudaDevAttrGlobalMemoryBusWidth, dev);
+  clock_khz = attr (cudaDevAttrClockRate, dev);
+  /* Double data rate: two transfers per memory clock. */
+  self->peak_bandwidth_gbs = 2.0 * mem_clock_khz * 1e3 * (bus_width / 8.0) / 1e9;
+  /* One fused multiply-add (two operations) per core per clock. */
+  self->peak_fp32_gflops = 2.0 * l->sm_count * cores_per_sm (l->cc_major, l->cc_minor)
+                           * clock_khz * 1e3 / 1e9;
+
+#define U(g, k, label, v, unit) add_prop (self, g, k, label, g_variant_new_uint64 (v), unit)
+#define B(g, k, label, v) add_prop (self, g, k, label, g_variant_new_boolean ((v) != 0), NULL)
+#define S(g, k, label, v) add_prop (self, g, k, label, g_variant_new_string (v), NULL)
+  S ("Compute", "name", "Name", prop.name);
+  {
+    g_autofree char *cc = g_strdup_printf ("%u.%u", l->cc_major, l->cc_minor);
+    S ("Compute", "compute_capability", "Compute capability", cc);
+  }
+  U ("Compute", "multiprocessors", "Multiprocessors", l->sm_count, NULL);
+  U ("Compute", "cuda_cores", "CUDA cores",
+     (guint64) l->sm_count * cores_per_sm (l->cc_major, l->cc_minor), NULL);
+  U ("Compute", "clock_rate", "GPU max clock", (guint64) clock_khz * 1000, "Hz");
+  U ("Compute", "warp_size", "Warp size", l->warp_size, NULL);
+  U ("Compute", "max_threads_per_multiprocessor", "Max threads per multiprocessor",
+     l->max_threads_per_sm, NULL);
+  U ("Compute", "max_blocks_per_multiprocessor", "Max blocks per multiprocessor",
+     l->max_blocks_per_sm, NULL);
+  U ("Compute", "registers_per_block", "Registers per block", l->regs_per_block, NULL);
+  U ("Compute", "registers_per_multiprocessor", "Registers per multiprocessor", l->regs_per_sm,
+     NULL);
+  U ("Compute", "async_engine_count", "Copy engines", attr (cudaDevAttrAsyncEngineCount, dev), NULL);
+  B ("Compute", "concurrent_kernels", "Concurrent kernels", attr (cudaDevAttrConcurrentKernels, dev));
+  B ("Compute", "kernel_exec_timeout", "Run-time limit on kernels",
+     attr (cudaDevAttrKernelExecTimeout, dev));
+  S ("Compute", "compute_mode", "Compute mode", compute_mode_text (attr (cudaDevAttrComputeMode, dev)));
+  B ("Compute", "integrated", "Integrated GPU sharing host memory", attr (cudaDevAttrIntegrated, dev));
+
+  U ("Memory", "total_global_memory", "Global memory", prop.totalGlobalMem, "bytes");
+  U ("Memory", "memory_clock_rate", "Memory clock", (guint64) mem_clock_khz * 1000, "Hz");
+  U ("Memory", "memory_bus_width", "Memory bus width", bus_width, "bits");
+  U ("Memory", "l2_cache_size", "L2 cache", attr (cudaDevAttrL2CacheSize, dev), "bytes");
+  U ("Memory", "max_persisting_l2_cache_size", "Max persisting L2",
+     attr (cudaDevAttrMaxPersistingL2CacheSize, dev), "bytes");
+  U ("Memory", "shared_memory_per_block", "Shared memory per block", l->shared_mem_per_block, "bytes");
+  U ("Memory", "shared_memory_per_block_optin", "Shared memory per block (opt-in)",
+     l->shared_mem_per_block_optin, "bytes");
+  U ("Memory", "shared_memory_per_multiprocessor", "Shared memory per multiprocessor",
+     l->shared_mem_per_sm, "bytes");
+  U ("Memory", "reserved_shared_memory_per_block", "Reserved shared memory per block",
+     l->reserved_shared_mem_per_block, "bytes");
+  U ("Memory", "total_constant_memory", "Constant memory", attr (cudaDevAttrTotalConstantMemory, dev),
+     "bytes");
+  B ("Memory", "ecc_enabled", "ECC", attr (cudaDevAttrEccEnabled, dev));
+  B ("Memory", "unified_addressing", "Unified addressing", attr (cudaDevAttrUnifiedAddressing, dev));
+  B ("Memory", "managed_memory", "Managed memory", attr (cudaDevAttrManagedMemory, dev));
+  B ("Memory", "can_map_host_memory", "Maps host page-locked memory",
+     attr (cudaDevAttrCanMapHostMemory, dev));
+  B ("Memory", "pageable_memory_access", "Pageable memory access",
+     attr (cudaDevAttrPageableMemoryAccess, dev));
+  B ("Memory", "memory_pools_supported", "Memory pools", attr (cudaDevAttrMemoryPoolsSupported, dev));
+
+  U ("Limits", "max_threads_per_block", "Max threads per block", l->max_threads_per_block, NULL);
+  {
+    g_autofree char *b = g_strdup_printf ("%u × %u × %u", l->max_block_dim[0], l->max_block_dim[1],
+                                          l->max_block_dim[2]);
+    g_autofree char *g = g_strdup_printf ("%u × %u × %u", l->max_grid_dim[0], l->max_grid_dim[1],
+                                          l->max_grid_dim[2]);
+    g_autofree char *t2 = g_strdup_printf ("%d × %d", attr (cudaDevAttrMaxTexture2DWidth, dev),
+                                           attr (cudaDevAttrMaxTexture2DHeight, dev));
+    g_autofree char *t3 = g_strdup_printf ("%d × %d × %d", attr (cudaDevAttrMaxTexture3DWidth, dev),
+                                           attr (cudaDevAttrMaxTexture3DHeight, dev),
+                                           attr (cudaDevAttrMaxTexture3DDepth, dev));
+    g_autofree char *l1 = g_strdup_printf ("%d, %d layers",
+                                           attr (cudaDevAttrMaxTexture1DLayeredWidth, dev),
+                                           attr (cudaDevAttrMaxTexture1DLayeredLayers, dev));
+    g_autofree char *l2 = g_strdup_printf ("%d × %d, %d layers",
+                                           attr (cudaDevAttrMaxTexture2DLayeredWidth, dev),
+                                           attr (cudaDevAttrMaxTexture2DLayeredHeight, dev),
+                                           attr (cudaDevAttrMaxTexture2DLayeredLayers, dev));
+    S ("Limits", "max_block_dim", "Max block dimensions", b);
+    S ("Limits", "max_grid_dim", "Max grid dimensions", g);
+    U ("Limits", "max_texture_1d", "Max texture 1D", attr (cudaDevAttrMaxTexture1DWidth, dev), NULL);
+    S ("Limits", "max_texture_2d", "Max texture 2D", t2);
+    S ("Limits", "max_texture_3d", "Max texture 3D", t3);
+    S ("Limits", "max_texture_1d_layered", "Max layered texture 1D", l1);
+    S ("Limits", "max_texture_2d_layered", "Max layered texture 2D", l2);
+  }
+  U ("Limits", "max_pitch", "Max memory pitch", (guint64) prop.memPitch, "bytes");
+  U ("Limits", "texture_alignment", "Texture alignment", attr (cudaDevAttrTextureAlignment, dev),
+     "bytes");
+  U ("Limits", "surface_alignment", "Surface alignment", attr (cudaDevAttrSurfaceAlignment, dev),
+     "bytes");
+
+  B ("Features", "cooperative_launch", "Cooperative launch", attr (cudaDevAttrCooperativeLaunch, dev));
+  B ("Features", "concurrent_managed_access", "Concurrent managed access",
+     attr (cudaDevAttrConcurrentManagedAccess, dev));
+  B ("Features", "compute_preemption", "Compute preemption",
+     attr (cudaDevAttrComputePreemptionSupported, dev));
+  B ("Features", "host_native_atomics", "Host native atomics",
+     attr (cudaDevAttrHostNativeAtomicSupported, dev));
+  B ("Features", "global_l1_cache", "Caches globals in L1",
+     attr (cudaDevAttrGlobalL1CacheSupported, dev));
+  B ("Features", "stream_priorities", "Stream priorities",
+     attr (cudaDevAttrStreamPrioritiesSupported, dev));
+
+  g_snprintf (pci, sizeof pci, "%04x:%02x:%02x", attr (cudaDevAttrPciDomainId, dev),
+              attr (cudaDevAttrPciBusId, dev), attr (cudaDevAttrPciDeviceId, dev));
+  S ("Features", "pci_location", "PCI domain:bus:device", pci);
+  for (int i = 0; i < 16; i++)
+    g_snprintf (uuid + 2 * i, 3, "%02x", (guint8) prop.uuid.bytes[i]);
+  S ("Features", "uuid", "UUID", uuid);
+
+  add_prop (self, "Derived", "peak_memory_bandwidth", "Peak memory bandwidth",
+            g_variant_new_double (self->peak_bandwidth_gbs), "GB/s");
+  add_prop (self, "Derived", "peak_fp32", "Peak FP32 rate",
+            g_variant_new_double (self->peak_fp32_gflops), "GFLOP/s");
+  {
+    int drv = ks_cuda_driver_version (), rt = ks_cuda_runtime_version ();
+    g_autofree char *d = g_strdup_printf ("%d.%d", drv / 1000, drv % 1000 / 10);
+    g_autofree char *r = g_strdup_printf ("%d.%d", rt / 1000, rt % 1000 / 10);
+    S ("Software", "driver_version", "CUDA driver version", d);
+    S ("Software", "runtime_version", "CUDA runtime version", r);
+  }
+#undef U
+#undef B
+#undef S
+  return g_steal_pointer (&self);
+}
+#endif
+
+/* ---- the device list ---------------------------------------------------- */
+
+G_LOCK_DEFINE_STATIC (devices);
+static KsDevice *cpu_device;
+static GPtrArray *cuda_devices; /* NULL entries until first asked for */
+
+KsDevice *
+ks_device_get_cpu (void)
+{
+  KsDevice *dev;
+
+  G_LOCK (devices);
+  if (cpu_device == NULL)
+    cpu_device = cpu_device_new ();
+  dev = g_object_ref (cpu_device);
+  G_UNLOCK (devices);
+  return dev;
+}
+
+KsDevice *
+ks_device_get_cuda (int ordinal, GError **error)
+{
+#if HAVE_CUDA
+  KsDevice *dev = NULL;
+  int n;
+
+  if (!ks_cuda_available (error))
+    return NULL;
+  n = cuda_count ();
+  if (ordinal < 0 || ordinal >= n)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "There is no CUDA device %d: this machine has %d (0 to %d)", ordinal, n, n - 1);
+      return NULL;
+    }
+  G_LOCK (devices);
+  if (cuda_devices == NULL)
+    {
+      cuda_devices = g_ptr_array_new_with_free_func (g_object_unref);
+      g_ptr_array_set_size (cuda_devices, n);
+    }
+  if (g_ptr_array_index (cuda_devices, ordinal) == NULL)
+    g_ptr_array_index (cuda_devices, ordinal) = cuda_device_new (ordinal, error);
+  dev = g_ptr_array_index (cuda_devices, ordinal);
+  if (dev != NULL)
+    g_object_ref (dev);
+  G_UNLOCK (devices);
+  return dev;
+#else
+  ks_cuda_available (error);
+  return NULL;
+#endif
+}
+
+GPtrArray *
+ks_devices_enumerate (void)
+{
+  GPtrArray *list = g_ptr_array_new_with_free_func (g_object_unref);
+  int n = cuda_count ();
+
+  g_ptr_array_add (list, ks_device_get_cpu ());
+  for (int i = 0; i < n; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      KsDevice *dev = ks_device_get_cuda (i, &error);
+      if (dev != NULL)
+        g_ptr_array_add (list, dev);
+      else
+        g_warning ("CUDA device %d cannot be used: %s", i, error->message);
+    }
+  return list;
+}
+
+KsDeviceKind
+ks_device_get_kind (KsDevice *self)
+{
+  g_return_val_if_fail (KS_IS_DEVICE (self), KS_DEVICE_KIND_CPU);
+  return self->kind;
+}
+
+int
+ks_device_get_ordinal (KsDevice *self)
+{
+  g_return_val_if_fail (KS_IS_DEVICE (self), -1);
+  return self->ordinal;
+}
+
+const char *
+ks_device_get_name (KsDevice *self)
+{
+  g_return_val_if_fail (KS_IS_DEVICE (self), NULL);
+  return self->name;
+}
+
+const char *
+ks_device_get_id (KsDevice *self)
+{
+  g_return_val_if_fail (KS_IS_DEVICE (self), NULL);
+  return self->id;
+}
+
+const KsDeviceLimits *
+ks_device_get_limits (KsDevice *self)
+{
+  g_return_val_if_fail (KS_IS_DEVICE (self), NULL);
+  return &self->limits;
+}
+
+const GArray *
+ks_device_get_properties (KsDevice *self)
+{
+  g_return_val_if_fail (KS_IS_DEVICE (self), NULL);
+  return self->properties;
+}
+
+const KsDeviceProperty *
+ks_device_lookup_property (KsDevice *self, const char *key)
+{
+  g_return_val_if_fail (KS_IS_DEVICE (self), NULL);
+  for (guint i = 0; i < self->properties->len; i++)
+    {
+      const KsDeviceProperty *p = &g_array_index (self->properties, KsDeviceProperty, i);
+      if (g_str_equal (p->key, key))
+        return p;
+    }
+  return NULL;
+}
+
+double
+ks_device_get_peak_bandwidth_gbs (KsDevice *self)
+{
+  g_return_val_if_fail (KS_IS_DEVICE (self), 0);
+  return self->peak_bandwidth_gbs;
+}
+
+double
+ks_device_get_peak_fp32_gflops (KsDevice *self)
+{
+  g_return_val_if_fail (KS_IS_DEVICE (self), 0);
+  return self->peak_fp32_gflops;
+}
+
+char *
+ks_device_property_format (const KsDeviceProperty *prop)
+{
+  GVariant *v = prop->value;
+  const char *unit = prop->unit != NULL ? prop->unit : "";
+
+  if (g_variant_is_of_type (v, G_VARIANT_TYPE_BOOLEAN))
+    return g_strdup (g_variant_get_boolean (v) ? "Yes" : "No");
+  if (g_variant_is_of_type (v, G_VARIANT_TYPE_STRING))
+    return g_variant_dup_string (v, NULL);
+  if (g_variant_is_of_type (v, G_VARIANT_TYPE_DOUBLE))
+    return g_strdup_printf ("%.1f %s", g_variant_get_double (v), unit);
+  if (g_variant_is_of_type (v, G_VARIANT_TYPE_UINT64))
+    {
+      guint64 n = g_variant_get_uint64 (v);
+      if (g_str_equal (unit, "bytes"))
+        {
+          g_autofree char *size = g_format_size_full (n, G_FORMAT_SIZE_IEC_UNITS);
+          return n >= 1024 ? g_strdup_printf ("%s (%" G_GUINT64_FORMAT " bytes)", size, n)
+                           : g_strdup_printf ("%" G_GUINT64_FORMAT " bytes", n);
+        }
+      if (g_str_equal (unit, "Hz"))
+        return n >= 1000000000 ? g_strdup_printf ("%.2f GHz", n / 1e9)
+                               : g_strdup_printf ("%.0f MHz", n / 1e6);
+      return g_strdup_printf ("%" G_GUINT64_FORMAT "%s%s", n, *unit ? " " : "", unit);
+    }
+  return g_variant_print (v, FALSE);
+}

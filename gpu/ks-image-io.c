@@ -1,0 +1,202 @@
+#include "config.h"
+
+#include <string.h>
+#include <gdk-pixbuf/gdk-pixbuf.h>
+
+#include "ks-error.h"
+#include "ks-image.h"
+
+typedef struct
+{
+  int width;
+  int height;
+  gboolean too_large;
+} SizeCheck;
+
+/* Decoding a 100000×100000 header would allocate 40 GB before failing: refuse
+ * in size-prepared, before the loader allocates the pixbuf. */
+static void
+on_size_prepared_cb (GdkPixbufLoader *loader, int width, int height, gpointer user_data)
+{
+  SizeCheck *check = user_data;
+
+  check->width = width;
+  check->height = height;
+  if (width <= 0 || height <= 0 || (guint) width > KS_IMAGE_MAX_SIDE
+      || (guint) height > KS_IMAGE_MAX_SIDE)
+    {
+      check->too_large = TRUE;
+      /* A 1×1 target keeps the loader from allocating the full size. */
+      gdk_pixbuf_loader_set_size (loader, 1, 1);
+    }
+}
+
+static KsImage *
+image_from_pixbuf (GdkPixbuf *pixbuf, GError **error)
+{
+  int w = gdk_pixbuf_get_width (pixbuf), h = gdk_pixbuf_get_height (pixbuf);
+  int n_channels = gdk_pixbuf_get_n_channels (pixbuf);
+  int rowstride = gdk_pixbuf_get_rowstride (pixbuf);
+  gboolean alpha = gdk_pixbuf_get_has_alpha (pixbuf);
+  const guint8 *pixels = gdk_pixbuf_read_pixels (pixbuf);
+  KsImage *image;
+
+  if (gdk_pixbuf_get_bits_per_sample (pixbuf) != 8 || n_channels < 3)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE,
+                   "Unsupported pixel layout (%d bits per sample, %d channels)",
+                   gdk_pixbuf_get_bits_per_sample (pixbuf), n_channels);
+      return NULL;
+    }
+  image = ks_image_new (KS_FORMAT_RGBA8, w, h, error);
+  if (image == NULL)
+    return NULL;
+  for (int y = 0; y < h; y++)
+    {
+      const guint8 *src = pixels + (gsize) y * rowstride;
+      guint8 *dst = ks_image_row (image, y);
+      if (alpha && n_channels == 4)
+        memcpy (dst, src, (gsize) w * 4);
+      else
+        for (int x = 0; x < w; x++)
+          {
+            dst[4 * x + 0] = src[n_channels * x + 0];
+            dst[4 * x + 1] = src[n_channels * x + 1];
+            dst[4 * x + 2] = src[n_channels * x + 2];
+            dst[4 * x + 3] = 255;
+          }
+    }
+  return image;
+}
+
+static KsImage *
+load_data (const guint8 *data, gsize len, const char *what, GError **error)
+{
+  g_autoptr (GdkPixbufLoader) loader = gdk_pixbuf_loader_new ();
+  g_autoptr (GError) local_error = NULL;
+  SizeCheck check = { 0, 0, FALSE };
+  gboolean ok;
+  GdkPixbuf *pixbuf;
+
+  if (len == 0)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "%s is empty", what);
+      return NULL;
+    }
+  g_signal_connect (loader, "size-prepared", G_CALLBACK (on_size_prepared_cb), &check);
+  ok = gdk_pixbuf_loader_write (loader, data, len, &local_error);
+  /* close() must run even after a failed write, or the loader warns on finalize. */
+  if (!gdk_pixbuf_loader_close (loader, ok ? &local_error : NULL))
+    ok = FALSE;
+  if (check.too_large)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE,
+                   "%s is %d×%d pixels; Kernelscope opens images up to %u×%u",
+                   what, check.width, check.height, KS_IMAGE_MAX_SIDE, KS_IMAGE_MAX_SIDE);
+      return NULL;
+    }
+  if (!ok)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "%s could not be read: %s", what,
+                   local_error != NULL ? local_error->message : "the data is incomplete");
+      return NULL;
+    }
+  pixbuf = gdk_pixbuf_loader_get_pixbuf (loader);
+  if (pixbuf == NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "%s is not an image Kernelscope can read",
+                   what);
+      return NULL;
+    }
+  return image_from_pixbuf (pixbuf, error);
+}
+
+KsImage *
+ks_image_load (const char *path, GError **error)
+{
+  g_autofree char *contents = NULL;
+  g_autofree char *display = NULL;
+  g_autoptr (GError) local_error = NULL;
+  gsize len = 0;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  display = g_filename_display_basename (path);
+  if (!g_file_get_contents (path, &contents, &len, &local_error))
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "Cannot open “%s”: %s", display,
+                   local_error->message);
+      return NULL;
+    }
+  {
+    g_autofree char *what = g_strdup_printf ("“%s”", display);
+    return load_data ((const guint8 *) contents, len, what, error);
+  }
+}
+
+KsImage *
+ks_image_load_bytes (GBytes *bytes, GError **error)
+{
+  gsize len = 0;
+  const guint8 *data;
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+  data = g_bytes_get_data (bytes, &len);
+  return load_data (data, len, "The image", error);
+}
+
+static const char *
+type_for_path (const char *path)
+{
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+
+  if (g_str_has_suffix (lower, ".jpg") || g_str_has_suffix (lower, ".jpeg"))
+    return "jpeg";
+  if (g_str_has_suffix (lower, ".tif") || g_str_has_suffix (lower, ".tiff"))
+    return "tiff";
+  if (g_str_has_suffix (lower, ".bmp"))
+    return "bmp";
+  return "png";
+}
+
+gboolean
+ks_image_save (const KsImage *image, const char *path, GError **error)
+{
+  g_autoptr (KsImage) rgba = NULL;
+  g_autoptr (GdkPixbuf) pixbuf = NULL;
+  g_autoptr (GError) local_error = NULL;
+  const char *type = type_for_path (path);
+  gboolean ok;
+
+  g_return_val_if_fail (image != NULL && path != NULL, FALSE);
+  rgba = ks_image_to_rgba (image);
+  if (rgba == NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE, "Not enough memory to save the image");
+      return FALSE;
+    }
+  pixbuf = gdk_pixbuf_new_from_data (rgba->data, GDK_COLORSPACE_RGB, TRUE, 8, rgba->width,
+                                     rgba->height, rgba->stride, NULL, NULL);
+  if (g_str_equal (type, "jpeg") || g_str_equal (type, "bmp"))
+    {
+      /* These formats have no alpha channel. */
+      g_autoptr (GdkPixbuf) opaque = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, rgba->width,
+                                                     rgba->height);
+      if (opaque == NULL)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE, "Not enough memory to save the image");
+          return FALSE;
+        }
+      gdk_pixbuf_fill (opaque, 0);
+      gdk_pixbuf_composite (pixbuf, opaque, 0, 0, rgba->width, rgba->height, 0, 0, 1, 1,
+                            GDK_INTERP_NEAREST, 255);
+      g_set_object (&pixbuf, opaque);
+    }
+  ok = gdk_pixbuf_save (pixbuf, path, type, &local_error, NULL);
+  if (!ok)
+    {
+      g_autofree char *display = g_filename_display_name (path);
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "Cannot save “%s”: %s", display,
+                   local_error->message);
+    }
+  return ok;
+}
