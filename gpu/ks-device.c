@@ -533,7 +533,9 @@ cuda_device_new (int dev, GError **error)
 
 G_LOCK_DEFINE_STATIC (devices);
 static KsDevice *cpu_device;
+#if HAVE_CUDA
 static GPtrArray *cuda_devices; /* NULL entries until first asked for */
+#endif
 
 KsDevice *
 ks_device_get_cpu (void)

@@ -1,0 +1,145 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ks-bench.h"
+#include "ks-cli.h"
+
+/* "invert,histogram[global,rgba8],gray": commas inside brackets belong to the op. */
+static GStrv
+split_ops (const char *text)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  g_autoptr (GString) current = g_string_new (NULL);
+  int depth = 0;
+
+  for (const char *p = text;; p++)
+    {
+      if (*p == '\0' || (*p == ',' && depth == 0))
+        {
+          g_strstrip (current->str);
+          if (current->str[0] != '\0')
+            g_strv_builder_add (builder, current->str);
+          g_string_truncate (current, 0);
+          if (*p == '\0')
+            break;
+          continue;
+        }
+      if (*p == '[')
+        depth++;
+      else if (*p == ']' && depth > 0)
+        depth--;
+      g_string_append_c (current, *p);
+    }
+  return g_strv_builder_end (builder);
+}
+
+static void
+on_progress (const KsBenchRow *row, guint index, guint n_rows, gpointer user_data)
+{
+  (void) user_data;
+  /* Progress is for people watching a terminal, not for logs or tests. */
+  if (!isatty (STDERR_FILENO))
+    return;
+  fprintf (stderr, "  [%u/%u] %-24s %.4f ms\n", index + 1, n_rows, row->id,
+           row->timing.median_ms);
+}
+
+int
+ks_cli_cmd_bench (int argc, char **argv)
+{
+  g_autofree char *size = NULL;
+  g_autofree char *ops = NULL;
+  g_autofree char *engine_name = NULL;
+  g_autofree char *json_path = NULL;
+  int repeat = 0, device = -1;
+  gboolean no_npp = FALSE, help = FALSE;
+  const GOptionEntry entries[] = {
+    { "size", 0, 0, G_OPTION_ARG_STRING, &size, "Image size (default 7680x4320)", "WxH" },
+    { "ops", 0, 0, G_OPTION_ARG_STRING, &ops,
+      "Ops to measure (default: all): op, op[method] or op[method,rgba8]", "a,b,…" },
+    { "repeat", 'r', 0, G_OPTION_ARG_INT, &repeat,
+      "Timed runs per op after the warm-up (default 100 on CUDA, at least 50; 10 on the CPU, "
+      "at least 5)", "N" },
+    { "engine", 'e', 0, G_OPTION_ARG_STRING, &engine_name,
+      "cuda or cpu (default: cuda when available)", "ENGINE" },
+    { "device", 'd', 0, G_OPTION_ARG_INT, &device, "CUDA device ordinal (default 0)", "N" },
+    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "Also write the results as JSON", "FILE" },
+    { "no-npp", 0, 0, G_OPTION_ARG_NONE, &no_npp, "Do not measure NPP", NULL },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new (NULL);
+  g_auto (GStrv) args = NULL;
+  g_auto (GStrv) op_list = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsEngine) engine = NULL;
+  g_autoptr (KsBenchReport) report = NULL;
+  g_autofree char *table = NULL;
+  KsBenchOptions options;
+
+  g_option_context_set_summary (
+    context, "Measures each op on random images: median kernel time after a warm-up, "
+             "effective GB/s (bytes read and written counted once), its share of the "
+             "device-to-device copy bandwidth measured in the same run, and NPP's time on the "
+             "same buffers where NPP has an equivalent.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!ks_cli_parse_options (context, argc, argv, &args, &help, &error))
+    return ks_cli_report_error (error);
+  if (help)
+    return KS_CLI_EXIT_OK;
+  if (g_strv_length (args) > 1)
+    {
+      ks_cli_usage_error (&error, "bench takes no arguments, got “%s” (ops go in --ops)",
+                          args[1]);
+      return ks_cli_report_error (error);
+    }
+
+  ks_bench_options_init (&options);
+  if (size != NULL && !ks_cli_parse_size (size, &options.width, &options.height, &error))
+    return ks_cli_report_error (error);
+  if (repeat < 0)
+    {
+      ks_cli_usage_error (&error, "--repeat must be positive, not %d", repeat);
+      return ks_cli_report_error (error);
+    }
+  options.repeats = (guint) repeat;
+  options.skip_npp = no_npp;
+  if (ops != NULL)
+    {
+      op_list = split_ops (ops);
+      if (op_list[0] == NULL)
+        {
+          ks_cli_usage_error (&error, "--ops names no op");
+          return ks_cli_report_error (error);
+        }
+      options.ops = (const char *const *) op_list;
+    }
+
+  engine = ks_cli_open_engine (engine_name, device, &error);
+  if (engine == NULL)
+    return ks_cli_report_error (error);
+
+  report = ks_bench_run (engine, &options, on_progress, NULL, NULL, &error);
+  if (report == NULL)
+    {
+      /* A bad --ops or --repeat is the command line's fault, not the device's. */
+      if (g_error_matches (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT))
+        {
+          error->domain = KS_CLI_ERROR;
+          error->code = KS_CLI_ERROR_USAGE;
+        }
+      return ks_cli_report_error (error);
+    }
+
+  table = ks_bench_report_format_table (report);
+  fputs (table, stdout);
+  if (json_path != NULL)
+    {
+      if (!ks_bench_report_write_json (report, json_path, &error))
+        return ks_cli_report_error (error);
+      printf ("\nwrote %s\n", json_path);
+    }
+  return KS_CLI_EXIT_OK;
+}

@@ -1,0 +1,316 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ks-cli.h"
+#include "ks-npp.h"
+
+/* ---- devices ------------------------------------------------------------ */
+
+static char *
+format_version (int version)
+{
+  if (version <= 0)
+    return g_strdup ("unknown");
+  return g_strdup_printf ("%d.%d", version / 1000, (version % 1000) / 10);
+}
+
+/* The groups in the order the device lists them. */
+static GPtrArray *
+property_groups (const GArray *props)
+{
+  GPtrArray *groups = g_ptr_array_new ();
+
+  for (guint i = 0; i < props->len; i++)
+    {
+      const KsDeviceProperty *prop = &g_array_index (props, KsDeviceProperty, i);
+      gboolean seen = FALSE;
+
+      for (guint g = 0; g < groups->len && !seen; g++)
+        seen = g_strcmp0 (g_ptr_array_index (groups, g), prop->group) == 0;
+      if (!seen)
+        g_ptr_array_add (groups, (gpointer) prop->group);
+    }
+  return groups;
+}
+
+static void
+print_device (KsDevice *device)
+{
+  const GArray *props = ks_device_get_properties (device);
+  g_autoptr (GPtrArray) groups = property_groups (props);
+  guint label_width = 0;
+
+  for (guint i = 0; i < props->len; i++)
+    label_width = MAX (label_width,
+                       g_utf8_strlen (g_array_index (props, KsDeviceProperty, i).label, -1));
+
+  printf ("%s — %s\n", ks_device_get_id (device), ks_device_get_name (device));
+  for (guint g = 0; g < groups->len; g++)
+    {
+      const char *group = g_ptr_array_index (groups, g);
+
+      printf ("  %s\n", group != NULL ? group : "Other");
+      for (guint i = 0; i < props->len; i++)
+        {
+          const KsDeviceProperty *prop = &g_array_index (props, KsDeviceProperty, i);
+          g_autofree char *value = NULL;
+          guint pad;
+
+          if (g_strcmp0 (prop->group, group) != 0)
+            continue;
+          value = ks_device_property_format (prop);
+          /* Pad by characters, not bytes: labels may hold "×" and the like. */
+          pad = label_width - (guint) g_utf8_strlen (prop->label, -1);
+          printf ("    %s%*s  %s\n", prop->label, (int) pad, "", value);
+        }
+    }
+}
+
+static void
+json_device (GString *s, KsDevice *device)
+{
+  const GArray *props = ks_device_get_properties (device);
+
+  g_string_append (s, "    {\n      \"id\": ");
+  ks_cli_json_string (s, ks_device_get_id (device));
+  g_string_append (s, ",\n      \"name\": ");
+  ks_cli_json_string (s, ks_device_get_name (device));
+  g_string_append_printf (s, ",\n      \"kind\": \"%s\",\n      \"ordinal\": %d,\n",
+                          ks_device_get_kind (device) == KS_DEVICE_KIND_CUDA ? "cuda" : "cpu",
+                          ks_device_get_ordinal (device));
+  g_string_append (s, "      \"properties\": [");
+  for (guint i = 0; i < props->len; i++)
+    {
+      const KsDeviceProperty *prop = &g_array_index (props, KsDeviceProperty, i);
+      g_autofree char *text = ks_device_property_format (prop);
+
+      g_string_append (s, i > 0 ? ",\n        {" : "\n        {");
+      g_string_append (s, "\"group\": ");
+      ks_cli_json_string (s, prop->group);
+      g_string_append (s, ", \"key\": ");
+      ks_cli_json_string (s, prop->key);
+      g_string_append (s, ", \"label\": ");
+      ks_cli_json_string (s, prop->label);
+      g_string_append (s, ", \"value\": ");
+      ks_cli_json_variant (s, prop->value);
+      g_string_append (s, ", \"unit\": ");
+      ks_cli_json_string (s, prop->unit);
+      g_string_append (s, ", \"text\": ");
+      ks_cli_json_string (s, text);
+      g_string_append (s, "}");
+    }
+  g_string_append (s, props->len > 0 ? "\n      ]\n    }" : "]\n    }");
+}
+
+int
+ks_cli_cmd_devices (int argc, char **argv)
+{
+  gboolean json = FALSE, help = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON with every property", NULL },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new (NULL);
+  g_auto (GStrv) args = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) cuda_error = NULL;
+  g_autoptr (GError) npp_error = NULL;
+  g_autoptr (GPtrArray) devices = NULL;
+  g_autofree char *driver = NULL;
+  g_autofree char *runtime = NULL;
+  gboolean cuda;
+  KsNpp *npp = NULL;
+
+  g_option_context_set_summary (context, "Lists the CPU device and every CUDA device with "
+                                "their properties, then whether CUDA and NPP can be used.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!ks_cli_parse_options (context, argc, argv, &args, &help, &error))
+    return ks_cli_report_error (error);
+  if (help)
+    return KS_CLI_EXIT_OK;
+  if (g_strv_length (args) > 1)
+    {
+      ks_cli_usage_error (&error, "devices takes no arguments, got “%s”", args[1]);
+      return ks_cli_report_error (error);
+    }
+
+  devices = ks_devices_enumerate ();
+  cuda = ks_cuda_available (&cuda_error);
+  driver = format_version (ks_cuda_driver_version ());
+  runtime = format_version (ks_cuda_runtime_version ());
+  /* NPP only matters, and is only probed, where CUDA works. */
+  if (cuda)
+    npp = ks_npp_get (&npp_error);
+
+  if (json)
+    {
+      g_autoptr (GString) s = g_string_new ("{\n  \"devices\": [\n");
+
+      for (guint i = 0; i < devices->len; i++)
+        {
+          if (i > 0)
+            g_string_append (s, ",\n");
+          json_device (s, g_ptr_array_index (devices, i));
+        }
+      g_string_append_printf (s, "\n  ],\n  \"cuda\": {\n    \"available\": %s,\n    \"reason\": ",
+                              cuda ? "true" : "false");
+      ks_cli_json_string (s, cuda_error != NULL ? cuda_error->message : NULL);
+      g_string_append (s, ",\n    \"driver_version\": ");
+      if (ks_cuda_driver_version () > 0)
+        ks_cli_json_string (s, driver);
+      else
+        g_string_append (s, "null");
+      g_string_append (s, ",\n    \"runtime_version\": ");
+      if (ks_cuda_runtime_version () > 0)
+        ks_cli_json_string (s, runtime);
+      else
+        g_string_append (s, "null");
+      g_string_append_printf (s, "\n  },\n  \"npp\": {\n    \"available\": %s,\n    \"version\": ",
+                              npp != NULL ? "true" : "false");
+      ks_cli_json_string (s, npp != NULL ? ks_npp_get_version (npp) : NULL);
+      g_string_append (s, ",\n    \"reason\": ");
+      ks_cli_json_string (s, npp != NULL ? NULL
+                             : npp_error != NULL ? npp_error->message
+                                                 : "NPP is only used with CUDA");
+      g_string_append (s, "\n  }\n}\n");
+      fputs (s->str, stdout);
+      return KS_CLI_EXIT_OK;
+    }
+
+  for (guint i = 0; i < devices->len; i++)
+    {
+      print_device (g_ptr_array_index (devices, i));
+      printf ("\n");
+    }
+  if (cuda)
+    printf ("CUDA: available (driver %s, runtime %s)\n", driver, runtime);
+  else
+    printf ("CUDA: unavailable — %s\n", cuda_error->message);
+  if (npp != NULL)
+    printf ("NPP: available%s%s\n", *ks_npp_get_version (npp) != '\0' ? ", version " : "",
+            ks_npp_get_version (npp));
+  else if (npp_error != NULL)
+    printf ("NPP: unavailable — %s\n", npp_error->message);
+  return KS_CLI_EXIT_OK;
+}
+
+/* ---- ops ---------------------------------------------------------------- */
+
+static const char *
+param_type_name (KsParamType type)
+{
+  switch (type)
+    {
+    case KS_PARAM_INT:
+      return "int";
+    case KS_PARAM_DOUBLE:
+      return "number";
+    case KS_PARAM_BOOL:
+      return "bool";
+    case KS_PARAM_CHOICE:
+      return "choice";
+    default:
+      return "?";
+    }
+}
+
+static void
+print_param (const KsParamSpec *spec)
+{
+  g_autofree char *def = ks_param_format_value (spec, spec->default_value);
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  g_string_append_printf (s, "    %s (%s", spec->name, param_type_name (spec->type));
+  if (spec->type == KS_PARAM_INT || spec->type == KS_PARAM_DOUBLE)
+    {
+      g_autofree char *min = ks_param_format_value (spec, spec->min);
+      g_autofree char *max = ks_param_format_value (spec, spec->max);
+
+      g_string_append_printf (s, " %s to %s", min, max);
+    }
+  else if (spec->type == KS_PARAM_CHOICE && spec->choices != NULL)
+    {
+      g_autofree char *choices = g_strjoinv ("|", (char **) spec->choices);
+
+      g_string_append_printf (s, ": %s", choices);
+    }
+  g_string_append_printf (s, ", default %s)", def);
+  if (spec->title != NULL)
+    g_string_append_printf (s, " — %s", spec->title);
+  printf ("%s\n", s->str);
+  if (spec->description != NULL && *spec->description != '\0')
+    printf ("        %s\n", spec->description);
+  if (spec->type == KS_PARAM_CHOICE && spec->choices != NULL && spec->choice_titles != NULL)
+    for (guint c = 0; spec->choices[c] != NULL && spec->choice_titles[c] != NULL; c++)
+      printf ("        %s: %s\n", spec->choices[c], spec->choice_titles[c]);
+}
+
+static void
+print_op (const KsOp *op)
+{
+  g_autofree char *launch = ks_cli_describe_launch (&op->default_launch,
+                                                     op->default_pixels_per_thread, FALSE);
+
+  printf ("%s — %s (%s)\n", op->id, op->title, op->group);
+  if (op->description != NULL && *op->description != '\0')
+    printf ("  %s\n", op->description);
+  printf ("  inputs: %u rgba8 image%s%s%s\n", op->n_inputs, op->n_inputs == 1 ? "" : "s",
+          op->n_inputs > 1 ? " of the same size" : "",
+          ks_op_accepts_format (op, KS_FORMAT_GRAY8) ? " (gray8 accepted)" : "");
+  if (op->output_kind == KS_OP_OUTPUT_HISTOGRAM)
+    printf ("  output: 256-bin histograms of R, G, B and luma\n");
+  else
+    printf ("  output: %s image\n", ks_format_name (op->output_format));
+  printf ("  default launch: %s\n", launch);
+  if (op->n_params == 0)
+    printf ("  parameters: none\n");
+  else
+    printf ("  parameters:\n");
+  for (guint p = 0; p < op->n_params; p++)
+    print_param (&op->params[p]);
+}
+
+int
+ks_cli_cmd_ops (int argc, char **argv)
+{
+  gboolean help = FALSE;
+  g_autoptr (GOptionContext) context = g_option_context_new ("[OP…]");
+  g_auto (GStrv) args = NULL;
+  g_autoptr (GError) error = NULL;
+  guint n_args;
+
+  g_option_context_set_summary (context, "Lists the operations (or the ones named): inputs, "
+                                "parameters with their ranges and defaults, default launch.");
+  if (!ks_cli_parse_options (context, argc, argv, &args, &help, &error))
+    return ks_cli_report_error (error);
+  if (help)
+    return KS_CLI_EXIT_OK;
+
+  n_args = g_strv_length (args);
+  for (guint i = 1; i < n_args; i++)
+    if (ks_op_registry_lookup (args[i]) == NULL)
+      {
+        ks_cli_usage_error (&error, "unknown op “%s” (see %s ops)", args[i], g_get_prgname ());
+        return ks_cli_report_error (error);
+      }
+
+  if (n_args > 1)
+    {
+      for (guint i = 1; i < n_args; i++)
+        {
+          if (i > 1)
+            printf ("\n");
+          print_op (ks_op_registry_lookup (args[i]));
+        }
+      return KS_CLI_EXIT_OK;
+    }
+  for (guint i = 0; i < ks_op_registry_count (); i++)
+    {
+      if (i > 0)
+        printf ("\n");
+      print_op (ks_op_registry_get (i));
+    }
+  return KS_CLI_EXIT_OK;
+}

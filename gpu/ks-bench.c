@@ -1,0 +1,997 @@
+#include "config.h"
+
+#include "ks-bench.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ks-engine-private.h"
+#include "ks-error.h"
+#include "ks-npp.h"
+
+/* Fixed seeds: every run of the benchmark sees the same pixels. */
+#define SEED_A 0x5eed0001u
+#define SEED_B 0x5eed0002u
+
+/* One row to measure: an op, one of its histogram methods, an input format. */
+typedef struct
+{
+  const KsOp *op;
+  const char *method;   /* a choice id of the op's "method" parameter, or NULL */
+  KsFormat format;
+} BenchItem;
+
+/* What the benchmark shares between rows: inputs are uploaded once. */
+typedef struct
+{
+  KsEngine *engine;
+  guint width;
+  guint height;
+  guint repeats;
+  KsBuffer *rgba[2];
+  KsBuffer *gray;
+  KsNpp *npp;
+} BenchState;
+
+void
+ks_bench_options_init (KsBenchOptions *options)
+{
+  g_return_if_fail (options != NULL);
+
+  memset (options, 0, sizeof *options);
+}
+
+static void
+bench_npp_free (KsBenchNpp *npp)
+{
+  if (npp == NULL)
+    return;
+  g_free (npp->name);
+  ks_timing_clear (&npp->timing);
+  g_free (npp);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsBenchNpp, bench_npp_free)
+
+static void
+bench_row_clear (gpointer data)
+{
+  KsBenchRow *row = data;
+
+  g_clear_pointer (&row->id, g_free);
+  g_clear_pointer (&row->method, g_free);
+  g_clear_pointer (&row->npp, bench_npp_free);
+  g_clear_pointer (&row->npp_note, g_free);
+  ks_timing_clear (&row->timing);
+}
+
+void
+ks_bench_report_free (KsBenchReport *report)
+{
+  if (report == NULL)
+    return;
+  g_free (report->device_name);
+  g_free (report->device_id);
+  g_free (report->copy_note);
+  g_free (report->npp_version);
+  g_free (report->npp_note);
+  ks_timing_clear (&report->copy_timing);
+  g_clear_pointer (&report->rows, g_array_unref);
+  g_free (report);
+}
+
+/* The op's "method" choice parameter, when it has one. */
+static const KsParamSpec *
+method_spec (const KsOp *op)
+{
+  const KsParamSpec *spec = ks_op_lookup_param (op, "method", NULL);
+
+  return spec != NULL && spec->type == KS_PARAM_CHOICE && spec->choices != NULL ? spec : NULL;
+}
+
+/* Histograms are also measured on GRAY8, the format NPP's main histogram takes. */
+static gboolean
+op_wants_gray_row (const KsOp *op)
+{
+  return op->output_kind == KS_OP_OUTPUT_HISTOGRAM && ks_op_accepts_format (op, KS_FORMAT_GRAY8);
+}
+
+static char *
+item_id (const BenchItem *item)
+{
+  gboolean tag_format = item->format == KS_FORMAT_RGBA8 && op_wants_gray_row (item->op);
+  g_autofree char *format = g_ascii_strdown (ks_format_name (item->format), -1);
+
+  if (item->method != NULL && tag_format)
+    return g_strdup_printf ("%s[%s,%s]", item->op->id, item->method, format);
+  if (item->method != NULL)
+    return g_strdup_printf ("%s[%s]", item->op->id, item->method);
+  if (tag_format)
+    return g_strdup_printf ("%s[%s]", item->op->id, format);
+  return g_strdup (item->op->id);
+}
+
+static gboolean
+format_from_name (const char *name, KsFormat *format)
+{
+  if (g_ascii_strcasecmp (name, "rgba8") == 0 || g_ascii_strcasecmp (name, "rgba") == 0)
+    *format = KS_FORMAT_RGBA8;
+  else if (g_ascii_strcasecmp (name, "gray8") == 0 || g_ascii_strcasecmp (name, "gray") == 0)
+    *format = KS_FORMAT_GRAY8;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* Appends the rows of one op: every method (or only `method`), on GRAY8 and
+ * RGBA8 where the op is a histogram (or only `format`). */
+static void
+add_items (GArray *items, const KsOp *op, const char *method, const KsFormat *format)
+{
+  const KsParamSpec *spec = method_spec (op);
+  KsFormat formats[2];
+  guint n_formats = 0;
+
+  if (op_wants_gray_row (op))
+    formats[n_formats++] = KS_FORMAT_GRAY8;
+  formats[n_formats++] = KS_FORMAT_RGBA8;
+
+  for (guint f = 0; f < n_formats; f++)
+    {
+      if (format != NULL && formats[f] != *format)
+        continue;
+      if (spec == NULL)
+        {
+          BenchItem item = { op, NULL, formats[f] };
+
+          g_array_append_val (items, item);
+          continue;
+        }
+      for (guint c = 0; spec->choices[c] != NULL; c++)
+        {
+          BenchItem item = { op, spec->choices[c], formats[f] };
+
+          if (method != NULL && strcmp (method, spec->choices[c]) != 0)
+            continue;
+          g_array_append_val (items, item);
+        }
+    }
+}
+
+static char *
+known_ops (void)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < ks_op_registry_count (); i++)
+    g_string_append_printf (s, "%s%s", i > 0 ? ", " : "", ks_op_registry_get (i)->id);
+  return g_string_free (s, FALSE);
+}
+
+/* "histogram", "histogram[shared]", "histogram[global,rgba8]", "invert". */
+static gboolean
+parse_selection (const char *text, GArray *items, GError **error)
+{
+  g_autofree char *id = g_strstrip (g_strdup (text));
+  char *bracket = strchr (id, '[');
+  const char *method = NULL;
+  KsFormat format;
+  gboolean have_format = FALSE;
+  const KsOp *op;
+
+  if (bracket != NULL)
+    {
+      char *end = strchr (bracket, ']');
+      g_auto (GStrv) tokens = NULL;
+
+      if (end == NULL || end[1] != '\0')
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "“%s” is not an op: write op or op[method] or op[method,rgba8]", text);
+          return FALSE;
+        }
+      *bracket = '\0';
+      *end = '\0';
+      tokens = g_strsplit (bracket + 1, ",", -1);
+      op = ks_op_registry_lookup (id);
+      if (op == NULL)
+        goto unknown_op;
+      for (guint i = 0; tokens[i] != NULL; i++)
+        {
+          const KsParamSpec *spec = method_spec (op);
+          const char *token = g_strstrip (tokens[i]);
+          gboolean is_method = FALSE;
+
+          if (format_from_name (token, &format))
+            {
+              have_format = TRUE;
+              continue;
+            }
+          for (guint c = 0; spec != NULL && spec->choices[c] != NULL; c++)
+            if (strcmp (spec->choices[c], token) == 0)
+              {
+                method = spec->choices[c];
+                is_method = TRUE;
+              }
+          if (!is_method)
+            {
+              g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                           "%s has no method or format “%s”", op->id, token);
+              return FALSE;
+            }
+        }
+    }
+  else
+    {
+      op = ks_op_registry_lookup (id);
+      if (op == NULL)
+        goto unknown_op;
+    }
+
+  if (have_format && !ks_op_accepts_format (op, format))
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "%s does not accept %s input",
+                   op->id, ks_format_name (format));
+      return FALSE;
+    }
+  if (have_format && format == KS_FORMAT_GRAY8 && !op_wants_gray_row (op))
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "%s is benchmarked on RGBA8 input only", op->id);
+      return FALSE;
+    }
+  add_items (items, op, method, have_format ? &format : NULL);
+  return TRUE;
+
+unknown_op:
+  {
+    g_autofree char *known = known_ops ();
+
+    g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "unknown op “%s” (known: %s)", id,
+                 known);
+    return FALSE;
+  }
+}
+
+static GArray *
+select_items (const char *const *ops, GError **error)
+{
+  g_autoptr (GArray) items = g_array_new (FALSE, TRUE, sizeof (BenchItem));
+
+  if (ops == NULL)
+    {
+      for (guint i = 0; i < ks_op_registry_count (); i++)
+        add_items (items, ks_op_registry_get (i), NULL, NULL);
+    }
+  else
+    {
+      for (guint i = 0; ops[i] != NULL; i++)
+        if (!parse_selection (ops[i], items, error))
+          return NULL;
+    }
+
+  if (items->len == 0)
+    {
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "no op to benchmark");
+      return NULL;
+    }
+  return g_steal_pointer (&items);
+}
+
+static KsBuffer *
+random_buffer (BenchState *state, KsFormat format, guint32 seed, GError **error)
+{
+  g_autoptr (KsImage) image = ks_image_new (format, state->width, state->height, error);
+
+  if (image == NULL)
+    return NULL;
+  ks_image_fill_random (image, seed);
+  return ks_engine_upload (state->engine, image, NULL, error);
+}
+
+/* The uploaded input `index` in `format`, uploaded on first use. */
+static KsBuffer *
+input_buffer (BenchState *state, KsFormat format, guint index, GError **error)
+{
+  KsBuffer **slot = format == KS_FORMAT_GRAY8 ? &state->gray : &state->rgba[index];
+
+  if (format == KS_FORMAT_GRAY8 && index > 0)
+    {
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                           "two-input ops are benchmarked on RGBA8 only");
+      return NULL;
+    }
+  if (*slot == NULL)
+    *slot = random_buffer (state, format, index == 0 ? SEED_A : SEED_B, error);
+  return *slot;
+}
+
+static double
+gbs_of (guint64 bytes, double ms)
+{
+  return ms > 0 ? (double) bytes / (ms * 1e6) : NAN;
+}
+
+/* Device memory of at least `bytes`, through the engine so it is freed with the
+ * buffer: rows of a buffer are one allocation, so pitch × height is contiguous. */
+static KsBuffer *
+linear_buffer (KsEngine *engine, gsize bytes, GError **error)
+{
+  const guint row = KS_IMAGE_MAX_SIDE;
+  gsize height = MAX ((bytes + row - 1) / row, 1);
+
+  if (height > KS_IMAGE_MAX_SIDE)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE,
+                   "NPP wants %" G_GSIZE_FORMAT " bytes of scratch memory", bytes);
+      return NULL;
+    }
+  return ks_engine_new_buffer (engine, KS_FORMAT_GRAY8, row, (guint) height, error);
+}
+
+static gboolean
+npp_function_for (const BenchItem *item, KsNppFunction *function)
+{
+  if (item->op->impl_kind == KS_IMPL_HISTOGRAM)
+    {
+      *function = item->format == KS_FORMAT_GRAY8 ? KS_NPP_HISTOGRAM_EVEN_8U_C1R
+                                                  : KS_NPP_HISTOGRAM_EVEN_8U_C4R;
+      return TRUE;
+    }
+  if (item->op->impl_kind != KS_IMPL_ELEMENTWISE || item->format != KS_FORMAT_RGBA8)
+    return FALSE;
+  switch (item->op->impl_id)
+    {
+    case KS_EW_INVERT:
+      *function = KS_NPP_NOT_8U_AC4R;
+      return TRUE;
+    case KS_EW_GRAY:
+      *function = KS_NPP_RGB_TO_GRAY_8U_AC4C1R;
+      return TRUE;
+    case KS_EW_ADD:
+      *function = KS_NPP_ADD_8U_C4RSFS;
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* Whether NPP computed what we did. NPP's AC4 functions leave the destination's
+ * alpha alone and its Add saturates alpha too, so only colour channels count;
+ * its gray rounds its own way, so within one. */
+static gboolean
+images_agree (const KsImage *ours, const KsImage *theirs, KsNppFunction function)
+{
+  guint bpp = ks_format_bytes_per_pixel (ours->format);
+  guint channels = bpp == 4 ? 3 : 1;
+  guint tolerance = function == KS_NPP_RGB_TO_GRAY_8U_AC4C1R ? 1 : 0;
+
+  if (ours->width != theirs->width || ours->height != theirs->height
+      || ours->format != theirs->format)
+    return FALSE;
+  for (guint y = 0; y < ours->height; y++)
+    {
+      const guint8 *a = ks_image_row (ours, y);
+      const guint8 *b = ks_image_row (theirs, y);
+
+      for (guint x = 0; x < ours->width; x++)
+        for (guint c = 0; c < channels; c++)
+          if ((guint) ABS ((int) a[x * bpp + c] - (int) b[x * bpp + c]) > tolerance)
+            return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+histograms_agree (const KsRunResult *ours, const KsImage *theirs, KsNppFunction function)
+{
+  /* C1R: one channel, which our gray histogram repeats in all four; C4R: R, G,
+   * B match ours, NPP's fourth is alpha where ours is luma. */
+  guint channels = function == KS_NPP_HISTOGRAM_EVEN_8U_C1R ? 1 : 3;
+
+  for (guint c = 0; c < channels; c++)
+    {
+      const guint8 *row = ks_image_row (theirs, c);
+
+      for (guint bin = 0; bin < 256; bin++)
+        {
+          gint32 count;
+
+          memcpy (&count, row + bin * sizeof count, sizeof count);
+          if ((guint32) count != ours->histogram[c][bin])
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* NPP on the row's device buffers. FALSE only when the device is lost; any
+ * other failure (NPP itself, memory for its outputs) becomes the row's note. */
+static gboolean
+measure_npp (BenchState *state, const BenchItem *item, const KsRunRequest *request,
+             const KsRunResult *ours, KsBenchRow *row, GError **error)
+{
+  KsNppFunction function;
+  KsNppCall call = { 0 };
+  g_autoptr (KsBuffer) dst = NULL;
+  g_autoptr (KsBuffer) hist = NULL;
+  g_autoptr (KsBuffer) scratch = NULL;
+  g_autoptr (KsImage) theirs = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autoptr (KsBenchNpp) npp = NULL;
+  guint width = state->width, height = state->height;
+
+  if (!npp_function_for (item, &function) || state->npp == NULL)
+    return TRUE;
+
+  call.function = function;
+  call.width = width;
+  call.height = height;
+  for (guint i = 0; i < item->op->n_inputs; i++)
+    {
+      call.src[i] = ks_buffer_get_data (request->inputs[i]);
+      call.src_pitch[i] = ks_buffer_get_pitch (request->inputs[i]);
+    }
+
+  if (function == KS_NPP_HISTOGRAM_EVEN_8U_C1R || function == KS_NPP_HISTOGRAM_EVEN_8U_C4R)
+    {
+      guint n_hist = function == KS_NPP_HISTOGRAM_EVEN_8U_C1R ? 1 : 4;
+      gsize bytes = 0;
+
+      if (!ks_npp_scratch_size (state->npp, state->engine, function, width, height, &bytes,
+                                &local))
+        goto npp_failed;
+      scratch = linear_buffer (state->engine, bytes, &local);
+      if (scratch == NULL)
+        goto npp_failed;
+      /* 256 counters of 4 bytes per channel, one channel per row. */
+      hist = ks_engine_new_buffer (state->engine, KS_FORMAT_GRAY8, 256 * sizeof (gint32), n_hist,
+                                   &local);
+      if (hist == NULL)
+        goto npp_failed;
+      call.scratch = ks_buffer_get_data (scratch);
+      call.scratch_size = ks_buffer_get_pitch (scratch) * ks_buffer_get_height (scratch);
+      for (guint c = 0; c < n_hist; c++)
+        call.hist[c] = (gint32 *) ((guint8 *) ks_buffer_get_data (hist)
+                                   + c * ks_buffer_get_pitch (hist));
+    }
+  else
+    {
+      KsFormat out_format = function == KS_NPP_RGB_TO_GRAY_8U_AC4C1R ? KS_FORMAT_GRAY8
+                                                                     : KS_FORMAT_RGBA8;
+
+      dst = ks_engine_new_buffer (state->engine, out_format, width, height, &local);
+      if (dst == NULL)
+        goto npp_failed;
+      call.dst = ks_buffer_get_data (dst);
+      call.dst_pitch = ks_buffer_get_pitch (dst);
+    }
+
+  npp = g_new0 (KsBenchNpp, 1);
+  if (!ks_npp_time (state->npp, state->engine, &call, state->repeats, &npp->timing, &local))
+    goto npp_failed;
+  npp->name = g_strdup (ks_npp_function_name (function));
+  npp->gbs = gbs_of (row->bytes, npp->timing.median_ms);
+  npp->ratio = npp->timing.median_ms > 0 ? row->timing.median_ms / npp->timing.median_ms : NAN;
+
+  theirs = ks_engine_download (state->engine, dst != NULL ? dst : hist, NULL, &local);
+  if (theirs == NULL)
+    goto npp_failed;
+  if (dst != NULL)
+    {
+      g_autoptr (KsImage) mine = ks_engine_download (state->engine, ours->output, NULL, &local);
+
+      if (mine == NULL)
+        goto npp_failed;
+      npp->agrees = images_agree (mine, theirs, function);
+    }
+  else
+    {
+      npp->agrees = histograms_agree (ours, theirs, function);
+    }
+  row->npp = g_steal_pointer (&npp);
+  return TRUE;
+
+npp_failed:
+  /* After a sticky error nothing else can run: stop with the reason. */
+  if (!ks_engine_check_usable (state->engine, NULL))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  row->npp_note = g_strdup (local->message);
+  return TRUE;
+}
+
+static gboolean
+measure_item (BenchState *state, const BenchItem *item, KsBenchRow *row, GError **error)
+{
+  KsRunRequest request;
+  KsRunResult result = { 0 };
+  g_autoptr (KsBuffer) output = NULL;
+  gboolean ok = FALSE;
+
+  ks_run_request_init (&request, item->op);
+  if (item->method != NULL
+      && !ks_params_set (&request.params, item->op, "method", item->method, error))
+    return FALSE;
+  for (guint i = 0; i < item->op->n_inputs; i++)
+    {
+      request.inputs[i] = input_buffer (state, item->format, i, error);
+      if (request.inputs[i] == NULL)
+        return FALSE;
+    }
+  /* One output for all the runs: allocation stays out of the timed loop. */
+  if (item->op->output_kind == KS_OP_OUTPUT_IMAGE)
+    {
+      output = ks_engine_new_buffer (state->engine, item->op->output_format, state->width,
+                                     state->height, error);
+      if (output == NULL)
+        return FALSE;
+      request.output = output;
+    }
+
+  row->id = item_id (item);
+  row->op = item->op;
+  row->method = g_strdup (item->method);
+  row->input_format = item->format;
+  row->bytes = ks_op_bytes_moved (item->op, item->format, state->width, state->height);
+
+  if (!ks_engine_run_repeat (state->engine, &request, state->repeats, &result, &row->timing,
+                             error))
+    goto out;
+  row->gbs = gbs_of (row->bytes, row->timing.median_ms);
+
+  if (ks_engine_is_cuda (state->engine) && !measure_npp (state, item, &request, &result, row,
+                                                        error))
+    goto out;
+  ok = TRUE;
+
+out:
+  ks_run_result_clear (&result);
+  return ok;
+}
+
+static void
+bench_state_clear (BenchState *state)
+{
+  g_clear_pointer (&state->rgba[0], ks_buffer_unref);
+  g_clear_pointer (&state->rgba[1], ks_buffer_unref);
+  g_clear_pointer (&state->gray, ks_buffer_unref);
+}
+
+KsBenchReport *
+ks_bench_run (KsEngine *engine, const KsBenchOptions *options, KsBenchProgressFunc progress,
+              gpointer user_data, GCancellable *cancellable, GError **error)
+{
+  KsBenchOptions defaults;
+  g_autoptr (KsBenchReport) report = NULL;
+  g_autoptr (GArray) items = NULL;
+  g_autoptr (GError) local = NULL;
+  BenchState state = { 0 };
+  KsDevice *device;
+  gboolean cuda;
+  guint min_repeats;
+  KsBenchReport *ret = NULL;
+
+  g_return_val_if_fail (KS_IS_ENGINE (engine), NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+
+  if (options == NULL)
+    {
+      ks_bench_options_init (&defaults);
+      options = &defaults;
+    }
+
+  cuda = ks_engine_is_cuda (engine);
+  device = ks_engine_get_device (engine);
+  state.engine = engine;
+  state.width = options->width != 0 ? options->width : KS_BENCH_DEFAULT_WIDTH;
+  state.height = options->height != 0 ? options->height : KS_BENCH_DEFAULT_HEIGHT;
+  state.repeats = options->repeats;
+  if (state.repeats == 0)
+    state.repeats = cuda ? KS_BENCH_DEFAULT_REPEATS : KS_BENCH_DEFAULT_REPEATS_CPU;
+  /* A median of fewer runs says little on a GPU, where one run takes
+   * microseconds; the CPU engine is slow enough that CI needs fewer. */
+  min_repeats = cuda ? KS_BENCH_MIN_REPEATS_CUDA : KS_BENCH_MIN_REPEATS_CPU;
+  if (state.repeats < min_repeats)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "the benchmark needs at least %u runs on the %s engine, not %u", min_repeats,
+                   cuda ? "CUDA" : "CPU", state.repeats);
+      return NULL;
+    }
+  if (state.width > KS_IMAGE_MAX_SIDE || state.height > KS_IMAGE_MAX_SIDE)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE,
+                   "%u×%u is larger than the largest image (%u×%u)", state.width, state.height,
+                   KS_IMAGE_MAX_SIDE, KS_IMAGE_MAX_SIDE);
+      return NULL;
+    }
+
+  items = select_items (options->ops, error);
+  if (items == NULL)
+    return NULL;
+  if (!ks_engine_check_usable (engine, error))
+    return NULL;
+
+  report = g_new0 (KsBenchReport, 1);
+  report->device_name = g_strdup (ks_device_get_name (device));
+  report->device_id = g_strdup (ks_device_get_id (device));
+  report->is_cuda = cuda;
+  report->width = state.width;
+  report->height = state.height;
+  report->repeats = state.repeats;
+  report->peak_bandwidth_gbs = ks_device_get_peak_bandwidth_gbs (device);
+  report->copy_gbs = NAN;
+  report->copy_bytes = options->copy_bytes != 0 ? options->copy_bytes
+                                                : KS_BENCH_DEFAULT_COPY_BYTES;
+  report->rows = g_array_sized_new (FALSE, TRUE, sizeof (KsBenchRow), items->len);
+  g_array_set_clear_func (report->rows, bench_row_clear);
+
+  /* The copy first: the yardstick every op is held against, on the same
+   * device in the same process. */
+  if (!ks_engine_measure_copy_bandwidth (engine, report->copy_bytes, KS_BENCH_COPY_REPEATS,
+                                         &report->copy_gbs, &report->copy_timing, &local))
+    {
+      if (g_error_matches (local, KS_ERROR, KS_ERROR_DEVICE_LOST))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
+      report->copy_gbs = NAN;
+      report->copy_note = g_strdup (local->message);
+      g_clear_error (&local);
+    }
+
+  if (!cuda)
+    {
+      report->npp_note = g_strdup ("NPP runs on CUDA engines only");
+    }
+  else if (options->skip_npp)
+    {
+      report->npp_note = g_strdup ("NPP skipped");
+    }
+  else
+    {
+      state.npp = ks_npp_get (&local);
+      if (state.npp == NULL)
+        {
+          report->npp_note = g_strdup (local->message);
+          g_clear_error (&local);
+        }
+      else
+        {
+          report->npp_version = g_strdup (ks_npp_get_version (state.npp));
+        }
+    }
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      const BenchItem *item = &g_array_index (items, BenchItem, i);
+      KsBenchRow row = { 0 };
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        goto out;
+      if (!measure_item (&state, item, &row, error))
+        {
+          bench_row_clear (&row);
+          goto out;
+        }
+      row.share_of_copy = isfinite (report->copy_gbs) && report->copy_gbs > 0
+                            ? row.gbs / report->copy_gbs
+                            : NAN;
+      g_array_append_val (report->rows, row);
+      if (progress != NULL)
+        progress (&g_array_index (report->rows, KsBenchRow, report->rows->len - 1), i,
+                  items->len, user_data);
+    }
+  ret = g_steal_pointer (&report);
+
+out:
+  bench_state_clear (&state);
+  return ret;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static void
+append_ms (GString *s, double ms, int width)
+{
+  if (isfinite (ms))
+    g_string_append_printf (s, " %*.4f", width, ms);
+  else
+    g_string_append_printf (s, " %*s", width, "-");
+}
+
+static void
+append_number (GString *s, double value, int width, int precision, const char *suffix)
+{
+  if (isfinite (value))
+    g_string_append_printf (s, " %*.*f%s", width, precision, value, suffix);
+  else
+    g_string_append_printf (s, " %*s%*s", width, "-", (int) strlen (suffix), "");
+}
+
+char *
+ks_bench_report_format_table (const KsBenchReport *report)
+{
+  GString *s;
+  gboolean any_npp = FALSE;
+
+  g_return_val_if_fail (report != NULL, NULL);
+
+  s = g_string_new (NULL);
+  g_string_append_printf (s, "Benchmark on %s (%s), %u×%u, median of %u runs after a warm-up\n",
+                          report->device_name, report->device_id, report->width, report->height,
+                          report->repeats);
+  if (isfinite (report->copy_gbs))
+    g_string_append_printf (s, "Device-to-device copy: %.1f GB/s (%.3f ms for %.2f GiB, ±%.3f)",
+                            report->copy_gbs, report->copy_timing.median_ms,
+                            (double) report->copy_bytes / (1024.0 * 1024.0 * 1024.0),
+                            report->copy_timing.mad_ms);
+  else
+    g_string_append_printf (s, "Device-to-device copy: not measured (%s)",
+                            report->copy_note != NULL ? report->copy_note : "unknown");
+  if (report->peak_bandwidth_gbs > 0)
+    g_string_append_printf (s, "; theoretical peak %.0f GB/s", report->peak_bandwidth_gbs);
+  g_string_append_c (s, '\n');
+  if (report->npp_version != NULL)
+    g_string_append_printf (s, "NPP %s\n", report->npp_version[0] != '\0' ? report->npp_version
+                                                                          : "(version unknown)");
+  else
+    g_string_append_printf (s, "NPP: %s\n", report->npp_note != NULL ? report->npp_note : "-");
+
+  for (guint i = 0; i < report->rows->len; i++)
+    if (g_array_index (report->rows, KsBenchRow, i).npp != NULL)
+      any_npp = TRUE;
+
+  g_string_append_printf (s, "\n%-24s %-5s %10s %8s %8s %7s", "op", "input", "median ms", "±MAD",
+                          "GB/s", "of copy");
+  if (any_npp)
+    g_string_append_printf (s, "  %-24s %10s %8s %8s %8s %5s", "NPP", "median ms", "±MAD", "GB/s",
+                            "ours/NPP", "same");
+  g_string_append_c (s, '\n');
+
+  for (guint i = 0; i < report->rows->len; i++)
+    {
+      const KsBenchRow *row = &g_array_index (report->rows, KsBenchRow, i);
+
+      g_string_append_printf (s, "%-24s %-5s", row->id, ks_format_name (row->input_format));
+      append_ms (s, row->timing.median_ms, 10);
+      append_ms (s, row->timing.mad_ms, 8);
+      append_number (s, row->gbs, 8, 1, "");
+      append_number (s, row->share_of_copy * 100.0, 6, 1, "%");
+      if (row->npp != NULL)
+        {
+          g_string_append_printf (s, "  %-24s", row->npp->name);
+          append_ms (s, row->npp->timing.median_ms, 10);
+          append_ms (s, row->npp->timing.mad_ms, 8);
+          append_number (s, row->npp->gbs, 8, 1, "");
+          append_number (s, row->npp->ratio, 8, 2, "");
+          g_string_append_printf (s, " %5s", row->npp->agrees ? "yes" : "NO");
+        }
+      else if (row->npp_note != NULL)
+        {
+          g_string_append_printf (s, "  NPP: %s", row->npp_note);
+        }
+      g_string_append_c (s, '\n');
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+json_string (GString *s, const char *value)
+{
+  if (value == NULL)
+    {
+      g_string_append (s, "null");
+      return;
+    }
+  g_string_append_c (s, '"');
+  for (const guchar *p = (const guchar *) value; *p != '\0'; p++)
+    {
+      switch (*p)
+        {
+        case '"':
+          g_string_append (s, "\\\"");
+          break;
+        case '\\':
+          g_string_append (s, "\\\\");
+          break;
+        case '\n':
+          g_string_append (s, "\\n");
+          break;
+        case '\r':
+          g_string_append (s, "\\r");
+          break;
+        case '\t':
+          g_string_append (s, "\\t");
+          break;
+        default:
+          if (*p < 0x20)
+            g_string_append_printf (s, "\\u%04x", *p);
+          else
+            g_string_append_c (s, (char) *p);
+        }
+    }
+  g_string_append_c (s, '"');
+}
+
+/* JSON has no NaN or infinity: an unmeasured value is null. */
+static void
+json_number (GString *s, double value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (value))
+    g_string_append (s, "null");
+  else
+    g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.6g", value));
+}
+
+static void
+json_key (GString *s, const char *key)
+{
+  json_string (s, key);
+  g_string_append (s, ": ");
+}
+
+static void
+json_timing (GString *s, const KsTiming *timing, const char *indent)
+{
+  g_string_append_printf (s, "%s", indent);
+  json_key (s, "median_ms");
+  json_number (s, timing->median_ms);
+  g_string_append_printf (s, ",\n%s", indent);
+  json_key (s, "mad_ms");
+  json_number (s, timing->mad_ms);
+  g_string_append_printf (s, ",\n%s", indent);
+  json_key (s, "min_ms");
+  json_number (s, timing->min_ms);
+  g_string_append_printf (s, ",\n%s", indent);
+  json_key (s, "max_ms");
+  json_number (s, timing->max_ms);
+  g_string_append_printf (s, ",\n%s", indent);
+  json_key (s, "warmup_ms");
+  json_number (s, timing->warmup_ms);
+  g_string_append_printf (s, ",\n%s", indent);
+  json_key (s, "runs");
+  g_string_append_printf (s, "%u", timing->n);
+}
+
+char *
+ks_bench_report_to_json (const KsBenchReport *report)
+{
+  GString *s;
+
+  g_return_val_if_fail (report != NULL, NULL);
+
+  s = g_string_new ("{\n  ");
+  json_key (s, "kernelscope_version");
+  json_string (s, PACKAGE_VERSION);
+  g_string_append (s, ",\n  ");
+  json_key (s, "device");
+  json_string (s, report->device_name);
+  g_string_append (s, ",\n  ");
+  json_key (s, "device_id");
+  json_string (s, report->device_id);
+  g_string_append (s, ",\n  ");
+  json_key (s, "engine");
+  json_string (s, report->is_cuda ? "cuda" : "cpu");
+  g_string_append (s, ",\n  ");
+  json_key (s, "width");
+  g_string_append_printf (s, "%u,\n  ", report->width);
+  json_key (s, "height");
+  g_string_append_printf (s, "%u,\n  ", report->height);
+  json_key (s, "repeats");
+  g_string_append_printf (s, "%u,\n  ", report->repeats);
+  json_key (s, "peak_bandwidth_gbs");
+  json_number (s, report->peak_bandwidth_gbs > 0 ? report->peak_bandwidth_gbs : NAN);
+  g_string_append (s, ",\n  ");
+  json_key (s, "copy_bandwidth_gbs");
+  json_number (s, report->copy_gbs);
+  g_string_append (s, ",\n  ");
+  json_key (s, "copy");
+  if (isfinite (report->copy_gbs))
+    {
+      g_string_append (s, "{\n    ");
+      json_key (s, "bytes");
+      g_string_append_printf (s, "%" G_GUINT64_FORMAT ",\n", report->copy_bytes);
+      json_timing (s, &report->copy_timing, "    ");
+      g_string_append (s, "\n  }");
+    }
+  else
+    {
+      g_string_append (s, "null");
+    }
+  g_string_append (s, ",\n  ");
+  json_key (s, "copy_note");
+  json_string (s, report->copy_note);
+  g_string_append (s, ",\n  ");
+  json_key (s, "npp_version");
+  json_string (s, report->npp_version);
+  g_string_append (s, ",\n  ");
+  json_key (s, "npp_note");
+  json_string (s, report->npp_note);
+  g_string_append (s, ",\n  ");
+  json_key (s, "ops");
+  g_string_append (s, "[");
+
+  for (guint i = 0; i < report->rows->len; i++)
+    {
+      const KsBenchRow *row = &g_array_index (report->rows, KsBenchRow, i);
+
+      g_string_append (s, i > 0 ? ",\n    {\n" : "\n    {\n");
+      g_string_append (s, "      ");
+      json_key (s, "id");
+      json_string (s, row->id);
+      g_string_append (s, ",\n      ");
+      json_key (s, "op");
+      json_string (s, row->op->id);
+      g_string_append (s, ",\n      ");
+      json_key (s, "method");
+      json_string (s, row->method);
+      g_string_append (s, ",\n      ");
+      json_key (s, "input");
+      json_string (s, ks_format_name (row->input_format));
+      g_string_append (s, ",\n      ");
+      json_key (s, "bytes");
+      g_string_append_printf (s, "%" G_GUINT64_FORMAT ",\n", row->bytes);
+      json_timing (s, &row->timing, "      ");
+      g_string_append (s, ",\n      ");
+      json_key (s, "gbs");
+      json_number (s, row->gbs);
+      g_string_append (s, ",\n      ");
+      json_key (s, "share_of_copy");
+      json_number (s, row->share_of_copy);
+      g_string_append (s, ",\n      ");
+      json_key (s, "npp");
+      if (row->npp != NULL)
+        {
+          g_string_append (s, "{\n        ");
+          json_key (s, "name");
+          json_string (s, row->npp->name);
+          g_string_append (s, ",\n");
+          json_timing (s, &row->npp->timing, "        ");
+          g_string_append (s, ",\n        ");
+          json_key (s, "gbs");
+          json_number (s, row->npp->gbs);
+          g_string_append (s, ",\n        ");
+          json_key (s, "ratio");
+          json_number (s, row->npp->ratio);
+          g_string_append (s, ",\n        ");
+          json_key (s, "agrees");
+          g_string_append (s, row->npp->agrees ? "true" : "false");
+          g_string_append (s, "\n      }");
+        }
+      else
+        {
+          g_string_append (s, "null");
+        }
+      g_string_append (s, ",\n      ");
+      json_key (s, "npp_note");
+      json_string (s, row->npp_note);
+      g_string_append (s, "\n    }");
+    }
+  g_string_append (s, report->rows->len > 0 ? "\n  ]\n}\n" : "]\n}\n");
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+ks_bench_report_write_json (const KsBenchReport *report, const char *path, GError **error)
+{
+  g_autofree char *json = NULL;
+  g_autoptr (GError) local = NULL;
+
+  g_return_val_if_fail (report != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  json = ks_bench_report_to_json (report);
+  if (!g_file_set_contents (path, json, -1, &local))
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "cannot write %s: %s", path, local->message);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,720 @@
+#include "config.h"
+
+#include "ks-npp.h"
+
+#include <string.h>
+
+#include "ks-engine-private.h"
+#include "ks-error.h"
+
+#if HAVE_CUDA
+# include <dlfcn.h>
+# include <cuda_runtime_api.h>
+#endif
+
+static const char *const function_names[KS_NPP_N_FUNCTIONS] = {
+  [KS_NPP_NOT_8U_AC4R] = "nppiNot_8u_AC4R",
+  [KS_NPP_RGB_TO_GRAY_8U_AC4C1R] = "nppiRGBToGray_8u_AC4C1R",
+  [KS_NPP_ADD_8U_C4RSFS] = "nppiAdd_8u_C4RSfs",
+  [KS_NPP_HISTOGRAM_EVEN_8U_C1R] = "nppiHistogramEven_8u_C1R",
+  [KS_NPP_HISTOGRAM_EVEN_8U_C4R] = "nppiHistogramEven_8u_C4R",
+};
+
+const char *
+ks_npp_function_name (KsNppFunction function)
+{
+  g_return_val_if_fail (function < KS_NPP_N_FUNCTIONS, NULL);
+
+  return function_names[function];
+}
+
+#if HAVE_CUDA
+
+/* NPP's ABI, declared here because NPP's headers are not needed to build
+ * (and are absent on machines without the full toolkit). CUDA 13's NPP only
+ * has the _Ctx entry points, which take the stream context by value. */
+typedef int NppStatus; /* 0 success, < 0 error, > 0 warning */
+typedef struct
+{
+  int width;
+  int height;
+} NppiSize;
+
+typedef struct
+{
+  cudaStream_t hStream;
+  int nCudaDeviceId;
+  int nMultiProcessorCount;
+  int nMaxThreadsPerMultiProcessor;
+  int nMaxThreadsPerBlock;
+  size_t nSharedMemPerBlock;
+  int nCudaDevAttrComputeCapabilityMajor;
+  int nCudaDevAttrComputeCapabilityMinor;
+  unsigned int nStreamFlags;
+  int nReserved0;
+} NppStreamContext;
+
+typedef struct
+{
+  int major;
+  int minor;
+  int build;
+} NppLibraryVersion;
+
+typedef NppStatus (*NotAC4RFunc) (const guint8 *src, int src_step, guint8 *dst, int dst_step,
+                                  NppiSize roi, NppStreamContext ctx);
+typedef NppStatus (*RGBToGrayFunc) (const guint8 *src, int src_step, guint8 *dst, int dst_step,
+                                    NppiSize roi, NppStreamContext ctx);
+typedef NppStatus (*AddC4RSfsFunc) (const guint8 *a, int a_step, const guint8 *b, int b_step,
+                                    guint8 *dst, int dst_step, NppiSize roi, int scale_factor,
+                                    NppStreamContext ctx);
+/* The size argument became size_t in CUDA 12 (it was int before): callers
+ * pass a zeroed size_t, which reads right under either declaration on a
+ * little-endian machine. */
+typedef NppStatus (*HistBufSizeC1RFunc) (NppiSize roi, int n_levels, size_t *bytes,
+                                         NppStreamContext ctx);
+typedef NppStatus (*HistBufSizeC4RFunc) (NppiSize roi, int n_levels[4], size_t *bytes,
+                                         NppStreamContext ctx);
+typedef NppStatus (*HistEvenC1RFunc) (const guint8 *src, int src_step, NppiSize roi,
+                                      gint32 *hist, int n_levels, gint32 lower, gint32 upper,
+                                      guint8 *buffer, NppStreamContext ctx);
+typedef NppStatus (*HistEvenC4RFunc) (const guint8 *src, int src_step, NppiSize roi,
+                                      gint32 *hist[4], int n_levels[4], gint32 lower[4],
+                                      gint32 upper[4], guint8 *buffer, NppStreamContext ctx);
+typedef const NppLibraryVersion *(*GetLibVersionFunc) (void);
+
+/* 257 levels from 0 to 256: 256 bins of width one, one per 8-bit value. */
+#define HIST_LEVELS 257
+#define HIST_LOWER 0
+#define HIST_UPPER 256
+
+struct _KsNpp
+{
+  char version[32];
+  NotAC4RFunc not_ac4r;
+  RGBToGrayFunc rgb_to_gray;
+  AddC4RSfsFunc add_c4rsfs;
+  HistBufSizeC1RFunc hist_buf_c1r;
+  HistBufSizeC4RFunc hist_buf_c4r;
+  HistEvenC1RFunc hist_c1r;
+  HistEvenC4RFunc hist_c4r;
+};
+
+typedef struct
+{
+  KsNpp *npp;
+  GError *error;
+} LoadResult;
+
+/* Where NPP may live when the loader's own search does not find it: CUDA's
+ * lib64 is often left out of the loader's configuration. */
+static GPtrArray *
+candidate_dirs (void)
+{
+  GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
+  const char *vars[] = { "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT" };
+
+  g_ptr_array_add (dirs, NULL); /* the loader's search path */
+  for (guint i = 0; i < G_N_ELEMENTS (vars); i++)
+    {
+      const char *root = g_getenv (vars[i]);
+
+      if (root != NULL && *root != '\0')
+        g_ptr_array_add (dirs, g_build_filename (root, "lib64", NULL));
+    }
+  g_ptr_array_add (dirs, g_strdup ("/usr/local/cuda/lib64"));
+  g_ptr_array_add (dirs, g_strdup ("/usr/local/cuda-13/lib64"));
+  g_ptr_array_add (dirs, g_strdup ("/usr/local/cuda/targets/x86_64-linux/lib"));
+  return dirs;
+}
+
+static gpointer
+open_in (const char *dir, const char *soname)
+{
+  g_autofree char *path = dir != NULL ? g_build_filename (dir, soname, NULL) : g_strdup (soname);
+  gpointer handle = dlopen (path, RTLD_NOW | RTLD_LOCAL);
+
+  if (handle == NULL)
+    {
+      const char *why = dlerror ();
+
+      g_debug ("dlopen %s: %s", path, why != NULL ? why : "unknown error");
+    }
+  return handle;
+}
+
+static gboolean
+lookup (gpointer handle, const char *soname, const char *symbol, gpointer *out, GError **error)
+{
+  /* POSIX: dlsym returns a data pointer; the conversion to a function pointer
+   * goes through memcpy at the call sites' types. */
+  *out = dlsym (handle, symbol);
+  if (*out == NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                   "NPP is incomplete: %s has no %s", soname, symbol);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+#define LOOKUP(handle, soname, name, field)                                   \
+  G_STMT_START                                                                \
+  {                                                                           \
+    gpointer sym_;                                                            \
+    if (!lookup ((handle), (soname), (name), &sym_, error))                   \
+      return NULL;                                                            \
+    memcpy (&npp->field, &sym_, sizeof npp->field);                           \
+  }                                                                           \
+  G_STMT_END
+
+static KsNpp *
+load_npp (GError **error)
+{
+  g_autofree KsNpp *npp = g_new0 (KsNpp, 1);
+  g_autoptr (GPtrArray) dirs = candidate_dirs ();
+  const char *dir = NULL;
+  gpointer core = NULL, ial = NULL, icc, ist;
+
+  /* The first folder that has libnppial holds the rest. libnppc goes first
+   * so that the others find it there by its soname; the handles stay open
+   * for the life of the process. */
+  for (guint i = 0; i < dirs->len && ial == NULL; i++)
+    {
+      dir = g_ptr_array_index (dirs, i);
+      core = open_in (dir, "libnppc.so.13");
+      ial = open_in (dir, "libnppial.so.13");
+      if (ial == NULL && core != NULL)
+        g_clear_pointer (&core, dlclose);
+    }
+  if (ial == NULL)
+    {
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                           "NPP is not installed (libnppial.so.13 not found)");
+      return NULL;
+    }
+  icc = open_in (dir, "libnppicc.so.13");
+  ist = open_in (dir, "libnppist.so.13");
+  if (icc == NULL || ist == NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE, "NPP is not installed (%s not found)",
+                   icc == NULL ? "libnppicc.so.13" : "libnppist.so.13");
+      return NULL;
+    }
+
+  LOOKUP (ial, "libnppial.so.13", "nppiNot_8u_AC4R_Ctx", not_ac4r);
+  LOOKUP (ial, "libnppial.so.13", "nppiAdd_8u_C4RSfs_Ctx", add_c4rsfs);
+  LOOKUP (icc, "libnppicc.so.13", "nppiRGBToGray_8u_AC4C1R_Ctx", rgb_to_gray);
+  LOOKUP (ist, "libnppist.so.13", "nppiHistogramEvenGetBufferSize_8u_C1R_Ctx", hist_buf_c1r);
+  LOOKUP (ist, "libnppist.so.13", "nppiHistogramEvenGetBufferSize_8u_C4R_Ctx", hist_buf_c4r);
+  LOOKUP (ist, "libnppist.so.13", "nppiHistogramEven_8u_C1R_Ctx", hist_c1r);
+  LOOKUP (ist, "libnppist.so.13", "nppiHistogramEven_8u_C4R_Ctx", hist_c4r);
+
+  /* The version is only for reports: its absence is not an error. */
+  if (core != NULL)
+    {
+      gpointer sym = dlsym (core, "nppGetLibVersion");
+      GetLibVersionFunc get_version;
+
+      if (sym != NULL)
+        {
+          const NppLibraryVersion *v;
+
+          memcpy (&get_version, &sym, sizeof get_version);
+          v = get_version ();
+          if (v != NULL)
+            g_snprintf (npp->version, sizeof npp->version, "%d.%d.%d", v->major, v->minor,
+                        v->build);
+        }
+    }
+
+  return g_steal_pointer (&npp);
+}
+
+static gpointer
+load_once (gpointer data)
+{
+  LoadResult *result = g_new0 (LoadResult, 1);
+
+  (void) data;
+  result->npp = load_npp (&result->error);
+  return result;
+}
+
+KsNpp *
+ks_npp_get (GError **error)
+{
+  static GOnce once = G_ONCE_INIT;
+  LoadResult *result = g_once (&once, load_once, NULL);
+
+  if (result->npp == NULL)
+    {
+      g_propagate_error (error, g_error_copy (result->error));
+      return NULL;
+    }
+  return result->npp;
+}
+
+const char *
+ks_npp_get_version (KsNpp *npp)
+{
+  g_return_val_if_fail (npp != NULL, "");
+
+  return npp->version;
+}
+
+static gboolean
+check_status (NppStatus status, KsNppFunction function, GError **error)
+{
+  if (status < 0)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "%s_Ctx failed with NPP status %d",
+                   function_names[function], status);
+      return FALSE;
+    }
+  if (status > 0)
+    g_debug ("%s_Ctx: NPP warning %d", function_names[function], status);
+  return TRUE;
+}
+
+/* The device's properties as NPP wants them, for the engine's own stream. */
+static gboolean
+fill_context (KsEngine *engine, NppStreamContext *ctx, GError **error)
+{
+  int ordinal, current = -1, value;
+  unsigned int flags = 0;
+  cudaStream_t stream;
+
+  if (!ks_engine_is_cuda (engine))
+    {
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                           "NPP runs on CUDA engines only");
+      return FALSE;
+    }
+  if (!ks_engine_check_usable (engine, error))
+    return FALSE;
+
+  memset (ctx, 0, sizeof *ctx);
+  ordinal = ks_device_get_ordinal (ks_engine_get_device (engine));
+  stream = (cudaStream_t) ks_engine_get_stream (engine);
+
+  if (!_ks_cuda_check (cudaGetDevice (&current), "cudaGetDevice", error))
+    return FALSE;
+  /* NPP launches on the current device: make it the engine's. */
+  if (current != ordinal && !_ks_cuda_check (cudaSetDevice (ordinal), "cudaSetDevice", error))
+    return FALSE;
+
+  ctx->hStream = stream;
+  ctx->nCudaDeviceId = ordinal;
+
+#define ATTR(attr, field)                                                                 \
+  G_STMT_START                                                                            \
+  {                                                                                       \
+    if (!_ks_cuda_check (cudaDeviceGetAttribute (&value, (attr), ordinal),                \
+                         "cudaDeviceGetAttribute", error))                                \
+      return FALSE;                                                                       \
+    ctx->field = value;                                                                   \
+  }                                                                                       \
+  G_STMT_END
+
+  ATTR (cudaDevAttrMultiProcessorCount, nMultiProcessorCount);
+  ATTR (cudaDevAttrMaxThreadsPerMultiProcessor, nMaxThreadsPerMultiProcessor);
+  ATTR (cudaDevAttrMaxThreadsPerBlock, nMaxThreadsPerBlock);
+  ATTR (cudaDevAttrMaxSharedMemoryPerBlock, nSharedMemPerBlock);
+  ATTR (cudaDevAttrComputeCapabilityMajor, nCudaDevAttrComputeCapabilityMajor);
+  ATTR (cudaDevAttrComputeCapabilityMinor, nCudaDevAttrComputeCapabilityMinor);
+#undef ATTR
+
+  if (!_ks_cuda_check (cudaStreamGetFlags (stream, &flags), "cudaStreamGetFlags", error))
+    return FALSE;
+  ctx->nStreamFlags = flags;
+  return TRUE;
+}
+
+static gboolean
+to_roi (guint width, guint height, NppiSize *roi, GError **error)
+{
+  if (width == 0 || height == 0 || width > G_MAXINT || height > G_MAXINT)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "NPP cannot process a %u×%u image", width, height);
+      return FALSE;
+    }
+  roi->width = (int) width;
+  roi->height = (int) height;
+  return TRUE;
+}
+
+static gboolean
+to_step (gsize pitch, int *step, GError **error)
+{
+  if (pitch == 0 || pitch > G_MAXINT)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "NPP cannot use a row pitch of %" G_GSIZE_FORMAT " bytes", pitch);
+      return FALSE;
+    }
+  *step = (int) pitch;
+  return TRUE;
+}
+
+static gboolean
+check_call (const KsNppCall *call, GError **error)
+{
+  gboolean ok;
+
+  switch (call->function)
+    {
+    case KS_NPP_NOT_8U_AC4R:
+    case KS_NPP_RGB_TO_GRAY_8U_AC4C1R:
+      ok = call->src[0] != NULL && call->dst != NULL;
+      break;
+    case KS_NPP_ADD_8U_C4RSFS:
+      ok = call->src[0] != NULL && call->src[1] != NULL && call->dst != NULL;
+      break;
+    case KS_NPP_HISTOGRAM_EVEN_8U_C1R:
+      ok = call->src[0] != NULL && call->hist[0] != NULL && call->scratch != NULL;
+      break;
+    case KS_NPP_HISTOGRAM_EVEN_8U_C4R:
+      ok = call->src[0] != NULL && call->scratch != NULL && call->hist[0] != NULL
+           && call->hist[1] != NULL && call->hist[2] != NULL && call->hist[3] != NULL;
+      break;
+    case KS_NPP_N_FUNCTIONS:
+    default:
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "unknown NPP function %d",
+                   (int) call->function);
+      return FALSE;
+    }
+  if (!ok)
+    g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "%s: a device pointer is missing",
+                 function_names[call->function]);
+  return ok;
+}
+
+/* Enqueues only: the timed loop calls this between two events, so it does
+ * nothing but convert arguments and call NPP. */
+static gboolean
+run_call (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, GError **error)
+{
+  NppiSize roi;
+  int s0 = 0, s1 = 0, sd = 0;
+  NppStatus status = -1;
+
+  if (!to_roi (call->width, call->height, &roi, error) || !to_step (call->src_pitch[0], &s0, error))
+    return FALSE;
+
+  switch (call->function)
+    {
+    case KS_NPP_NOT_8U_AC4R:
+      if (!to_step (call->dst_pitch, &sd, error))
+        return FALSE;
+      status = npp->not_ac4r (call->src[0], s0, call->dst, sd, roi, *ctx);
+      break;
+    case KS_NPP_RGB_TO_GRAY_8U_AC4C1R:
+      if (!to_step (call->dst_pitch, &sd, error))
+        return FALSE;
+      status = npp->rgb_to_gray (call->src[0], s0, call->dst, sd, roi, *ctx);
+      break;
+    case KS_NPP_ADD_8U_C4RSFS:
+      if (!to_step (call->src_pitch[1], &s1, error) || !to_step (call->dst_pitch, &sd, error))
+        return FALSE;
+      status = npp->add_c4rsfs (call->src[0], s0, call->src[1], s1, call->dst, sd, roi, 0, *ctx);
+      break;
+    case KS_NPP_HISTOGRAM_EVEN_8U_C1R:
+      status = npp->hist_c1r (call->src[0], s0, roi, call->hist[0], HIST_LEVELS, HIST_LOWER,
+                              HIST_UPPER, call->scratch, *ctx);
+      break;
+    case KS_NPP_HISTOGRAM_EVEN_8U_C4R:
+      {
+        gint32 *hist[4] = { call->hist[0], call->hist[1], call->hist[2], call->hist[3] };
+        int levels[4] = { HIST_LEVELS, HIST_LEVELS, HIST_LEVELS, HIST_LEVELS };
+        gint32 lower[4] = { HIST_LOWER, HIST_LOWER, HIST_LOWER, HIST_LOWER };
+        gint32 upper[4] = { HIST_UPPER, HIST_UPPER, HIST_UPPER, HIST_UPPER };
+
+        status = npp->hist_c4r (call->src[0], s0, roi, hist, levels, lower, upper, call->scratch,
+                                *ctx);
+      }
+      break;
+    case KS_NPP_N_FUNCTIONS:
+    default:
+      g_assert_not_reached ();
+    }
+  return check_status (status, call->function, error);
+}
+
+gboolean
+ks_npp_scratch_size (KsNpp *npp, KsEngine *engine, KsNppFunction function, guint width,
+                     guint height, gsize *bytes, GError **error)
+{
+  NppStreamContext ctx;
+  NppiSize roi;
+  size_t size = 0;
+  NppStatus status;
+
+  g_return_val_if_fail (npp != NULL, FALSE);
+  g_return_val_if_fail (KS_IS_ENGINE (engine), FALSE);
+  g_return_val_if_fail (bytes != NULL, FALSE);
+
+  *bytes = 0;
+  if (function != KS_NPP_HISTOGRAM_EVEN_8U_C1R && function != KS_NPP_HISTOGRAM_EVEN_8U_C4R)
+    return TRUE;
+  if (!to_roi (width, height, &roi, error) || !fill_context (engine, &ctx, error))
+    return FALSE;
+
+  if (function == KS_NPP_HISTOGRAM_EVEN_8U_C1R)
+    {
+      status = npp->hist_buf_c1r (roi, HIST_LEVELS, &size, ctx);
+    }
+  else
+    {
+      int levels[4] = { HIST_LEVELS, HIST_LEVELS, HIST_LEVELS, HIST_LEVELS };
+
+      status = npp->hist_buf_c4r (roi, levels, &size, ctx);
+    }
+  if (status < 0)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_FAILED,
+                   "%sGetBufferSize_Ctx failed with NPP status %d",
+                   function == KS_NPP_HISTOGRAM_EVEN_8U_C1R ? "nppiHistogramEven_8u_C1R"
+                                                            : "nppiHistogramEven_8u_C4R",
+                   status);
+      return FALSE;
+    }
+  *bytes = size;
+  return TRUE;
+}
+
+gboolean
+ks_npp_call (KsNpp *npp, KsEngine *engine, const KsNppCall *call, GError **error)
+{
+  NppStreamContext ctx;
+
+  g_return_val_if_fail (npp != NULL, FALSE);
+  g_return_val_if_fail (KS_IS_ENGINE (engine), FALSE);
+  g_return_val_if_fail (call != NULL, FALSE);
+
+  if (!check_call (call, error) || !fill_context (engine, &ctx, error))
+    return FALSE;
+  return run_call (npp, &ctx, call, error);
+}
+
+static gboolean
+time_one (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, cudaEvent_t start,
+          cudaEvent_t stop, double *ms, GError **error)
+{
+  float elapsed = 0.f;
+
+  if (!_ks_cuda_check (cudaEventRecord (start, ctx->hStream), "cudaEventRecord", error))
+    return FALSE;
+  if (!run_call (npp, ctx, call, error))
+    return FALSE;
+  if (!_ks_cuda_check (cudaEventRecord (stop, ctx->hStream), "cudaEventRecord", error)
+      || !_ks_cuda_check (cudaEventSynchronize (stop), "cudaEventSynchronize", error)
+      || !_ks_cuda_check (cudaEventElapsedTime (&elapsed, start, stop), "cudaEventElapsedTime",
+                          error))
+    return FALSE;
+  *ms = elapsed;
+  return TRUE;
+}
+
+gboolean
+ks_npp_time (KsNpp *npp, KsEngine *engine, const KsNppCall *call, guint repeats,
+             KsTiming *timing, GError **error)
+{
+  NppStreamContext ctx;
+  cudaEvent_t start = NULL, stop = NULL;
+  g_autofree double *samples = NULL;
+  gboolean ok = FALSE;
+
+  g_return_val_if_fail (npp != NULL, FALSE);
+  g_return_val_if_fail (KS_IS_ENGINE (engine), FALSE);
+  g_return_val_if_fail (call != NULL, FALSE);
+  g_return_val_if_fail (repeats > 0, FALSE);
+  g_return_val_if_fail (timing != NULL, FALSE);
+
+  memset (timing, 0, sizeof *timing);
+  if (!check_call (call, error) || !fill_context (engine, &ctx, error))
+    return FALSE;
+
+  /* Whatever the engine queued before must not land inside the first sample. */
+  if (!_ks_cuda_check (cudaStreamSynchronize (ctx.hStream), "cudaStreamSynchronize", error))
+    return FALSE;
+  if (!_ks_cuda_check (cudaEventCreate (&start), "cudaEventCreate", error))
+    return FALSE;
+  if (!_ks_cuda_check (cudaEventCreate (&stop), "cudaEventCreate", error))
+    goto out;
+
+  samples = g_new0 (double, repeats);
+  if (!time_one (npp, &ctx, call, start, stop, &timing->warmup_ms, error))
+    goto out;
+  for (guint i = 0; i < repeats; i++)
+    if (!time_one (npp, &ctx, call, start, stop, &samples[i], error))
+      goto out;
+
+  timing->n = repeats;
+  timing->samples_ms = g_steal_pointer (&samples);
+  ks_timing_compute (timing);
+  ok = TRUE;
+
+out:
+  /* Destroying events cannot fail in a way worth reporting over the first error. */
+  if (start != NULL)
+    cudaEventDestroy (start);
+  if (stop != NULL)
+    cudaEventDestroy (stop);
+  return ok;
+}
+
+gboolean
+ks_npp_not_8u_ac4r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
+                    guint8 *dst, gsize dst_pitch, guint width, guint height, GError **error)
+{
+  KsNppCall call = {
+    .function = KS_NPP_NOT_8U_AC4R, .width = width, .height = height,
+    .src = { src, NULL }, .src_pitch = { src_pitch, 0 }, .dst = dst, .dst_pitch = dst_pitch,
+  };
+
+  return ks_npp_call (npp, engine, &call, error);
+}
+
+gboolean
+ks_npp_rgb_to_gray_8u_ac4c1r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
+                              guint8 *dst, gsize dst_pitch, guint width, guint height,
+                              GError **error)
+{
+  KsNppCall call = {
+    .function = KS_NPP_RGB_TO_GRAY_8U_AC4C1R, .width = width, .height = height,
+    .src = { src, NULL }, .src_pitch = { src_pitch, 0 }, .dst = dst, .dst_pitch = dst_pitch,
+  };
+
+  return ks_npp_call (npp, engine, &call, error);
+}
+
+gboolean
+ks_npp_add_8u_c4rsfs (KsNpp *npp, KsEngine *engine, const guint8 *a, gsize a_pitch,
+                      const guint8 *b, gsize b_pitch, guint8 *dst, gsize dst_pitch, guint width,
+                      guint height, GError **error)
+{
+  KsNppCall call = {
+    .function = KS_NPP_ADD_8U_C4RSFS, .width = width, .height = height,
+    .src = { a, b }, .src_pitch = { a_pitch, b_pitch }, .dst = dst, .dst_pitch = dst_pitch,
+  };
+
+  return ks_npp_call (npp, engine, &call, error);
+}
+
+gboolean
+ks_npp_histogram_even_8u_c1r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
+                              guint width, guint height, gint32 *hist, guint8 *scratch,
+                              GError **error)
+{
+  KsNppCall call = {
+    .function = KS_NPP_HISTOGRAM_EVEN_8U_C1R, .width = width, .height = height,
+    .src = { src, NULL }, .src_pitch = { src_pitch, 0 }, .hist = { hist, NULL, NULL, NULL },
+    .scratch = scratch,
+  };
+
+  return ks_npp_call (npp, engine, &call, error);
+}
+
+gboolean
+ks_npp_histogram_even_8u_c4r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
+                              guint width, guint height, gint32 *const hist[4], guint8 *scratch,
+                              GError **error)
+{
+  KsNppCall call = {
+    .function = KS_NPP_HISTOGRAM_EVEN_8U_C4R, .width = width, .height = height,
+    .src = { src, NULL }, .src_pitch = { src_pitch, 0 },
+    .hist = { hist[0], hist[1], hist[2], hist[3] }, .scratch = scratch,
+  };
+
+  return ks_npp_call (npp, engine, &call, error);
+}
+
+#else /* !HAVE_CUDA */
+
+static gboolean
+no_cuda (GError **error)
+{
+  g_set_error_literal (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                       "NPP is unavailable: this build has no CUDA support");
+  return FALSE;
+}
+
+KsNpp *
+ks_npp_get (GError **error)
+{
+  no_cuda (error);
+  return NULL;
+}
+
+const char *
+ks_npp_get_version (KsNpp *npp)
+{
+  return "";
+}
+
+gboolean
+ks_npp_scratch_size (KsNpp *npp, KsEngine *engine, KsNppFunction function, guint width,
+                     guint height, gsize *bytes, GError **error)
+{
+  if (bytes != NULL)
+    *bytes = 0;
+  return no_cuda (error);
+}
+
+gboolean
+ks_npp_not_8u_ac4r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
+                    guint8 *dst, gsize dst_pitch, guint width, guint height, GError **error)
+{
+  return no_cuda (error);
+}
+
+gboolean
+ks_npp_rgb_to_gray_8u_ac4c1r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
+                              guint8 *dst, gsize dst_pitch, guint width, guint height,
+                              GError **error)
+{
+  return no_cuda (error);
+}
+
+gboolean
+ks_npp_add_8u_c4rsfs (KsNpp *npp, KsEngine *engine, const guint8 *a, gsize a_pitch,
+                      const guint8 *b, gsize b_pitch, guint8 *dst, gsize dst_pitch, guint width,
+                      guint height, GError **error)
+{
+  return no_cuda (error);
+}
+
+gboolean
+ks_npp_histogram_even_8u_c1r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
+                              guint width, guint height, gint32 *hist, guint8 *scratch,
+                              GError **error)
+{
+  return no_cuda (error);
+}
+
+gboolean
+ks_npp_histogram_even_8u_c4r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
+                              guint width, guint height, gint32 *const hist[4], guint8 *scratch,
+                              GError **error)
+{
+  return no_cuda (error);
+}
+
+gboolean
+ks_npp_call (KsNpp *npp, KsEngine *engine, const KsNppCall *call, GError **error)
+{
+  return no_cuda (error);
+}
+
+gboolean
+ks_npp_time (KsNpp *npp, KsEngine *engine, const KsNppCall *call, guint repeats,
+             KsTiming *timing, GError **error)
+{
+  if (timing != NULL)
+    memset (timing, 0, sizeof *timing);
+  return no_cuda (error);
+}
+
+#endif /* HAVE_CUDA */

@@ -1,0 +1,88 @@
+/* ks-npp.h: NVIDIA's NPP, loaded at run time, as the benchmark's reference.
+ *
+ * NPP is never linked: the libraries are opened with dlopen on first use, so
+ * Kernelscope starts and runs where NPP is missing. Every call works on
+ * caller-supplied device pointers and is ordered on the engine's stream.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "ks-engine.h"
+
+G_BEGIN_DECLS
+
+typedef struct _KsNpp KsNpp;
+
+typedef enum
+{
+  KS_NPP_NOT_8U_AC4R,             /* invert R, G, B; alpha kept */
+  KS_NPP_RGB_TO_GRAY_8U_AC4C1R,   /* RGBA8 → GRAY8 */
+  KS_NPP_ADD_8U_C4RSFS,           /* saturating add, scale factor 0 (alpha added too) */
+  KS_NPP_HISTOGRAM_EVEN_8U_C1R,   /* 256 bins of a GRAY8 image */
+  KS_NPP_HISTOGRAM_EVEN_8U_C4R,   /* 256 bins per channel of an RGBA8 image */
+  KS_NPP_N_FUNCTIONS
+} KsNppFunction;
+
+/* One call's operands, all in device memory of the engine's device. Pitches
+ * are in bytes. Image functions use src/dst; the histograms use src[0], hist
+ * (256 counters per channel: hist[0] for C1R, hist[0..3] for C4R) and a
+ * scratch buffer of at least ks_npp_scratch_size bytes. */
+typedef struct
+{
+  KsNppFunction function;
+  guint width;
+  guint height;
+  const guint8 *src[2];
+  gsize src_pitch[2];
+  guint8 *dst;
+  gsize dst_pitch;
+  gint32 *hist[4];
+  guint8 *scratch;
+  gsize scratch_size;
+} KsNppCall;
+
+/* The process-wide NPP, loaded on the first call; owned by the library. NULL
+ * with KS_ERROR_UNAVAILABLE when NPP (or CUDA in this build) is missing. */
+KsNpp      *ks_npp_get               (GError **error);
+/* "13.0.1"; "" when NPP does not say. */
+const char *ks_npp_get_version       (KsNpp *npp);
+/* "nppiNot_8u_AC4R" */
+const char *ks_npp_function_name     (KsNppFunction function);
+
+/* The scratch memory the histogram functions need for this size; 0 for the others. */
+gboolean    ks_npp_scratch_size      (KsNpp *npp, KsEngine *engine, KsNppFunction function,
+                                      guint width, guint height, gsize *bytes, GError **error);
+
+gboolean    ks_npp_not_8u_ac4r       (KsNpp *npp, KsEngine *engine,
+                                      const guint8 *src, gsize src_pitch,
+                                      guint8 *dst, gsize dst_pitch,
+                                      guint width, guint height, GError **error);
+gboolean    ks_npp_rgb_to_gray_8u_ac4c1r (KsNpp *npp, KsEngine *engine,
+                                          const guint8 *src, gsize src_pitch,
+                                          guint8 *dst, gsize dst_pitch,
+                                          guint width, guint height, GError **error);
+gboolean    ks_npp_add_8u_c4rsfs     (KsNpp *npp, KsEngine *engine,
+                                      const guint8 *a, gsize a_pitch,
+                                      const guint8 *b, gsize b_pitch,
+                                      guint8 *dst, gsize dst_pitch,
+                                      guint width, guint height, GError **error);
+/* 257 levels over 0..256: one bin per value. */
+gboolean    ks_npp_histogram_even_8u_c1r (KsNpp *npp, KsEngine *engine,
+                                          const guint8 *src, gsize src_pitch,
+                                          guint width, guint height,
+                                          gint32 *hist, guint8 *scratch, GError **error);
+gboolean    ks_npp_histogram_even_8u_c4r (KsNpp *npp, KsEngine *engine,
+                                          const guint8 *src, gsize src_pitch,
+                                          guint width, guint height,
+                                          gint32 *const hist[4], guint8 *scratch, GError **error);
+
+/* Enqueues one call on the engine's stream. */
+gboolean    ks_npp_call              (KsNpp *npp, KsEngine *engine, const KsNppCall *call,
+                                      GError **error);
+/* A warm-up call, then `repeats` calls, each timed with CUDA events on the
+ * engine's stream: the same policy as ks_engine_run_repeat. */
+gboolean    ks_npp_time              (KsNpp *npp, KsEngine *engine, const KsNppCall *call,
+                                      guint repeats, KsTiming *timing, GError **error);
+
+G_END_DECLS
