@@ -586,6 +586,8 @@ ks_bench_run (KsEngine *engine, const KsBenchOptions *options, KsBenchProgressFu
   cuda = ks_engine_is_cuda (engine);
   device = ks_engine_get_device (engine);
   state.engine = engine;
+  /* Inputs of every size are read from device memory, not from L2. */
+  ks_engine_set_flush_caches (engine, TRUE);
   state.width = options->width != 0 ? options->width : KS_BENCH_DEFAULT_WIDTH;
   state.height = options->height != 0 ? options->height : KS_BENCH_DEFAULT_HEIGHT;
   state.repeats = options->repeats;
@@ -689,6 +691,7 @@ ks_bench_run (KsEngine *engine, const KsBenchOptions *options, KsBenchProgressFu
   ret = g_steal_pointer (&report);
 
 out:
+  ks_engine_set_flush_caches (engine, FALSE);
   bench_state_clear (&state);
   return ret;
 }

@@ -25,6 +25,9 @@ struct _KsCudaContext
   gsize staging_size;
   guint32 *bins;          /* device: 4 × 256 histogram counters */
   guint32 *bins_host;     /* pinned */
+  void *flush;            /* scratch memory overwritten to evict the L2 cache */
+  gsize flush_size;
+  gboolean flush_before_run;
 };
 
 static gboolean
@@ -64,6 +67,7 @@ _ks_cuda_context_free (KsCudaContext *ctx)
       if (ctx->stream != NULL)
         cudaStreamSynchronize (ctx->stream);
       cudaFree (ctx->bins);
+      cudaFree (ctx->flush);
       cudaFreeHost (ctx->bins_host);
       cudaFreeHost (ctx->staging);
       if (ctx->start != NULL)
@@ -199,6 +203,30 @@ _ks_cuda_fill (KsCudaContext *ctx, KsBuffer *buffer, guint8 value, GError **erro
          && CHECK (cudaStreamSynchronize (ctx->stream), error);
 }
 
+void
+_ks_cuda_set_flush_before_run (KsCudaContext *ctx, gboolean flush)
+{
+  ctx->flush_before_run = flush;
+}
+
+gboolean
+_ks_cuda_flush_caches (KsCudaContext *ctx, GError **error)
+{
+  if (ctx->flush == NULL)
+    {
+      int l2 = 0;
+      if (!CHECK (cudaDeviceGetAttribute (&l2, cudaDevAttrL2CacheSize, ctx->device), error))
+        return FALSE;
+      ctx->flush_size = MAX ((gsize) 2 * l2, (gsize) 64 << 20);
+      if (!CHECK (cudaMalloc (&ctx->flush, ctx->flush_size), error))
+        {
+          ctx->flush = NULL;
+          return FALSE;
+        }
+    }
+  return CHECK (cudaMemsetAsync (ctx->flush, 0, ctx->flush_size, ctx->stream), error);
+}
+
 static int
 run_channels (const KsKernelRun *run)
 {
@@ -303,6 +331,8 @@ _ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, double *kernel_ms, GEr
       && !device_coverage_alloc (ctx, &cov, (gsize) run->geom.width * run->geom.height, error))
     goto out;
 
+  if (ctx->flush_before_run && !_ks_cuda_flush_caches (ctx, error))
+    goto out;
   if (!CHECK (cudaEventRecord (ctx->start, ctx->stream), error))
     goto out;
   if (run->op->impl_kind == KS_IMPL_HISTOGRAM)
@@ -473,6 +503,17 @@ gboolean
 _ks_cuda_debug_fault (KsCudaContext *ctx, GError **error)
 {
   return unavailable (error);
+}
+
+gboolean
+_ks_cuda_flush_caches (KsCudaContext *ctx, GError **error)
+{
+  return unavailable (error);
+}
+
+void
+_ks_cuda_set_flush_before_run (KsCudaContext *ctx, gboolean flush)
+{
 }
 
 #endif

@@ -779,6 +779,23 @@ ks_engine_measure_copy_bandwidth (KsEngine *self, guint64 bytes, guint repeats, 
   return ok;
 }
 
+void
+ks_engine_set_flush_caches (KsEngine *self, gboolean flush)
+{
+  g_return_if_fail (KS_IS_ENGINE (self));
+  if (self->cuda != NULL)
+    _ks_cuda_set_flush_before_run (self->cuda, flush);
+}
+
+gboolean
+ks_engine_flush_caches (KsEngine *self, GError **error)
+{
+  g_return_val_if_fail (KS_IS_ENGINE (self), FALSE);
+  if (self->cuda == NULL)
+    return TRUE;
+  return ks_engine_check_usable (self, error) && _ks_cuda_flush_caches (self->cuda, error);
+}
+
 gboolean
 _ks_engine_debug_fault (KsEngine *self, GError **error)
 {

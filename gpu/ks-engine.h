@@ -142,6 +142,14 @@ gboolean    ks_engine_process      (KsEngine *self, const KsRunRequest *request,
 gboolean    ks_engine_measure_copy_bandwidth (KsEngine *self, guint64 bytes, guint repeats,
                                               double *gbs, KsTiming *timing, GError **error);
 
+/* Benchmarks: before every timed kernel, overwrite a scratch buffer twice the
+ * size of the L2 cache, so that repeated runs read their input from device
+ * memory and not from L2 (an 8K gray image fits in an H200's L2). CUDA only;
+ * the flush is outside the timed region. */
+void        ks_engine_set_flush_caches (KsEngine *self, gboolean flush);
+/* Enqueues one such flush on the engine's stream now (for timing other code). */
+gboolean    ks_engine_flush_caches (KsEngine *self, GError **error);
+
 /* Whether this engine can still run work; FALSE with the reason after a
  * sticky CUDA error. */
 gboolean    ks_engine_check_usable (KsEngine *self, GError **error);

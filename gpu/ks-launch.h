@@ -20,7 +20,7 @@ typedef struct
   KsDim3 grid;
   gboolean auto_grid;
   KsLaunchMode mode;
-  guint pixels_per_thread; /* 1, 2, 4 or 8 consecutive pixels along x; 0 means the op's default */
+  guint pixels_per_thread; /* 1, 2, 4, 8 or 16 consecutive pixels along x; 0: the op's default */
 } KsLaunchConfig;
 
 /* What the compiled kernel needs per block (from cudaFuncGetAttributes on CUDA). */

@@ -499,11 +499,14 @@ ks_npp_call (KsNpp *npp, KsEngine *engine, const KsNppCall *call, GError **error
 }
 
 static gboolean
-time_one (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, cudaEvent_t start,
-          cudaEvent_t stop, double *ms, GError **error)
+time_one (KsNpp *npp, KsEngine *engine, const NppStreamContext *ctx, const KsNppCall *call,
+          cudaEvent_t start, cudaEvent_t stop, double *ms, GError **error)
 {
   float elapsed = 0.f;
 
+  /* The same cache policy as the engine's own timed runs. */
+  if (!ks_engine_flush_caches (engine, error))
+    return FALSE;
   if (!_ks_cuda_check (cudaEventRecord (start, ctx->hStream), "cudaEventRecord", error))
     return FALSE;
   if (!run_call (npp, ctx, call, error))
@@ -545,10 +548,10 @@ ks_npp_time (KsNpp *npp, KsEngine *engine, const KsNppCall *call, guint repeats,
     goto out;
 
   samples = g_new0 (double, repeats);
-  if (!time_one (npp, &ctx, call, start, stop, &timing->warmup_ms, error))
+  if (!time_one (npp, engine, &ctx, call, start, stop, &timing->warmup_ms, error))
     goto out;
   for (guint i = 0; i < repeats; i++)
-    if (!time_one (npp, &ctx, call, start, stop, &samples[i], error))
+    if (!time_one (npp, engine, &ctx, call, start, stop, &samples[i], error))
       goto out;
 
   timing->n = repeats;

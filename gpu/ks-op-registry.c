@@ -116,7 +116,6 @@ _ks_op_pixel_params (const KsOp *op, const KsParams *params, KsPixelParams *out)
       /* 16.16 fixed point: both engines then agree to the bit. */
       out->i[0] = (gint32) lround (params->values[0] * 65536.0);
       out->i[1] = (gint32) lround (params->values[1] * 65536.0);
-      out->i[2] = 0;
       break;
     case KS_EW_INVERT:
     case KS_EW_ADD:

@@ -41,7 +41,7 @@ typedef struct
   KsDim3 grid;
   KsDim3 block;
   uint32_t mode;              /* KsMapMode */
-  uint32_t pixels_per_thread; /* 1, 2, 4 or 8: consecutive pixels along x */
+  uint32_t pixels_per_thread; /* 1, 2, 4, 8 or 16: consecutive pixels along x */
   uint32_t width;
   uint32_t height;
 } KsGeometry;

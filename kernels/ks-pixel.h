@@ -54,14 +54,14 @@ ks_px_add (uint32_t a, uint32_t b, const KsPixelParams *p)
   return KS_RGBA (r > 255u ? 255u : r, g > 255u ? 255u : g, bl > 255u ? 255u : bl, KS_A (a));
 }
 
-/* a·wa + b·wb + offset per channel, rounded and saturated; alpha from a.
- * params: i[0] = wa, i[1] = wb in 16.16 fixed point, i[2] = offset in 16.16. */
+/* a·wa + b·wb per channel, rounded and saturated; alpha from a.
+ * params: i[0] = wa, i[1] = wb in 16.16 fixed point, each in [0, 2] (131072):
+ * 255 · 131072 · 2 + 32768 < 2^31, so 32-bit arithmetic is exact and cheap. */
 KS_HD uint32_t
 ks_blend_channel (uint32_t ca, uint32_t cb, const KsPixelParams *p)
 {
-  int64_t v = (int64_t) ca * p->i[0] + (int64_t) cb * p->i[1] + p->i[2] + 32768;
-  v >>= 16;
-  return v < 0 ? 0u : (v > 255 ? 255u : (uint32_t) v);
+  int32_t v = ((int32_t) ca * p->i[0] + (int32_t) cb * p->i[1] + 32768) >> 16;
+  return v > 255 ? 255u : (uint32_t) v;
 }
 
 KS_HD uint32_t

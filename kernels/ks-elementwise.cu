@@ -1,0 +1,298 @@
+/* ks-elementwise.cu: out = f(a, b, params) per pixel, for every op of
+ * KS_ELEMENTWISE_OPS.
+ *
+ * One kernel template, instantiated per op, pixels per thread, mapping mode and
+ * instrumentation, so that the fast path carries no run-time switches and no
+ * coverage code. The ops are memory-bound: each thread reads its whole span with
+ * 16-byte read-only loads before any math, so that all its loads are in flight
+ * at once.
+ */
+
+#include "ks-kernels.h"
+#include "ks-geometry.cuh"
+
+namespace {
+
+template <int OP>
+struct KsEwOp;
+
+#define KS_X_OP(ID, name, fn, n_in, gray)                                        \
+  template <>                                                                    \
+  struct KsEwOp<KS_EW_##ID>                                                      \
+  {                                                                              \
+    static constexpr int inputs = (n_in);                                        \
+    static constexpr bool gray_out = (gray) != 0;                                \
+    static __device__ __forceinline__ uint32_t                                   \
+    apply (uint32_t a, uint32_t b, const KsPixelParams *p)                       \
+    {                                                                            \
+      return fn (a, b, p);                                                       \
+    }                                                                            \
+  };
+KS_ELEMENTWISE_OPS (KS_X_OP)
+#undef KS_X_OP
+
+template <uint32_t PPT>
+struct KsEwSpan
+{
+  uint32_t a[PPT];
+  uint32_t b[PPT];
+};
+
+/* The low bytes of four results as one word, the first in the low byte. */
+__device__ __forceinline__ uint32_t
+ks_pack_low_bytes (uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3)
+{
+  return __byte_perm (__byte_perm (r0, r1, 0x0040), __byte_perm (r2, r3, 0x0040), 0x5410);
+}
+
+template <uint32_t PPT>
+__device__ __forceinline__ void
+ks_store_rgba (uint8_t *__restrict__ row, uint32_t x0, uint32_t n, const uint32_t (&r)[PPT])
+{
+  uint32_t *p = reinterpret_cast<uint32_t *> (row) + x0;
+
+  if (PPT == 1 || n == PPT)
+    {
+      if constexpr (PPT >= 4)
+        {
+#pragma unroll
+          for (uint32_t i = 0; i < PPT / 4; i++)
+            reinterpret_cast<uint4 *> (p)[i] = make_uint4 (r[4 * i], r[4 * i + 1],
+                                                           r[4 * i + 2], r[4 * i + 3]);
+        }
+      else if constexpr (PPT == 2)
+        *reinterpret_cast<uint2 *> (p) = make_uint2 (r[0], r[1]);
+      else
+        p[0] = r[0];
+    }
+  else
+    {
+#pragma unroll
+      for (uint32_t i = 0; i < PPT; i++)
+        if (i < n)
+          p[i] = r[i];
+    }
+}
+
+template <uint32_t PPT>
+__device__ __forceinline__ void
+ks_store_gray (uint8_t *__restrict__ row, uint32_t x0, uint32_t n, const uint32_t (&r)[PPT])
+{
+  uint8_t *p = row + x0;
+
+  if (PPT == 1 || n == PPT)
+    {
+      if constexpr (PPT >= 4)
+        {
+          uint32_t w[PPT / 4];
+#pragma unroll
+          for (uint32_t k = 0; k < PPT / 4; k++)
+            w[k] = ks_pack_low_bytes (r[4 * k], r[4 * k + 1], r[4 * k + 2], r[4 * k + 3]);
+          if constexpr (PPT == 16)
+            *reinterpret_cast<uint4 *> (p) = make_uint4 (w[0], w[1], w[2], w[3]);
+          else if constexpr (PPT == 8)
+            *reinterpret_cast<uint2 *> (p) = make_uint2 (w[0], w[1]);
+          else
+            *reinterpret_cast<uint32_t *> (p) = w[0];
+        }
+      else if constexpr (PPT == 2)
+        *reinterpret_cast<unsigned short *> (p) =
+          (unsigned short) ((r[0] & 0xffu) | (r[1] & 0xffu) << 8);
+      else
+        p[0] = (uint8_t) r[0];
+    }
+  else
+    {
+#pragma unroll
+      for (uint32_t i = 0; i < PPT; i++)
+        if (i < n)
+          p[i] = (uint8_t) r[i];
+    }
+}
+
+/* No __launch_bounds__: with it ptxas spent up to the 64-register cap even on
+ * kernels that need 32, halving occupancy. Without it every instantiation
+ * stays within 64 registers on sm_80 and later, so blocks of 1024 threads
+ * launch. Holding two 16-pixel spans of two inputs took 96, so two-input ops
+ * at 16 pixels per thread go without the grid-stride prefetch: with eight
+ * 16-byte loads in flight per thread they do not need it. */
+template <int OP, uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
+__global__ void
+ks_elementwise_kernel (KsGeometry g,
+                       const uint8_t *__restrict__ a, size_t a_pitch,
+                       const uint8_t *__restrict__ b, size_t b_pitch,
+                       uint8_t *__restrict__ out, size_t out_pitch,
+                       KsPixelParams params,
+                       KsCoverageBuffers cov)
+{
+  typedef KsEwOp<OP> Op;
+  /* A local copy: the pixel functions take a pointer, and a pointer to the
+   * kernel parameter itself would force a copy into local memory. */
+  const KsPixelParams prm = params;
+
+  auto load = [&] (uint32_t y, uint32_t x0, uint32_t n) {
+    KsEwSpan<PPT> s;
+    ks_load_rgba<PPT> (a + (size_t) y * a_pitch, x0, n, s.a);
+    if constexpr (Op::inputs > 1)
+      ks_load_rgba<PPT> (b + (size_t) y * b_pitch, x0, n, s.b);
+    else
+      {
+#pragma unroll
+        for (uint32_t i = 0; i < PPT; i++)
+          s.b[i] = 0u;
+      }
+    return s;
+  };
+
+  auto use = [&] (const KsEwSpan<PPT> &s, uint32_t y, uint32_t x0, uint32_t n) {
+    uint32_t r[PPT];
+#pragma unroll
+    for (uint32_t i = 0; i < PPT; i++)
+      r[i] = Op::apply (s.a[i], s.b[i], &prm);
+
+    uint8_t *row = out + (size_t) y * out_pitch;
+    if constexpr (Op::gray_out)
+      ks_store_gray<PPT> (row, x0, n, r);
+    else
+      ks_store_rgba<PPT> (row, x0, n, r);
+
+    if constexpr (INSTRUMENTED)
+      ks_coverage_record (cov, g.width, y, x0, n);
+  };
+
+  constexpr bool prefetch = PPT * Op::inputs <= 16;
+  const bool handled = ks_walk_spans<PPT, MODE, prefetch> (g, load, use);
+
+  if constexpr (INSTRUMENTED)
+    {
+      if (!handled)
+        atomicAdd (cov.idle_threads, 1ull);
+    }
+  else
+    (void) handled;
+}
+
+typedef void (*KsEwKernel) (KsGeometry, const uint8_t *, size_t, const uint8_t *, size_t,
+                            uint8_t *, size_t, KsPixelParams, KsCoverageBuffers);
+
+template <int OP, uint32_t PPT, uint32_t MODE>
+KsEwKernel
+ks_ew_pick_instrumented (bool instrumented)
+{
+  return instrumented ? ks_elementwise_kernel<OP, PPT, MODE, true>
+                      : ks_elementwise_kernel<OP, PPT, MODE, false>;
+}
+
+template <int OP, uint32_t PPT>
+KsEwKernel
+ks_ew_pick_mode (uint32_t mode, bool instrumented)
+{
+  return mode == KS_MAP_GRID_STRIDE
+           ? ks_ew_pick_instrumented<OP, PPT, KS_MAP_GRID_STRIDE> (instrumented)
+           : ks_ew_pick_instrumented<OP, PPT, KS_MAP_PER_PIXEL> (instrumented);
+}
+
+template <int OP>
+KsEwKernel
+ks_ew_pick_ppt (uint32_t ppt, uint32_t mode, bool instrumented)
+{
+  switch (ppt)
+    {
+    case 1: return ks_ew_pick_mode<OP, 1> (mode, instrumented);
+    case 2: return ks_ew_pick_mode<OP, 2> (mode, instrumented);
+    case 4: return ks_ew_pick_mode<OP, 4> (mode, instrumented);
+    case 8: return ks_ew_pick_mode<OP, 8> (mode, instrumented);
+    case 16: return ks_ew_pick_mode<OP, 16> (mode, instrumented);
+    default: return NULL;
+    }
+}
+
+/* NULL when the op, the pixels per thread or the mode is not one we
+ * instantiate. The rest of the geometry does not choose the kernel. */
+KsEwKernel
+ks_ew_pick (KsElementwiseId op, const KsGeometry *g, bool instrumented)
+{
+  const uint32_t ppt = g->pixels_per_thread;
+  const uint32_t mode = g->mode;
+
+  if (mode != KS_MAP_PER_PIXEL && mode != KS_MAP_GRID_STRIDE)
+    return NULL;
+
+  switch (op)
+    {
+#define KS_X_CASE(ID, name, fn, n_in, gray) \
+    case KS_EW_##ID: return ks_ew_pick_ppt<KS_EW_##ID> (ppt, mode, instrumented);
+      KS_ELEMENTWISE_OPS (KS_X_CASE)
+#undef KS_X_CASE
+    default:
+      return NULL;
+    }
+}
+
+int
+ks_ew_inputs (KsElementwiseId op)
+{
+  switch (op)
+    {
+#define KS_X_CASE(ID, name, fn, n_in, gray) case KS_EW_##ID: return (n_in);
+      KS_ELEMENTWISE_OPS (KS_X_CASE)
+#undef KS_X_CASE
+    default:
+      return 0;
+    }
+}
+
+bool
+ks_ew_gray_out (KsElementwiseId op)
+{
+  switch (op)
+    {
+#define KS_X_CASE(ID, name, fn, n_in, gray) case KS_EW_##ID: return (gray) != 0;
+      KS_ELEMENTWISE_OPS (KS_X_CASE)
+#undef KS_X_CASE
+    default:
+      return false;
+    }
+}
+
+} /* namespace */
+
+extern "C" cudaError_t
+ks_cuda_elementwise_launch (KsElementwiseId op,
+                            KsGeometry geom,
+                            const uint8_t *a, size_t a_pitch,
+                            const uint8_t *b, size_t b_pitch,
+                            uint8_t *out, size_t out_pitch,
+                            KsPixelParams params,
+                            KsCoverageBuffers cov,
+                            cudaStream_t stream)
+{
+  const bool instrumented = cov.writes != NULL;
+  const KsEwKernel kernel = ks_ew_pick (op, &geom, instrumented);
+  const uint32_t ppt = geom.pixels_per_thread;
+
+  if (kernel == NULL || !ks_geometry_is_valid (&geom) || !ks_coverage_is_valid (&cov))
+    return cudaErrorInvalidValue;
+  if (!ks_buffer_is_valid (a, a_pitch, geom.width, 4, ppt)
+      || !ks_buffer_is_valid (out, out_pitch, geom.width, ks_ew_gray_out (op) ? 1 : 4, ppt))
+    return cudaErrorInvalidValue;
+  if (ks_ew_inputs (op) > 1 && !ks_buffer_is_valid (b, b_pitch, geom.width, 4, ppt))
+    return cudaErrorInvalidValue;
+
+  kernel<<<ks_dim3 (geom.grid), ks_dim3 (geom.block), 0, stream>>> (geom, a, a_pitch, b, b_pitch,
+                                                                     out, out_pitch, params, cov);
+  return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+ks_cuda_elementwise_attributes (KsElementwiseId op,
+                                KsGeometry geom,
+                                int instrumented,
+                                struct cudaFuncAttributes *attr)
+{
+  const KsEwKernel kernel = ks_ew_pick (op, &geom, instrumented != 0);
+
+  if (kernel == NULL || attr == NULL)
+    return cudaErrorInvalidValue;
+  return cudaFuncGetAttributes (attr, reinterpret_cast<const void *> (kernel));
+}

@@ -1,0 +1,295 @@
+/* ks-histogram.cu: 256-bin histograms of R, G, B and luma of an RGBA8 image,
+ * or of a GRAY8 image, with global atomics or with per-warp copies in shared
+ * memory.
+ *
+ * The same traversal as the element-wise kernels (ks-geometry.cuh); coverage
+ * records the pixels read.
+ */
+
+#include "ks-kernels.h"
+#include "ks-geometry.cuh"
+
+namespace {
+
+/* Byte i of w, zero-extended: one PRMT. */
+__device__ __forceinline__ uint32_t
+ks_byte (uint32_t w, uint32_t i)
+{
+  return __byte_perm (w, 0u, 0x4440u | i);
+}
+
+/* A shared-memory add at a 32-bit shared address. Through atomicAdd on a
+ * pointer into the copy, the compiler rebuilt each bin's address from the copy
+ * index (four instructions per count in SASS); from a precomputed address it
+ * is a byte permute and one multiply-add, so the count loop stays cheap next to
+ * the atomics it issues. */
+__device__ __forceinline__ void
+ks_shared_add (uint32_t addr, uint32_t k)
+{
+  asm volatile ("red.shared.add.u32 [%0], %1;" : : "r" (addr), "r" (k) : "memory");
+}
+
+/* No __launch_bounds__, for the reason given in ks-elementwise.cu. */
+template <uint32_t METHOD, uint32_t CH, uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
+__global__ void
+ks_histogram_kernel (KsGeometry g,
+                     const uint8_t *__restrict__ src, size_t pitch,
+                     uint32_t *__restrict__ bins,
+                     KsCoverageBuffers cov)
+{
+  constexpr bool shared = METHOD == KS_HIST_SHARED;
+  constexpr uint32_t n_bins = CH * KS_HIST_BINS;
+  constexpr uint32_t words = CH == 4 ? PPT : (PPT + 3) / 4;
+  extern __shared__ uint32_t ks_hist_smem[];
+
+  const uint32_t tid = ks_linear_thread ();
+  const uint32_t threads = blockDim.x * blockDim.y * blockDim.z;
+  uint32_t copies = 1;
+  uint32_t hist_addr = 0; /* this warp's copy, as a shared-memory address */
+
+  if constexpr (shared)
+    {
+      copies = ks_histogram_copies (CH, threads);
+      /* A block-stride loop over every entry: blocks of any size, even of one
+       * thread or of a few threads more than a multiple of 32, clear all of it. */
+      for (uint32_t i = tid; i < copies * n_bins; i += threads)
+        ks_hist_smem[i] = 0u;
+      __syncthreads ();
+      hist_addr = (uint32_t) __cvta_generic_to_shared (ks_hist_smem)
+                  + (tid / 32u % copies) * n_bins * (uint32_t) sizeof (uint32_t);
+    }
+
+  /* Global atomics count one pixel and channel at a time, as the method says.
+   * The shared copies count a span whose pixels are all equal with one atomic
+   * per channel: in flat regions every lane of a warp hits the same bin, and
+   * same-address atomics of a warp are serialised. */
+  auto count = [&] (uint32_t channel, uint32_t value, uint32_t k) {
+    if constexpr (shared)
+      ks_shared_add (hist_addr + (channel * KS_HIST_BINS + value) * 4u, k);
+    else
+      atomicAdd (&bins[channel * KS_HIST_BINS + value], k);
+  };
+
+  auto count_rgba = [&] (uint32_t p, uint32_t k) {
+    count (0, ks_byte (p, 0), k);
+    count (1, ks_byte (p, 1), k);
+    count (2, ks_byte (p, 2), k);
+    count (3, ks_luma601 (p, 0), k);
+  };
+
+  auto load = [&] (uint32_t y, uint32_t x0, uint32_t n) {
+    struct
+    {
+      uint32_t w[words];
+    } s;
+    const uint8_t *row = src + (size_t) y * pitch;
+
+    if constexpr (CH == 4)
+      ks_load_rgba<PPT> (row, x0, n, s.w);
+    else
+      ks_load_gray<PPT> (row, x0, n, s.w);
+    return s;
+  };
+
+  auto use = [&] (const auto &s, uint32_t y, uint32_t x0, uint32_t n) {
+    if (PPT == 1 || n == PPT)
+      {
+        if constexpr (CH == 4)
+          {
+            bool flat = shared && PPT > 1;
+#pragma unroll
+            for (uint32_t i = 1; i < PPT; i++)
+              flat = flat && s.w[i] == s.w[0];
+            if (flat)
+              count_rgba (s.w[0], PPT);
+            else
+              {
+#pragma unroll
+                for (uint32_t i = 0; i < PPT; i++)
+                  count_rgba (s.w[i], 1u);
+              }
+          }
+        else
+          {
+            constexpr uint32_t mask = PPT >= 4 ? 0xffffffffu : (1u << (8 * PPT)) - 1u;
+            const uint32_t splat = (s.w[0] & 0xffu) * 0x01010101u & mask;
+            bool flat = shared && PPT > 1;
+#pragma unroll
+            for (uint32_t k = 0; k < words; k++)
+              flat = flat && s.w[k] == splat;
+            if (flat)
+              count (0, ks_byte (s.w[0], 0), PPT);
+            else
+              {
+#pragma unroll
+                for (uint32_t i = 0; i < PPT; i++)
+                  count (0, ks_byte (s.w[i / 4], i % 4), 1u);
+              }
+          }
+      }
+    else
+      {
+#pragma unroll
+        for (uint32_t i = 0; i < PPT; i++)
+          if (i < n)
+            {
+              if constexpr (CH == 4)
+                count_rgba (s.w[i], 1u);
+              else
+                count (0, ks_byte (s.w[i / 4], i % 4), 1u);
+            }
+      }
+
+    if constexpr (INSTRUMENTED)
+      ks_coverage_record (cov, g.width, y, x0, n);
+  };
+
+  const bool handled = ks_walk_spans<PPT, MODE, true> (g, load, use);
+
+  if constexpr (INSTRUMENTED)
+    {
+      if (!handled)
+        atomicAdd (cov.idle_threads, 1ull);
+    }
+  else
+    (void) handled;
+
+  if constexpr (shared)
+    {
+      __syncthreads ();
+      for (uint32_t i = tid; i < n_bins; i += threads)
+        {
+          uint32_t sum = 0;
+          for (uint32_t c = 0; c < copies; c++)
+            sum += ks_hist_smem[c * n_bins + i];
+          if (sum != 0)
+            atomicAdd (&bins[i], sum);
+        }
+    }
+}
+
+typedef void (*KsHistKernel) (KsGeometry, const uint8_t *, size_t, uint32_t *, KsCoverageBuffers);
+
+template <uint32_t METHOD, uint32_t CH, uint32_t PPT, uint32_t MODE>
+KsHistKernel
+ks_hist_pick_instrumented (bool instrumented)
+{
+  return instrumented ? ks_histogram_kernel<METHOD, CH, PPT, MODE, true>
+                      : ks_histogram_kernel<METHOD, CH, PPT, MODE, false>;
+}
+
+template <uint32_t METHOD, uint32_t CH, uint32_t PPT>
+KsHistKernel
+ks_hist_pick_mode (uint32_t mode, bool instrumented)
+{
+  return mode == KS_MAP_GRID_STRIDE
+           ? ks_hist_pick_instrumented<METHOD, CH, PPT, KS_MAP_GRID_STRIDE> (instrumented)
+           : ks_hist_pick_instrumented<METHOD, CH, PPT, KS_MAP_PER_PIXEL> (instrumented);
+}
+
+template <uint32_t METHOD, uint32_t CH>
+KsHistKernel
+ks_hist_pick_ppt (uint32_t ppt, uint32_t mode, bool instrumented)
+{
+  switch (ppt)
+    {
+    case 1: return ks_hist_pick_mode<METHOD, CH, 1> (mode, instrumented);
+    case 2: return ks_hist_pick_mode<METHOD, CH, 2> (mode, instrumented);
+    case 4: return ks_hist_pick_mode<METHOD, CH, 4> (mode, instrumented);
+    case 8: return ks_hist_pick_mode<METHOD, CH, 8> (mode, instrumented);
+    case 16: return ks_hist_pick_mode<METHOD, CH, 16> (mode, instrumented);
+    default: return NULL;
+    }
+}
+
+template <uint32_t METHOD>
+KsHistKernel
+ks_hist_pick_channels (int channels, uint32_t ppt, uint32_t mode, bool instrumented)
+{
+  switch (channels)
+    {
+    case 1: return ks_hist_pick_ppt<METHOD, 1> (ppt, mode, instrumented);
+    case KS_HIST_CHANNELS:
+      return ks_hist_pick_ppt<METHOD, KS_HIST_CHANNELS> (ppt, mode, instrumented);
+    default: return NULL;
+    }
+}
+
+/* NULL when the method, the channels, the pixels per thread or the mode is not
+ * one we instantiate. The rest of the geometry does not choose the kernel. */
+KsHistKernel
+ks_hist_pick (KsHistogramMethod method, const KsGeometry *g, int channels, bool instrumented)
+{
+  const uint32_t ppt = g->pixels_per_thread;
+  const uint32_t mode = g->mode;
+
+  if (mode != KS_MAP_PER_PIXEL && mode != KS_MAP_GRID_STRIDE)
+    return NULL;
+
+  switch (method)
+    {
+    case KS_HIST_GLOBAL_ATOMICS:
+      return ks_hist_pick_channels<KS_HIST_GLOBAL_ATOMICS> (channels, ppt, mode, instrumented);
+    case KS_HIST_SHARED:
+      return ks_hist_pick_channels<KS_HIST_SHARED> (channels, ppt, mode, instrumented);
+    default:
+      return NULL;
+    }
+}
+
+} /* namespace */
+
+extern "C" size_t
+ks_cuda_histogram_shared_bytes (KsHistogramMethod method, int channels, KsDim3 block)
+{
+  const uint64_t threads = (uint64_t) block.x * block.y * block.z;
+
+  if (channels != 1 && channels != KS_HIST_CHANNELS)
+    return 0;
+  /* The same function as the engine's attributes, so what it reports is what
+   * the launch asks for. Blocks over 1024 threads cannot launch; the clamp only
+   * keeps the product from wrapping. */
+  return ks_histogram_shared_bytes (method, (uint32_t) channels,
+                                    threads > 1024 ? 1024u : (uint32_t) threads);
+}
+
+extern "C" cudaError_t
+ks_cuda_histogram_launch (KsHistogramMethod method,
+                          KsGeometry geom,
+                          int channels,
+                          const uint8_t *src, size_t pitch,
+                          uint32_t *bins,
+                          KsCoverageBuffers cov,
+                          cudaStream_t stream)
+{
+  const KsHistKernel kernel = ks_hist_pick (method, &geom, channels, cov.writes != NULL);
+  const size_t shared_bytes = ks_cuda_histogram_shared_bytes (method, channels, geom.block);
+  cudaError_t err;
+
+  if (kernel == NULL || bins == NULL || !ks_geometry_is_valid (&geom)
+      || !ks_coverage_is_valid (&cov)
+      || !ks_buffer_is_valid (src, pitch, geom.width, (uint32_t) channels, geom.pixels_per_thread))
+    return cudaErrorInvalidValue;
+
+  err = cudaMemsetAsync (bins, 0, (size_t) channels * KS_HIST_BINS * sizeof (uint32_t), stream);
+  if (err != cudaSuccess)
+    return err;
+
+  kernel<<<ks_dim3 (geom.grid), ks_dim3 (geom.block), shared_bytes, stream>>> (geom, src, pitch,
+                                                                               bins, cov);
+  return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+ks_cuda_histogram_attributes (KsHistogramMethod method,
+                              KsGeometry geom,
+                              int channels,
+                              int instrumented,
+                              struct cudaFuncAttributes *attr)
+{
+  const KsHistKernel kernel = ks_hist_pick (method, &geom, channels, instrumented != 0);
+
+  if (kernel == NULL || attr == NULL)
+    return cudaErrorInvalidValue;
+  return cudaFuncGetAttributes (attr, reinterpret_cast<const void *> (kernel));
+}
