@@ -288,9 +288,9 @@ build_request (const RunOptions *o, char **args, KsRunRequest *request, GError *
       ks_cli_usage_error (error, "--repeat must be at least 1, not %d", o->repeat);
       return FALSE;
     }
-  if (o->ppt != 0 && o->ppt != 1 && o->ppt != 2 && o->ppt != 4 && o->ppt != 8)
+  if (o->ppt != 0 && o->ppt != 1 && o->ppt != 2 && o->ppt != 4 && o->ppt != 8 && o->ppt != 16)
     {
-      ks_cli_usage_error (error, "--ppt must be 1, 2, 4 or 8, not %d", o->ppt);
+      ks_cli_usage_error (error, "--ppt must be 1, 2, 4, 8 or 16, not %d", o->ppt);
       return FALSE;
     }
 
@@ -458,7 +458,7 @@ ks_cli_cmd_run (int argc, char **argv)
       "Grid size, used exactly (default: enough blocks to cover the image)", "X[xY[xZ]]" },
     { "stride", 's', 0, G_OPTION_ARG_NONE, &o.stride, "Grid-stride loop instead of one pass",
       NULL },
-    { "ppt", 0, 0, G_OPTION_ARG_INT, &o.ppt, "Consecutive pixels per thread: 1, 2, 4 or 8", "N" },
+    { "ppt", 0, 0, G_OPTION_ARG_INT, &o.ppt, "Consecutive pixels per thread: 1, 2, 4, 8 or 16", "N" },
     { "engine", 'e', 0, G_OPTION_ARG_STRING, &o.engine,
       "cuda or cpu (default: cuda when available)", "ENGINE" },
     { "device", 'd', 0, G_OPTION_ARG_INT, &o.device, "CUDA device ordinal (default 0)", "N" },

@@ -141,7 +141,7 @@ ks_cli_open_engine (const char *engine_name, int device, GError **error)
     {
       want_cuda = ks_cuda_available (&why);
       if (!want_cuda)
-        ks_cli_note ("using the CPU engine: %s", why->message);
+        g_print ("Engine: CPU (CUDA is unavailable: %s)\n", why->message);
     }
   else if (g_ascii_strcasecmp (engine_name, "cuda") == 0)
     {

@@ -1,6 +1,10 @@
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
 #include <gdk-pixbuf/gdk-pixbuf.h>
 
 #include "ks-error.h"
@@ -72,7 +76,7 @@ image_from_pixbuf (GdkPixbuf *pixbuf, GError **error)
 static KsImage *
 load_data (const guint8 *data, gsize len, const char *what, GError **error)
 {
-  g_autoptr (GdkPixbufLoader) loader = gdk_pixbuf_loader_new ();
+  g_autoptr (GdkPixbufLoader) loader = NULL;
   g_autoptr (GError) local_error = NULL;
   SizeCheck check = { 0, 0, FALSE };
   gboolean ok;
@@ -83,6 +87,7 @@ load_data (const guint8 *data, gsize len, const char *what, GError **error)
       g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "%s is empty", what);
       return NULL;
     }
+  loader = gdk_pixbuf_loader_new ();
   g_signal_connect (loader, "size-prepared", G_CALLBACK (on_size_prepared_cb), &check);
   ok = gdk_pixbuf_loader_write (loader, data, len, &local_error);
   /* close() must run even after a failed write, or the loader warns on finalize. */
@@ -114,34 +119,100 @@ load_data (const guint8 *data, gsize len, const char *what, GError **error)
 KsImage *
 ks_image_load (const char *path, GError **error)
 {
-  g_autofree char *contents = NULL;
   g_autofree char *display = NULL;
   g_autoptr (GError) local_error = NULL;
-  gsize len = 0;
+  g_autoptr (GdkPixbuf) pixbuf = NULL;
+  GStatBuf st;
+  int width = 0, height = 0;
 
   g_return_val_if_fail (path != NULL, NULL);
   display = g_filename_display_basename (path);
-  if (!g_file_get_contents (path, &contents, &len, &local_error))
+  if (g_stat (path, &st) != 0 || g_access (path, R_OK) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "Cannot open “%s”: %s", display,
+                   g_strerror (saved));
+      return NULL;
+    }
+  if (!S_ISREG (st.st_mode))
     {
       g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "Cannot open “%s”: %s", display,
+                   S_ISDIR (st.st_mode) ? g_strerror (EISDIR) : "not a regular file");
+      return NULL;
+    }
+  if (st.st_size == 0)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "“%s” is empty", display);
+      return NULL;
+    }
+  /* Only the header is read here: absurd dimensions are refused before any
+   * pixel memory is allocated. */
+  if (gdk_pixbuf_get_file_info (path, &width, &height) == NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE,
+                   "“%s” is not an image Kernelscope can read (unknown or damaged format)",
+                   display);
+      return NULL;
+    }
+  if (width <= 0 || height <= 0 || (guint) width > KS_IMAGE_MAX_SIDE
+      || (guint) height > KS_IMAGE_MAX_SIDE)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE,
+                   "“%s” is %d×%d pixels; Kernelscope opens images up to %u×%u", display, width,
+                   height, KS_IMAGE_MAX_SIDE, KS_IMAGE_MAX_SIDE);
+      return NULL;
+    }
+  /* The whole-file decoders notice truncated data, which the incremental
+   * loader lets through as a partly black image. */
+  pixbuf = gdk_pixbuf_new_from_file (path, &local_error);
+  if (pixbuf == NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "“%s” could not be read: %s", display,
                    local_error->message);
       return NULL;
     }
-  {
-    g_autofree char *what = g_strdup_printf ("“%s”", display);
-    return load_data ((const guint8 *) contents, len, what, error);
-  }
+  return image_from_pixbuf (pixbuf, error);
 }
 
 KsImage *
 ks_image_load_bytes (GBytes *bytes, GError **error)
 {
+  g_autofree char *path = NULL;
+  g_autoptr (GError) local_error = NULL;
+  KsImage *image;
   gsize len = 0;
   const guint8 *data;
+  int fd;
 
   g_return_val_if_fail (bytes != NULL, NULL);
   data = g_bytes_get_data (bytes, &len);
-  return load_data (data, len, "The image", error);
+  if (len == 0)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "The image data is empty");
+      return NULL;
+    }
+  /* Through a file, so that the same whole-file decoders as for opened files
+   * see the data: they refuse truncated images, the incremental loader does not. */
+  fd = g_file_open_tmp ("kernelscope-XXXXXX", &path, &local_error);
+  if (fd < 0)
+    return load_data (data, len, "The image", error);
+  close (fd);
+  if (!g_file_set_contents (path, (const char *) data, len, &local_error))
+    {
+      g_unlink (path);
+      return load_data (data, len, "The image", error);
+    }
+  image = ks_image_load (path, &local_error);
+  g_unlink (path);
+  if (image == NULL)
+    {
+      /* Name the data, not the temporary file. */
+      const char *msg = local_error->message;
+      const char *rest = strstr (msg, "” ");
+      g_set_error (error, KS_ERROR, local_error->code, "The image%s",
+                   rest != NULL ? rest + strlen ("”") : ": could not be read");
+    }
+  return image;
 }
 
 static const char *

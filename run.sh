@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# ./run.sh [IMAGE…]: installs what the build needs, builds build/, and shows
+# what the tutorial's ops do to the given images (or the bundled photo): each
+# result is written next to its image (for the bundled photo: kernelscope-out/)
+# and the stage timings are printed. The CUDA engine runs when a GPU is usable,
+# the CPU engine otherwise.
+set -euo pipefail
+here="$PWD"
+cd "$(dirname "$0")"
+root="$PWD"
+
+# Image paths are taken relative to where the user ran the script.
+images=()
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help)
+      sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0 ;;
+    /*) images+=("$arg") ;;
+    *) images+=("$here/$arg") ;;
+  esac
+done
+
+# shellcheck source=build-aux/setup.sh
+. build-aux/setup.sh
+ks_setup
+build="${KS_BUILD_DIR:-build}"
+case "$build" in
+  /*) cli="$build/app/kernelscope-cli" ;;
+  *) cli="$root/$build/app/kernelscope-cli" ;;
+esac
+[ -x "$cli" ] || ks_die "$cli was not built"
+
+status=0
+
+# run_op LABEL ARGS…: runs the CLI and reports a failure without stopping.
+run_op ()
+{
+  local label="$1"
+  shift
+  printf '\n\033[1m--- %s\033[0m\n' "$label"
+  if ! "$cli" run "$@"; then
+    printf 'run.sh: %s failed\n' "$label" >&2
+    status=1
+  fi
+}
+
+show ()
+{
+  local image="$1" out_dir="$2" name
+
+  name="$(basename "${image%.*}")"
+  [ -f "$image" ] || { printf 'run.sh: no such image: %s\n' "$image" >&2; status=1; return; }
+  mkdir -p "$out_dir" || { status=1; return; }
+  ks_log "$image → $out_dir/$name-*"
+
+  run_op "invert" invert --in "$image" --out "$out_dir/$name-invert.png"
+  run_op "gray (BT.601, rounded)" gray --in "$image" --out "$out_dir/$name-gray.png"
+  run_op "gray, truncated like the tutorial" gray --in "$image" --param truncate=true \
+    --out "$out_dir/$name-gray-truncate.png"
+  # The two-input ops need a second image of the same size: the gray result.
+  if [ -f "$out_dir/$name-gray.png" ]; then
+    run_op "add (image + its gray, saturating)" add --in "$image" --in "$out_dir/$name-gray.png" \
+      --out "$out_dir/$name-add.png"
+    run_op "blend (0.7 image + 0.3 its gray)" blend --in "$image" --in "$out_dir/$name-gray.png" \
+      --param weight_a=0.7 --param weight_b=0.3 --out "$out_dir/$name-blend.png"
+  fi
+  run_op "histogram (shared memory)" histogram --in "$image" --out "$out_dir/$name-histogram.csv"
+}
+
+if [ "${#images[@]}" -eq 0 ]; then
+  show "$root/resources/samples/astronaut.png" "$root/kernelscope-out"
+else
+  for image in "${images[@]}"; do
+    show "$image" "$(dirname "$image")"
+  done
+fi
+
+echo
+if [ "$status" -eq 0 ]; then
+  ks_log "Done"
+else
+  ks_log "Some runs failed (see above)"
+fi
+exit "$status"

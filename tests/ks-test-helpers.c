@@ -1,0 +1,287 @@
+#include "config.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "ks-test-helpers.h"
+
+char *
+ks_test_data_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+}
+
+char *
+ks_test_sample_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "..", "resources", "samples", name, NULL);
+}
+
+KsEngine *
+ks_test_cpu_engine (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
+  KsEngine *engine = ks_engine_new (cpu, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (engine);
+  g_assert_false (ks_engine_is_cuda (engine));
+  return engine;
+}
+
+KsImage *
+ks_test_image_new (KsFormat format, guint width, guint height)
+{
+  g_autoptr (GError) error = NULL;
+  KsImage *image = ks_image_new (format, width, height, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (image);
+  return image;
+}
+
+KsImage *
+ks_test_random_image (KsFormat format, guint width, guint height, guint32 seed)
+{
+  KsImage *image = ks_test_image_new (format, width, height);
+
+  ks_image_fill_random (image, seed);
+  return image;
+}
+
+KsImage *
+ks_test_load_sample (void)
+{
+  g_autofree char *path = ks_test_sample_path ("astronaut.png");
+  g_autoptr (GError) error = NULL;
+  KsImage *image = ks_image_load (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (image);
+  return image;
+}
+
+KsLaunchConfig
+ks_test_launch (guint bx, guint by, guint gx, guint gy, KsLaunchMode mode, guint pixels_per_thread)
+{
+  KsLaunchConfig config;
+
+  ks_launch_config_init (&config, bx, by);
+  config.block.z = 1;
+  config.mode = mode;
+  config.pixels_per_thread = pixels_per_thread;
+  if (gx != 0 || gy != 0)
+    {
+      config.auto_grid = FALSE;
+      config.grid.x = gx;
+      config.grid.y = gy;
+      config.grid.z = 1;
+    }
+  else
+    config.auto_grid = TRUE;
+  return config;
+}
+
+gboolean
+ks_test_try_run (KsEngine *engine, const KsTestRun *spec, KsImage *const *inputs, KsImage **out,
+                 KsRunResult *result, GError **error)
+{
+  const KsOp *op = ks_op_registry_lookup (spec->op);
+  KsBuffer *buffers[KS_OP_MAX_INPUTS] = { NULL, NULL };
+  g_autoptr (KsBuffer) output = NULL;
+  KsRunRequest request;
+  gboolean ok = FALSE;
+
+  g_assert_nonnull (op);
+  memset (result, 0, sizeof *result);
+  if (out != NULL)
+    *out = NULL;
+  ks_run_request_init (&request, op);
+  for (guint i = 0; spec->params != NULL && spec->params[i] != NULL; i++)
+    if (!ks_params_parse_assignment (&request.params, op, spec->params[i], error))
+      return FALSE;
+  if (spec->launch != NULL)
+    request.launch = *spec->launch;
+  request.instrument = spec->instrument;
+
+  for (guint i = 0; i < op->n_inputs; i++)
+    {
+      g_assert_nonnull (inputs[i]);
+      buffers[i] = ks_engine_upload (engine, inputs[i], NULL, error);
+      if (buffers[i] == NULL)
+        goto out;
+      request.inputs[i] = buffers[i];
+    }
+  if (op->output_kind == KS_OP_OUTPUT_IMAGE)
+    {
+      output = ks_engine_new_buffer (engine, op->output_format, inputs[0]->width,
+                                     inputs[0]->height, error);
+      if (output == NULL)
+        goto out;
+      if (spec->poison >= 0 && !ks_engine_fill (engine, output, (guint8) spec->poison, error))
+        goto out;
+      request.output = output;
+    }
+
+  if (!ks_engine_run (engine, &request, result, error))
+    goto out;
+
+  if (op->output_kind == KS_OP_OUTPUT_IMAGE && out != NULL)
+    {
+      KsBuffer *written = result->output != NULL ? result->output : output;
+
+      g_assert_true (written == output);
+      *out = ks_engine_download (engine, written, NULL, error);
+      if (*out == NULL)
+        goto out;
+    }
+  ok = TRUE;
+
+out:
+  for (guint i = 0; i < KS_OP_MAX_INPUTS; i++)
+    g_clear_pointer (&buffers[i], ks_buffer_unref);
+  return ok;
+}
+
+KsImage *
+ks_test_run (KsEngine *engine, const KsTestRun *spec, KsImage *const *inputs, KsRunResult *result)
+{
+  g_autoptr (GError) error = NULL;
+  KsImage *out = NULL;
+  gboolean ok = ks_test_try_run (engine, spec, inputs, &out, result, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  return out;
+}
+
+KsImage *
+ks_test_run_simple (KsEngine *engine, const char *op, const char *param, KsImage *a, KsImage *b)
+{
+  const char *params[] = { param, NULL };
+  KsImage *inputs[] = { a, b };
+  KsTestRun spec = { op, params, NULL, FALSE, -1 };
+  KsRunResult result;
+  KsImage *out = ks_test_run (engine, &spec, inputs, &result);
+
+  ks_run_result_clear (&result);
+  return out;
+}
+
+void
+ks_test_assert_images_equal (const KsImage *expected, const KsImage *actual, const char *what)
+{
+  g_assert_nonnull (expected);
+  g_assert_nonnull (actual);
+  g_assert_cmpuint (expected->format, ==, actual->format);
+  g_assert_cmpuint (expected->width, ==, actual->width);
+  g_assert_cmpuint (expected->height, ==, actual->height);
+  for (guint y = 0; y < expected->height; y++)
+    for (guint x = 0; x < expected->width; x++)
+      {
+        guint32 e = ks_image_get_rgba (expected, x, y), a = ks_image_get_rgba (actual, x, y);
+        if (e != a)
+          {
+            g_autofree char *msg = g_strdup_printf (
+                "%s: %u×%u %s: pixel (%u, %u) is 0x%08x, expected 0x%08x (ABGR)",
+                what != NULL ? what : "images", expected->width, expected->height,
+                ks_format_name (expected->format), x, y, a, e);
+            g_assertion_message (G_LOG_DOMAIN, __FILE__, __LINE__, G_STRFUNC, msg);
+          }
+      }
+}
+
+guint64
+ks_test_count_filled_pixels (const KsImage *image, guint8 value)
+{
+  guint bpp = ks_format_bytes_per_pixel (image->format);
+  guint64 n = 0;
+
+  for (guint y = 0; y < image->height; y++)
+    {
+      const guint8 *row = ks_image_row (image, y);
+      for (guint x = 0; x < image->width; x++)
+        {
+          gboolean all = TRUE;
+          for (guint c = 0; c < bpp; c++)
+            all = all && row[x * bpp + c] == value;
+          n += all;
+        }
+    }
+  return n;
+}
+
+void
+ks_test_assert_message_has (const GError *error, ...)
+{
+  va_list ap;
+  const char *needle;
+
+  g_assert_nonnull (error);
+  va_start (ap, error);
+  while ((needle = va_arg (ap, const char *)) != NULL)
+    if (strstr (error->message, needle) == NULL)
+      {
+        g_autofree char *msg = g_strdup_printf ("error message “%s” does not contain “%s”",
+                                                error->message, needle);
+        va_end (ap);
+        g_assertion_message (G_LOG_DOMAIN, __FILE__, __LINE__, G_STRFUNC, msg);
+        return;
+      }
+  va_end (ap);
+}
+
+/* BT.601 luma, 0.299 R + 0.587 G + 0.114 B, in thousandths so that the
+ * rounding is exact: round half up, or truncate as the tutorial's cast does. */
+guint8
+ks_test_ref_gray (guint r, guint g, guint b, gboolean truncate)
+{
+  guint thousandths = 299 * r + 587 * g + 114 * b;
+
+  if (truncate)
+    return thousandths / 1000;
+  return (thousandths + 500) / 1000;
+}
+
+guint32
+ks_test_ref_invert (guint32 rgba)
+{
+  guint r = rgba & 0xff, g = (rgba >> 8) & 0xff, b = (rgba >> 16) & 0xff, a = rgba >> 24;
+
+  return (255 - r) | (255 - g) << 8 | (255 - b) << 16 | a << 24;
+}
+
+guint32
+ks_test_ref_add (guint32 pa, guint32 pb)
+{
+  guint32 out = pa & 0xff000000u;
+
+  for (guint shift = 0; shift < 24; shift += 8)
+    out |= MIN (((pa >> shift) & 0xff) + ((pb >> shift) & 0xff), 255u) << shift;
+  return out;
+}
+
+KsImage *
+ks_test_ref_image (const char *op, gboolean truncate, const KsImage *a, const KsImage *b)
+{
+  gboolean gray = g_str_equal (op, "gray");
+  KsImage *out = ks_test_image_new (gray ? KS_FORMAT_GRAY8 : KS_FORMAT_RGBA8, a->width, a->height);
+
+  for (guint y = 0; y < a->height; y++)
+    for (guint x = 0; x < a->width; x++)
+      {
+        guint32 pa = ks_image_get_rgba (a, x, y), v;
+
+        if (gray)
+          v = ks_test_ref_gray (pa & 0xff, (pa >> 8) & 0xff, (pa >> 16) & 0xff, truncate);
+        else if (g_str_equal (op, "invert"))
+          v = ks_test_ref_invert (pa);
+        else if (g_str_equal (op, "add"))
+          v = ks_test_ref_add (pa, ks_image_get_rgba (b, x, y));
+        else
+          g_assert_not_reached ();
+        ks_image_set_rgba (out, x, y, v);
+      }
+  return out;
+}

@@ -1,0 +1,63 @@
+/* ks-test-helpers.h: what the test programs share. */
+#pragma once
+
+#include "kernelscope.h"
+
+G_BEGIN_DECLS
+
+/* A poison byte that no test input maps to by accident in a whole row. */
+#define KS_TEST_POISON 0xA5
+
+/* Data files, found relative to G_TEST_SRCDIR (meson sets it; on a GPU host
+ * set it to the source tree's tests/ folder), never by absolute build paths. */
+char       *ks_test_data_path        (const char *name);
+char       *ks_test_sample_path      (const char *name);
+
+KsEngine   *ks_test_cpu_engine       (void);
+KsImage    *ks_test_image_new        (KsFormat format, guint width, guint height);
+KsImage    *ks_test_random_image     (KsFormat format, guint width, guint height, guint32 seed);
+KsImage    *ks_test_load_sample      (void);
+
+/* A launch configuration: block bx×by, grid gx×gy (0×0: auto). */
+KsLaunchConfig ks_test_launch        (guint bx, guint by, guint gx, guint gy, KsLaunchMode mode,
+                                      guint pixels_per_thread);
+
+typedef struct
+{
+  const char *op;               /* registry id */
+  const char *const *params;    /* "name=value", NULL-terminated; NULL for defaults */
+  const KsLaunchConfig *launch; /* NULL: the op's default launch */
+  gboolean instrument;
+  int poison;                   /* byte written over the output before the run; -1: none */
+} KsTestRun;
+
+/* Uploads the inputs, allocates (and poisons) the output, runs, downloads.
+ * *out gets the output image (NULL for histogram ops); *result the run's
+ * result (clear it with ks_run_result_clear). */
+gboolean    ks_test_try_run          (KsEngine *engine, const KsTestRun *spec,
+                                      KsImage *const *inputs, KsImage **out,
+                                      KsRunResult *result, GError **error);
+/* The same; the run must succeed. */
+KsImage    *ks_test_run              (KsEngine *engine, const KsTestRun *spec,
+                                      KsImage *const *inputs, KsRunResult *result);
+/* Shortcut: op with params on one or two inputs, default launch, no poison. */
+KsImage    *ks_test_run_simple       (KsEngine *engine, const char *op, const char *param,
+                                      KsImage *a, KsImage *b);
+
+/* Fails with the first differing pixel named. */
+void        ks_test_assert_images_equal (const KsImage *expected, const KsImage *actual,
+                                         const char *what);
+/* Counts pixels whose bytes are all `value`. */
+guint64     ks_test_count_filled_pixels (const KsImage *image, guint8 value);
+
+/* The error's message must contain every NULL-terminated needle. */
+void        ks_test_assert_message_has (const GError *error, ...) G_GNUC_NULL_TERMINATED;
+
+/* Independent references of the tutorial ops, written from their definitions. */
+guint8      ks_test_ref_gray         (guint r, guint g, guint b, gboolean truncate);
+guint32     ks_test_ref_invert       (guint32 rgba);
+guint32     ks_test_ref_add          (guint32 a, guint32 b);
+KsImage    *ks_test_ref_image        (const char *op, gboolean truncate, const KsImage *a,
+                                      const KsImage *b);
+
+G_END_DECLS

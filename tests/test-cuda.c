@@ -1,0 +1,499 @@
+/* test-cuda.c: the CUDA engine against the CPU engine, exact, on fresh random
+ * images of odd sizes and on a real photo, with outputs poisoned before every
+ * run; histograms; coverage; launch validation with the device's real limits;
+ * and a deliberate fault that must leave the process alive.
+ *
+ * Without a usable GPU it prints a TAP plan of 0 with the reason and exits 77,
+ * which meson reports as skipped. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks-engine-private.h"
+#include "ks-test-helpers.h"
+
+static KsEngine *cpu;
+static KsEngine *gpu;
+
+static const guint odd_sizes[][2] = { { 1, 1 }, { 3, 5 }, { 333, 197 }, { 1921, 1081 }, { 4097, 31 },
+                                      { 31, 4097 } };
+
+static guint32
+next_seed (const char *what)
+{
+  guint32 seed = g_test_rand_int ();
+
+  g_test_message ("%s: image seed %u", what, seed);
+  return seed;
+}
+
+/* Runs spec on both engines over outputs poisoned with the same byte; the
+ * outputs (poison included), histograms and coverage must be identical. */
+static void
+compare_engines (const KsTestRun *spec, KsImage *const *inputs, const char *what)
+{
+  KsRunResult rc, rg;
+  g_autoptr (KsImage) oc = ks_test_run (cpu, spec, inputs, &rc);
+  g_autoptr (KsImage) og = ks_test_run (gpu, spec, inputs, &rg);
+
+  /* The same resolved launch ran on both, except that an automatic grid-stride
+   * grid is sized to each device's multiprocessors. */
+  if (!(rc.launch.auto_grid && rc.launch.mode == KS_LAUNCH_GRID_STRIDE))
+    g_assert_cmpmem (&rc.launch, sizeof rc.launch, &rg.launch, sizeof rg.launch);
+  g_assert_cmpuint (rc.launch.pixels_per_thread, ==, rg.launch.pixels_per_thread);
+  if (oc != NULL)
+    ks_test_assert_images_equal (oc, og, what);
+  else
+    g_assert_cmpmem (rc.histogram, sizeof rc.histogram, rg.histogram, sizeof rg.histogram);
+  if (spec->instrument)
+    {
+      const KsCoverage *a = rc.coverage, *b = rg.coverage;
+      gsize n;
+      g_assert_nonnull (a);
+      g_assert_nonnull (b);
+      g_assert_false (rc.launch.auto_grid && rc.launch.mode == KS_LAUNCH_GRID_STRIDE);
+      n = (gsize) a->width * a->height;
+      g_assert_cmpuint (a->idle_threads, ==, b->idle_threads);
+      g_assert_cmpuint (a->unwritten_pixels, ==, b->unwritten_pixels);
+      g_assert_cmpuint (a->multiply_written_pixels, ==, b->multiply_written_pixels);
+      g_assert_cmpmem (a->writes, n * 4, b->writes, n * 4);
+      /* Owners mean something only where a pixel was written. */
+      for (gsize i = 0; i < n; i++)
+        if (a->writes[i] != 0
+            && (a->owner_block[i] != b->owner_block[i] || a->owner_thread[i] != b->owner_thread[i]))
+          g_error ("%s: pixel %" G_GSIZE_FORMAT ": CPU says block %u thread %u, CUDA block %u "
+                   "thread %u", what, i, a->owner_block[i], a->owner_thread[i], b->owner_block[i],
+                   b->owner_thread[i]);
+    }
+  ks_run_result_clear (&rc);
+  ks_run_result_clear (&rg);
+}
+
+typedef struct
+{
+  const char *op;
+  const char *params[3];
+} OpCase;
+
+static const OpCase image_ops[] = {
+  { "invert", { NULL } },
+  { "gray", { NULL } },
+  { "gray", { "truncate=true", NULL } },
+  { "add", { NULL } },
+  { "blend", { NULL } },
+  { "blend", { "weight_a=0.7", "weight_b=0.3", NULL } },
+  { "blend", { "weight_a=1.5", "weight_b=1.25", NULL } },
+};
+
+static void
+compare_all_ops (KsImage *a, KsImage *b, const KsLaunchConfig *launch, gboolean instrument,
+                 const char *what)
+{
+  KsImage *inputs[] = { a, b };
+
+  for (guint i = 0; i < G_N_ELEMENTS (image_ops); i++)
+    {
+      KsTestRun spec = { image_ops[i].op, image_ops[i].params, launch, instrument, KS_TEST_POISON };
+      g_autofree char *name = g_strdup_printf ("%s %s %s (%u×%u)", what, image_ops[i].op,
+                                               image_ops[i].params[0] ? image_ops[i].params[0] : "",
+                                               a->width, a->height);
+      compare_engines (&spec, inputs, name);
+    }
+  for (guint m = 0; m < 2; m++)
+    {
+      const char *params[] = { m ? "method=global" : "method=shared", NULL };
+      KsTestRun spec = { "histogram", params, launch, FALSE, -1 };
+      compare_engines (&spec, inputs, what);
+    }
+}
+
+static void
+test_device (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsDevice) dev = ks_device_get_cuda (0, &error);
+  g_autoptr (GPtrArray) all = ks_devices_enumerate ();
+  const KsDeviceLimits *l;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (ks_device_get_kind (dev), ==, KS_DEVICE_KIND_CUDA);
+  g_assert_cmpstr (ks_device_get_id (dev), ==, "cuda:0");
+  g_assert_cmpint (ks_device_get_ordinal (dev), ==, 0);
+  g_assert_nonnull (ks_device_get_name (dev));
+  g_test_message ("device 0: %s", ks_device_get_name (dev));
+  l = ks_device_get_limits (dev);
+  g_assert_cmpuint (l->max_threads_per_block, ==, 1024);
+  g_assert_cmpuint (l->max_grid_dim[1], ==, 65535);
+  g_assert_cmpuint (l->max_grid_dim[2], ==, 65535);
+  g_assert_cmpuint (l->warp_size, ==, 32);
+  g_assert_cmpuint (l->sm_count, >, 0);
+  g_assert_cmpuint (l->cc_major * 10 + l->cc_minor, >=, 75);
+  g_assert_cmpuint (ks_device_get_properties (dev)->len, >, 10);
+  g_assert_cmpfloat (ks_device_get_peak_bandwidth_gbs (dev), >, 0);
+  g_assert_cmpfloat (ks_device_get_peak_fp32_gflops (dev), >, 0);
+  g_assert_cmpint (ks_cuda_driver_version (), >=, 13000);
+  g_assert_cmpint (ks_cuda_runtime_version (), >=, 13000);
+  g_assert_null (ks_cuda_lost_reason ());
+  /* The CPU device first, then the CUDA devices. */
+  g_assert_cmpuint (all->len, >=, 2);
+  g_assert_cmpint (ks_device_get_kind (g_ptr_array_index (all, 0)), ==, KS_DEVICE_KIND_CPU);
+  g_assert_true (ks_engine_is_cuda (gpu));
+  g_assert_nonnull (ks_engine_get_stream (gpu));
+}
+
+static void
+test_ops_random_odd_sizes (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (odd_sizes); i++)
+    {
+      guint w = odd_sizes[i][0], h = odd_sizes[i][1];
+      g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, w, h, next_seed ("a"));
+      g_autoptr (KsImage) b = ks_test_random_image (KS_FORMAT_RGBA8, w, h, next_seed ("b"));
+      compare_all_ops (a, b, NULL, FALSE, "default launch");
+    }
+}
+
+static void
+test_ops_photo (void)
+{
+  g_autoptr (KsImage) photo = ks_test_load_sample ();
+  g_autoptr (KsImage) noise = ks_test_random_image (KS_FORMAT_RGBA8, photo->width, photo->height,
+                                                    next_seed ("noise"));
+  g_autoptr (KsImage) expected = ks_test_ref_image ("gray", FALSE, photo, NULL);
+  g_autoptr (KsImage) out = ks_test_run_simple (gpu, "gray", NULL, photo, NULL);
+
+  compare_all_ops (photo, noise, NULL, FALSE, "photo");
+  /* And against the formula directly. */
+  ks_test_assert_images_equal (expected, out, "CUDA gray of the photo");
+}
+
+static void
+test_ops_launch_variants (void)
+{
+  static const guint blocks[][2] = { { 32, 8 }, { 16, 16 }, { 7, 13 }, { 1024, 1 }, { 1, 1024 },
+                                     { 1, 1 } };
+  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, next_seed ("a"));
+  g_autoptr (KsImage) b = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, next_seed ("b"));
+
+  for (guint bi = 0; bi < G_N_ELEMENTS (blocks); bi++)
+    for (guint ppt = 1; ppt <= 16; ppt *= 2)
+      for (guint mode = 0; mode < 2; mode++)
+        {
+          KsLaunchConfig c = ks_test_launch (blocks[bi][0], blocks[bi][1], 0, 0, mode, ppt);
+          g_autofree char *what = g_strdup_printf ("block %u×%u ppt %u %s", blocks[bi][0],
+                                                   blocks[bi][1], ppt,
+                                                   mode ? "grid-stride" : "per-pixel");
+          compare_all_ops (a, b, &c, FALSE, what);
+        }
+}
+
+static void
+test_ops_undersized_grids (void)
+{
+  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, next_seed ("a"));
+  g_autoptr (KsImage) b = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, next_seed ("b"));
+  KsImage *inputs[] = { a, b };
+
+  for (guint ppt = 1; ppt <= 16; ppt *= 2)
+    {
+      KsLaunchConfig pp = ks_test_launch (16, 8, 3, 5, KS_LAUNCH_PER_PIXEL, ppt);
+      KsLaunchConfig gs = ks_test_launch (16, 8, 3, 5, KS_LAUNCH_GRID_STRIDE, ppt);
+      KsTestRun spec = { "invert", NULL, &pp, FALSE, KS_TEST_POISON };
+      KsRunResult r;
+      g_autoptr (KsImage) out = ks_test_run (gpu, &spec, inputs, &r);
+      guint reach_w = MIN (333u, 3 * 16 * ppt), reach_h = 40;
+
+      /* The poison survives exactly outside the reached rectangle... */
+      g_assert_cmpuint (ks_test_count_filled_pixels (out, KS_TEST_POISON), ==,
+                        333 * 197 - reach_w * reach_h);
+      ks_run_result_clear (&r);
+      /* ...and exactly where the CPU engine leaves it. */
+      compare_all_ops (a, b, &pp, FALSE, "undersized per-pixel");
+      compare_all_ops (a, b, &gs, FALSE, "small grid-stride");
+    }
+}
+
+static void
+test_histogram_methods (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (odd_sizes); i++)
+    for (guint f = 0; f < 2; f++)
+      {
+        KsFormat fmt = f ? KS_FORMAT_GRAY8 : KS_FORMAT_RGBA8;
+        g_autoptr (KsImage) img = ks_test_random_image (fmt, odd_sizes[i][0], odd_sizes[i][1],
+                                                        next_seed ("histogram"));
+        KsImage *inputs[] = { img, NULL };
+        guint32 h[2][4][256];
+        guint64 sum = 0;
+
+        for (guint m = 0; m < 2; m++)
+          {
+            const char *params[] = { m ? "method=global" : "method=shared", NULL };
+            KsTestRun spec = { "histogram", params, NULL, FALSE, -1 };
+            KsRunResult r;
+            g_autoptr (KsImage) none = ks_test_run (gpu, &spec, inputs, &r);
+            memcpy (h[m], r.histogram, sizeof h[m]);
+            ks_run_result_clear (&r);
+            compare_engines (&spec, inputs, "histogram");
+          }
+        g_assert_cmpmem (h[0], sizeof h[0], h[1], sizeof h[1]);
+        for (guint v = 0; v < 256; v++)
+          sum += h[0][3][v];
+        g_assert_cmpuint (sum, ==, (guint64) odd_sizes[i][0] * odd_sizes[i][1]);
+      }
+}
+
+static void
+test_histogram_launches (void)
+{
+  g_autoptr (KsImage) img = ks_test_random_image (KS_FORMAT_RGBA8, 1921, 1081, next_seed ("h"));
+  g_autoptr (KsImage) photo = ks_test_load_sample ();
+  KsImage *inputs[] = { img, NULL };
+  KsImage *photo_inputs[] = { photo, NULL };
+  static const guint blocks[][2] = { { 1024, 1 }, { 32, 32 }, { 256, 1 }, { 33, 3 }, { 1, 1 } };
+
+  for (guint bi = 0; bi < G_N_ELEMENTS (blocks); bi++)
+    for (guint m = 0; m < 2; m++)
+      for (guint mode = 0; mode < 2; mode++)
+        {
+          const char *params[] = { m ? "method=global" : "method=shared", NULL };
+          KsLaunchConfig c = ks_test_launch (blocks[bi][0], blocks[bi][1], 0, 0, mode, 0);
+          KsTestRun spec = { "histogram", params, &c, FALSE, -1 };
+          compare_engines (&spec, inputs, "histogram launches");
+          compare_engines (&spec, photo_inputs, "histogram of the photo");
+        }
+}
+
+static void
+test_coverage_equal (void)
+{
+  static const guint sizes[][2] = { { 1, 1 }, { 37, 23 }, { 333, 197 }, { 1025, 3 } };
+  KsLaunchConfig configs[6];
+
+  configs[0] = ks_test_launch (16, 16, 0, 0, KS_LAUNCH_PER_PIXEL, 1);
+  configs[1] = ks_test_launch (32, 8, 0, 0, KS_LAUNCH_PER_PIXEL, 4);
+  configs[2] = ks_test_launch (16, 8, 3, 5, KS_LAUNCH_PER_PIXEL, 2);   /* undersized */
+  configs[3] = ks_test_launch (64, 4, 40, 80, KS_LAUNCH_PER_PIXEL, 1); /* oversized */
+  configs[4] = ks_test_launch (16, 16, 2, 3, KS_LAUNCH_GRID_STRIDE, 1);
+  configs[5] = ks_test_launch (8, 8, 5, 3, KS_LAUNCH_GRID_STRIDE, 8);
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, sizes[i][0], sizes[i][1],
+                                                    next_seed ("coverage"));
+      for (guint c = 0; c < G_N_ELEMENTS (configs); c++)
+        {
+          KsImage *inputs[] = { a, a };
+          KsTestRun inv = { "invert", NULL, &configs[c], TRUE, KS_TEST_POISON };
+          KsTestRun gray = { "gray", NULL, &configs[c], TRUE, KS_TEST_POISON };
+          KsTestRun add = { "add", NULL, &configs[c], TRUE, KS_TEST_POISON };
+          compare_engines (&inv, inputs, "coverage invert");
+          compare_engines (&gray, inputs, "coverage gray");
+          compare_engines (&add, inputs, "coverage add");
+        }
+    }
+}
+
+static void
+test_launch_validation (void)
+{
+  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 1920, 1080, 1);
+  g_autoptr (KsBuffer) ba = ks_engine_upload (gpu, a, NULL, NULL);
+  const KsDeviceLimits *l = ks_device_get_limits (ks_engine_get_device (gpu));
+  g_autoptr (GError) error = NULL;
+  KsLaunchConfig resolved, suggestion;
+  KsKernelAttributes attrs;
+  KsRunRequest req;
+
+  /* The example on the real device. */
+  ks_run_request_init (&req, ks_op_registry_lookup ("gray"));
+  req.inputs[0] = ba;
+  req.launch = ks_test_launch (64, 32, 0, 0, KS_LAUNCH_PER_PIXEL, 1);
+  g_assert_false (ks_engine_validate (gpu, &req, &resolved, &suggestion, &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG);
+  ks_test_assert_message_has (error, "2048", "1024", NULL);
+  g_clear_error (&error);
+  req.launch = suggestion;
+  g_assert_true (ks_engine_validate (gpu, &req, &resolved, NULL, &error));
+  g_assert_no_error (error);
+
+  /* The kernels' own attributes are real. */
+  req.launch = ks_test_launch (32, 8, 0, 0, KS_LAUNCH_PER_PIXEL, 4);
+  g_assert_true (ks_engine_kernel_attributes (gpu, &req, &attrs, &error));
+  g_assert_no_error (error);
+  g_test_message ("gray: %u registers, %u max threads", attrs.num_regs, attrs.max_threads_per_block);
+  g_assert_cmpuint (attrs.num_regs, >, 0);
+  g_assert_cmpuint (attrs.max_threads_per_block, >=, 256);
+
+  /* The shared-memory histogram with a 1024-thread block is valid. */
+  ks_run_request_init (&req, ks_op_registry_lookup ("histogram"));
+  req.inputs[0] = ba;
+  req.launch = ks_test_launch (1024, 1, 0, 0, KS_LAUNCH_GRID_STRIDE, 0);
+  g_assert_true (ks_engine_kernel_attributes (gpu, &req, &attrs, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (attrs.shared_static + attrs.shared_dynamic, >, 0);
+  g_assert_cmpuint (attrs.shared_static + attrs.shared_dynamic, <=, l->shared_mem_per_block);
+  g_assert_true (ks_engine_validate (gpu, &req, &resolved, NULL, &error));
+  g_assert_no_error (error);
+
+  /* Registers: a kernel with 255 registers cannot run 1024 threads on this device. */
+  memset (&attrs, 0, sizeof attrs);
+  attrs.num_regs = 255;
+  resolved = ks_test_launch (1024, 1, 1, 1, KS_LAUNCH_PER_PIXEL, 1);
+  g_assert_false (ks_launch_config_validate (&resolved, 1024, 1, l, &attrs, &suggestion, &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG);
+  ks_test_assert_message_has (error, "255 registers", NULL);
+  g_clear_error (&error);
+  g_assert_true (ks_launch_config_validate (&suggestion, 1024, 1, l, &attrs, NULL, &error));
+  g_assert_no_error (error);
+
+  /* Grid y beyond 65535 on the device. */
+  resolved = ks_test_launch (1, 1, 1, 65536, KS_LAUNCH_PER_PIXEL, 1);
+  g_assert_false (ks_launch_config_validate (&resolved, 1, 65536, l, NULL, NULL, &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG);
+  ks_test_assert_message_has (error, "65535", NULL);
+}
+
+static void
+test_large_image (void)
+{
+  const guint side = KS_IMAGE_MAX_SIDE;
+  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, side, side, next_seed ("16K"));
+  g_autoptr (KsImage) out = ks_test_run_simple (gpu, "invert", NULL, a, NULL);
+  const guint rows[] = { 0, 1, 4095, 8192, 12345, side - 2, side - 1 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    for (guint x = 0; x < side; x++)
+      {
+        guint32 e = ks_test_ref_invert (ks_image_get_rgba (a, x, rows[i]));
+        guint32 got = ks_image_get_rgba (out, x, rows[i]);
+        if (e != got)
+          g_error ("16384² invert: pixel (%u, %u) is 0x%08x, expected 0x%08x", x, rows[i], got, e);
+      }
+  /* The last column of every row too. */
+  for (guint y = 0; y < side; y += 1)
+    g_assert_cmpuint (ks_image_get_rgba (out, side - 1, y), ==,
+                      ks_test_ref_invert (ks_image_get_rgba (a, side - 1, y)));
+}
+
+static void
+test_copy_bandwidth (void)
+{
+  g_autoptr (GError) error = NULL;
+  KsTiming timing = { 0 };
+  double gbs = 0;
+
+  g_assert_true (ks_engine_measure_copy_bandwidth (gpu, 64u << 20, 10, &gbs, &timing, &error));
+  g_assert_no_error (error);
+  g_test_message ("device-to-device copy: %.0f GB/s", gbs);
+  g_assert_cmpfloat (gbs, >, 10);
+  g_assert_cmpuint (timing.n, ==, 10);
+  ks_timing_clear (&timing);
+}
+
+/* A kernel that faults: the device is lost for this process, the process lives on. */
+static void
+test_fault (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (KsDevice) dev = ks_device_get_cuda (0, &error);
+      g_autoptr (KsEngine) e = NULL;
+      g_autoptr (KsEngine) c = ks_test_cpu_engine ();
+      g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 64, 32, 7);
+      g_autoptr (KsImage) expected = ks_test_ref_image ("invert", FALSE, a, NULL);
+      g_autoptr (KsImage) after = NULL;
+      g_autoptr (KsBuffer) in = NULL;
+      g_autoptr (KsBuffer) out = NULL;
+      KsRunRequest req;
+      KsRunResult result = { 0 };
+
+      g_assert_no_error (error);
+      e = ks_engine_new (dev, &error);
+      g_assert_no_error (error);
+      in = ks_engine_upload (e, a, NULL, &error);
+      g_assert_no_error (error);
+      out = ks_engine_new_buffer (e, KS_FORMAT_RGBA8, 64, 32, &error);
+      g_assert_no_error (error);
+
+      /* The engine logs the loss once; any other warning stays fatal. */
+      g_test_expect_message ("Kernelscope-GPU", G_LOG_LEVEL_WARNING,
+                             "CUDA is unusable in this process*");
+      g_assert_false (_ks_engine_debug_fault (e, &error));
+      g_test_assert_expected_messages ();
+      g_assert_nonnull (error);
+      g_printerr ("fault: %s\n", error->message);
+      g_clear_error (&error);
+
+      ks_run_request_init (&req, ks_op_registry_lookup ("invert"));
+      req.inputs[0] = in;
+      req.output = out;
+      g_assert_false (ks_engine_run (e, &req, &result, &error));
+      g_assert_error (error, KS_ERROR, KS_ERROR_DEVICE_LOST);
+      g_printerr ("after: %s\n", error->message);
+      g_clear_error (&error);
+      g_assert_nonnull (ks_cuda_lost_reason ());
+      g_assert_false (ks_engine_check_usable (e, &error));
+      g_assert_error (error, KS_ERROR, KS_ERROR_DEVICE_LOST);
+      g_clear_error (&error);
+      g_assert_false (ks_cuda_available (&error));
+      g_assert_nonnull (error);
+      g_clear_error (&error);
+      g_assert_null (ks_engine_upload (e, a, NULL, &error));
+      g_assert_error (error, KS_ERROR, KS_ERROR_DEVICE_LOST);
+      g_clear_error (&error);
+
+      /* The CPU engine in the same process still works. */
+      after = ks_test_run_simple (c, "invert", NULL, a, NULL);
+      ks_test_assert_images_equal (expected, after, "CPU after the GPU was lost");
+      g_print ("alive\n");
+      return;
+    }
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout ("*alive*");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsDevice) dev = NULL;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  if (!ks_cuda_available (&error))
+    {
+      /* Before g_test_run: a TAP plan of zero tests, skipped, and meson's skip code. */
+      g_print ("1..0 # SKIP CUDA is not available: %s\n", error->message);
+      return 77;
+    }
+
+  g_test_add_func ("/ks/cuda/fault/device-lost-process-alive", test_fault);
+  if (g_test_subprocess ())
+    return g_test_run ();
+
+  dev = ks_device_get_cuda (0, &error);
+  g_assert_no_error (error);
+  gpu = ks_engine_new (dev, &error);
+  g_assert_no_error (error);
+  cpu = ks_test_cpu_engine ();
+
+  g_test_add_func ("/ks/cuda/device", test_device);
+  g_test_add_func ("/ks/cuda/ops/random-odd-sizes", test_ops_random_odd_sizes);
+  g_test_add_func ("/ks/cuda/ops/photo", test_ops_photo);
+  g_test_add_func ("/ks/cuda/ops/launch-variants", test_ops_launch_variants);
+  g_test_add_func ("/ks/cuda/ops/undersized-grids", test_ops_undersized_grids);
+  g_test_add_func ("/ks/cuda/histogram/methods-agree", test_histogram_methods);
+  g_test_add_func ("/ks/cuda/histogram/launches", test_histogram_launches);
+  g_test_add_func ("/ks/cuda/coverage/equal-to-cpu", test_coverage_equal);
+  g_test_add_func ("/ks/cuda/launch/validation", test_launch_validation);
+  g_test_add_func ("/ks/cuda/large/16384-invert", test_large_image);
+  g_test_add_func ("/ks/cuda/copy-bandwidth", test_copy_bandwidth);
+
+  ret = g_test_run ();
+  g_clear_object (&gpu);
+  g_clear_object (&cpu);
+  return ret;
+}
