@@ -195,6 +195,16 @@ _ks_cuda_download (KsCudaContext *ctx, KsBuffer *buffer, KsImage *image, double 
 }
 
 gboolean
+_ks_cuda_read (KsCudaContext *ctx, const void *device_src, gsize bytes, void *host_dst,
+               GError **error)
+{
+  return use_device (ctx, error)
+         && CHECK (cudaMemcpyAsync (host_dst, device_src, bytes, cudaMemcpyDeviceToHost,
+                                    ctx->stream), error)
+         && CHECK (cudaStreamSynchronize (ctx->stream), error);
+}
+
+gboolean
 _ks_cuda_fill (KsCudaContext *ctx, KsBuffer *buffer, guint8 value, GError **error)
 {
   return use_device (ctx, error)
@@ -475,6 +485,13 @@ _ks_cuda_download (KsCudaContext *ctx, KsBuffer *buffer, KsImage *image, double 
 
 gboolean
 _ks_cuda_fill (KsCudaContext *ctx, KsBuffer *buffer, guint8 value, GError **error)
+{
+  return unavailable (error);
+}
+
+gboolean
+_ks_cuda_read (KsCudaContext *ctx, const void *device_src, gsize bytes, void *host_dst,
+               GError **error)
 {
   return unavailable (error);
 }

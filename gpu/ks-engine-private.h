@@ -57,6 +57,8 @@ gboolean   _ks_cuda_upload            (KsCudaContext *ctx, const KsImage *image,
                                        double *ms, GError **error);
 gboolean   _ks_cuda_download          (KsCudaContext *ctx, KsBuffer *buffer, KsImage *image,
                                        double *ms, GError **error);
+gboolean   _ks_cuda_read              (KsCudaContext *ctx, const void *device_src, gsize bytes,
+                                       void *host_dst, GError **error);
 gboolean   _ks_cuda_fill              (KsCudaContext *ctx, KsBuffer *buffer, guint8 value,
                                        GError **error);
 gboolean   _ks_cuda_attributes        (KsCudaContext *ctx, const KsKernelRun *run,

@@ -311,6 +311,40 @@ ks_engine_download (KsEngine *self, KsBuffer *buffer, double *ms, GError **error
 }
 
 gboolean
+ks_engine_read_pixel (KsEngine *self, KsBuffer *buffer, guint x, guint y, guint32 *rgba,
+                      GError **error)
+{
+  guint bpp;
+  const guint8 *src;
+  guint8 px[4] = { 0, 0, 0, 0 };
+
+  g_return_val_if_fail (KS_IS_ENGINE (self) && buffer != NULL && rgba != NULL, FALSE);
+  if (!check_buffer_owner (self, buffer, error) || !ks_engine_check_usable (self, error))
+    return FALSE;
+  if (x >= buffer->width || y >= buffer->height)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "Pixel (%u, %u) is outside the %u×%u image", x, y, buffer->width,
+                   buffer->height);
+      return FALSE;
+    }
+  bpp = ks_format_bytes_per_pixel (buffer->format);
+  src = (const guint8 *) buffer->data + (gsize) y * buffer->pitch + (gsize) x * bpp;
+  if (self->cuda != NULL)
+    {
+      if (!_ks_cuda_read (self->cuda, src, bpp, px, error))
+        return FALSE;
+    }
+  else
+    memcpy (px, src, bpp);
+  if (bpp == 1)
+    *rgba = px[0] | (guint32) px[0] << 8 | (guint32) px[0] << 16 | 0xff000000u;
+  else
+    *rgba = px[0] | (guint32) px[1] << 8 | (guint32) px[2] << 16 | (guint32) px[3] << 24;
+  return TRUE;
+}
+
+gboolean
 ks_engine_fill (KsEngine *self, KsBuffer *buffer, guint8 value, GError **error)
 {
   g_return_val_if_fail (KS_IS_ENGINE (self) && buffer != NULL, FALSE);

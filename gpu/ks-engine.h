@@ -111,6 +111,9 @@ KsBuffer   *ks_engine_upload       (KsEngine *self, const KsImage *image, double
 gboolean    ks_engine_upload_into  (KsEngine *self, const KsImage *image, KsBuffer *buffer,
                                     double *ms, GError **error);
 KsImage    *ks_engine_download     (KsEngine *self, KsBuffer *buffer, double *ms, GError **error);
+/* One pixel as packed RGBA (R in the low byte; gray as v, v, v, 255): the pixel inspector. */
+gboolean    ks_engine_read_pixel   (KsEngine *self, KsBuffer *buffer, guint x, guint y,
+                                    guint32 *rgba, GError **error);
 /* Sets every byte: poison outputs before a run so unwritten pixels show. */
 gboolean    ks_engine_fill         (KsEngine *self, KsBuffer *buffer, guint8 value, GError **error);
 

@@ -1,0 +1,52 @@
+/* ks-image-view.h: the live view, a GtkGLArea that draws the pipeline's input
+ * and output. A CUDA result reaches its texture through a pixel buffer
+ * registered with CUDA (gpu/ks-interop.h); when interop is impossible, through
+ * a download and a texture upload; a CPU result through a texture upload. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "ks-pipeline.h"
+
+G_BEGIN_DECLS
+
+#define KS_TYPE_IMAGE_VIEW (ks_image_view_get_type ())
+G_DECLARE_FINAL_TYPE (KsImageView, ks_image_view, KS, IMAGE_VIEW, GtkGLArea)
+
+GtkWidget  *ks_image_view_new            (void);
+void        ks_image_view_set_pipeline   (KsImageView *self, KsPipeline *pipeline);
+KsPipeline *ks_image_view_get_pipeline   (KsImageView *self);
+
+/* Zoom: "zoom" property (1.0 = one image pixel per screen pixel); "fit" keeps
+ * the whole image visible as the widget resizes. Wheel, pinch and drag work too. */
+void        ks_image_view_zoom_fit       (KsImageView *self);
+void        ks_image_view_zoom_1to1      (KsImageView *self);
+void        ks_image_view_zoom_in        (KsImageView *self);
+void        ks_image_view_zoom_out       (KsImageView *self);
+double      ks_image_view_get_zoom       (KsImageView *self);
+
+/* "split" property, 0..1: the output is shown right of this fraction of the
+ * view's width, the input left of it (the before/after slider). 0 = all output. */
+void        ks_image_view_set_split      (KsImageView *self, double split);
+double      ks_image_view_get_split      (KsImageView *self);
+
+/* "show-coverage": hatch the pixels that no thread wrote (default TRUE). */
+void        ks_image_view_set_show_coverage (KsImageView *self, gboolean show);
+
+/* Read-only properties, notified when they change:
+ *   "display-path"  how the last result reached the screen, and why
+ *   "gl-renderer"   GL_RENDERER of the view's context ("" before realize)
+ *   "interop-status" "CUDA–OpenGL interop active on …" or why it is not */
+const char *ks_image_view_get_display_path   (KsImageView *self);
+const char *ks_image_view_get_gl_renderer    (KsImageView *self);
+const char *ks_image_view_get_interop_status (KsImageView *self);
+
+/* The image pixel under the pointer, or FALSE when it is outside the image.
+ * Signal "hover-changed" () is emitted when it changes. */
+gboolean    ks_image_view_get_hover      (KsImageView *self, guint *x, guint *y);
+
+/* What the output texture holds, read back with GL (tests and screenshots):
+ * an RGBA8 image of the output's size, or NULL with an error. */
+KsImage    *ks_image_view_read_output    (KsImageView *self, GError **error);
+
+G_END_DECLS
