@@ -41,6 +41,39 @@ suggestion_args (const KsLaunchConfig *requested, const KsLaunchConfig *suggesti
   return g_string_free (s, FALSE);
 }
 
+/* "random:WxH" and "testcard:WxH" make an input without a file: benchmarks
+ * and classroom demos at any size. Anything else is a path. */
+static KsImage *
+load_input (const char *spec, guint index, GError **error)
+{
+  const char *size = NULL;
+  gboolean random = FALSE;
+  guint w = 0, h = 0;
+  KsImage *image;
+
+  if (g_str_has_prefix (spec, "random:"))
+    {
+      size = spec + strlen ("random:");
+      random = TRUE;
+    }
+  else if (g_str_has_prefix (spec, "testcard:"))
+    size = spec + strlen ("testcard:");
+  else
+    return ks_image_load (spec, error);
+  if (sscanf (size, "%ux%u", &w, &h) != 2 || w == 0 || h == 0)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "“%s”: write the size as WIDTHxHEIGHT, for example random:1920x1080", spec);
+      return NULL;
+    }
+  if (!random)
+    return ks_image_new_test_card (w, h, error);
+  image = ks_image_new (KS_FORMAT_RGBA8, w, h, error);
+  if (image != NULL)
+    ks_image_fill_random (image, 0x5eed0001u + index);
+  return image;
+}
+
 static gboolean
 ends_with_csv (const char *path)
 {
@@ -355,7 +388,7 @@ run_op (const RunOptions *o, KsRunRequest *request)
     {
       double ms = 0;
 
-      images[i] = ks_image_load (o->inputs[i], &error);
+      images[i] = load_input (o->inputs[i], i, &error);
       if (images[i] == NULL)
         goto out;
       request->inputs[i] = ks_engine_upload (engine, images[i], &ms, &error);
@@ -446,7 +479,7 @@ ks_cli_cmd_run (int argc, char **argv)
   g_auto (RunOptions) o = { .device = -1, .repeat = 5 };
   gboolean help = FALSE;
   const GOptionEntry entries[] = {
-    { "in", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, "Input image (twice for two-input ops)",
+    { "in", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, "Input image (twice for two-input ops), or random:WxH or testcard:WxH",
       "FILE" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
       "Output image; for histogram ops a .csv file (optional)", "FILE" },
