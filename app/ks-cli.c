@@ -23,6 +23,8 @@ static const Command commands[] = {
   { "run", ks_cli_cmd_run, "Run an operation on image files" },
   { "compare", ks_cli_cmd_compare, "Compare two images" },
   { "bench", ks_cli_cmd_bench, "Benchmark the operations, and NPP where present" },
+  { "bench-display", ks_cli_cmd_bench_display,
+    "Benchmark showing a result: CUDA–OpenGL interop against download and upload" },
 };
 
 static char *
@@ -298,8 +300,8 @@ print_usage (FILE *out)
                 "Kernelscope without a window: what a CUDA kernel does to an image.\n\n"
                 "Commands:\n");
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-9s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "  %-9s %s\n", "help", "Show this help, or a command's with help COMMAND");
+    fprintf (out, "  %-13s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "  %-13s %s\n", "help", "Show this help, or a command's with help COMMAND");
   fprintf (out, "\nRun “" PROGRAM " COMMAND --help” for the options of a command.\n"
                 "Exit status: 0 done, 1 failed, 2 bad usage.\n");
 }
@@ -319,7 +321,7 @@ unknown_command (const char *name)
   g_autoptr (GError) error = NULL;
 
   ks_cli_usage_error (&error, "unknown command “%s” (commands: devices, ops, run, compare, "
-                      "bench; see " PROGRAM " --help)", name);
+                      "bench, bench-display; see " PROGRAM " --help)", name);
   return ks_cli_report_error (error);
 }
 

@@ -58,6 +58,7 @@ int       ks_cli_cmd_ops             (int argc, char **argv);
 int       ks_cli_cmd_run             (int argc, char **argv);
 int       ks_cli_cmd_compare         (int argc, char **argv);
 int       ks_cli_cmd_bench           (int argc, char **argv);
+int       ks_cli_cmd_bench_display   (int argc, char **argv);
 
 /* JSON for the devices listing: strings escaped, NaN as null. */
 void      ks_cli_json_string         (GString *s, const char *value);

@@ -26,13 +26,19 @@ typedef enum
  * (cudaGLGetDevices); fails with KS_ERROR_UNAVAILABLE and the reason when it
  * does not or the engine is the CPU engine. */
 KsInterop  *ks_interop_new             (KsEngine *engine, KsInteropMode mode, GError **error);
-/* Unregisters and deletes the GL objects; the GL context must be current. */
+/* Unregisters and deletes the GL objects; the GL context must be current.
+ * Free it before deleting a texture it wrote: texture mode registers the
+ * texture, and a new texture that reuses the name would be taken for the old
+ * one, already allocated. */
 void        ks_interop_free            (KsInterop *interop);
 
-/* Copies `buffer` (RGBA8 or GRAY8) into `texture`, which this call
- * (re)allocates as GL_RGBA8 or GL_R8 of the buffer's size when needed.
- * Re-registers when the size or format changes. *ms: GPU time of the CUDA
- * copy measured with events (map, copy, unmap), NULL allowed. */
+/* Copies `buffer` (RGBA8 or GRAY8, of the interop's engine) into `texture`,
+ * which this call (re)allocates as GL_RGBA8 or GL_R8 of the buffer's size
+ * (minification filter GL_LINEAR) when the size, format or texture changes,
+ * and re-registers then. The GL state it touches (unpack buffer and
+ * alignment, row length, texture binding) is restored. *ms: GPU time of the
+ * CUDA part measured with events (map, copy, unmap); NULL allowed, and then
+ * the call does not wait for the copy. */
 gboolean    ks_interop_upload          (KsInterop *interop, KsBuffer *buffer, guint texture,
                                         double *ms, GError **error);
 

@@ -24,6 +24,9 @@ void        ks_image_view_zoom_1to1      (KsImageView *self);
 void        ks_image_view_zoom_in        (KsImageView *self);
 void        ks_image_view_zoom_out       (KsImageView *self);
 double      ks_image_view_get_zoom       (KsImageView *self);
+/* An explicit zoom around the centre of the view (leaves fit; "fit" property). */
+void        ks_image_view_set_zoom       (KsImageView *self, double zoom);
+gboolean    ks_image_view_get_fit        (KsImageView *self);
 
 /* "split" property, 0..1: the output is shown right of this fraction of the
  * view's width, the input left of it (the before/after slider). 0 = all output. */
@@ -32,6 +35,7 @@ double      ks_image_view_get_split      (KsImageView *self);
 
 /* "show-coverage": hatch the pixels that no thread wrote (default TRUE). */
 void        ks_image_view_set_show_coverage (KsImageView *self, gboolean show);
+gboolean    ks_image_view_get_show_coverage (KsImageView *self);
 
 /* Read-only properties, notified when they change:
  *   "display-path"  how the last result reached the screen, and why

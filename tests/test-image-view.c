@@ -1,0 +1,582 @@
+/* The live view and the two charts on their own, under Xvfb: the view shows
+ * exactly the engine's output (read back with GL), a grid that is too small
+ * shows its unwritten pixels hatched on screen, the histogram view's
+ * statistics, and the timing chart drawing without warnings.
+ *
+ * Without a display every test is skipped (GLib then exits 77, or reports the
+ * skips in TAP under meson). */
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-histogram-view.h"
+#include "ks-image-view.h"
+#include "ks-timing-chart.h"
+
+static gboolean have_display;
+
+typedef struct
+{
+  GtkWidget *window;
+  KsImageView *view;
+  KsPipeline *pipeline;
+} ViewFixture;
+
+static void
+iterate_for (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (2000);
+    }
+}
+
+static void
+view_fixture_setup (ViewFixture *f, gconstpointer data)
+{
+  g_autoptr (KsImage) input = NULL;
+  g_autoptr (GError) error = NULL;
+
+  if (!have_display)
+    return;
+
+  f->pipeline = ks_pipeline_new ();
+  input = ks_image_new (KS_FORMAT_RGBA8, 200, 150, &error);
+  g_assert_no_error (error);
+  ks_image_fill_random (input, 1234);
+  g_assert_true (ks_pipeline_set_input (f->pipeline, KS_INPUT_A, input, "random", &error));
+  g_assert_no_error (error);
+  ks_pipeline_set_op (f->pipeline, ks_op_registry_lookup ("invert"));
+
+  f->window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 400, 300);
+  f->view = KS_IMAGE_VIEW (ks_image_view_new ());
+  ks_image_view_set_pipeline (f->view, f->pipeline);
+  gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (f->view));
+  gtk_window_present (GTK_WINDOW (f->window));
+}
+
+static void
+view_fixture_teardown (ViewFixture *f, gconstpointer data)
+{
+  if (!have_display)
+    return;
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  iterate_for (10);
+  g_assert_finalize_object (f->pipeline);
+}
+
+/* Iterates until the view holds exactly the engine's latest output. */
+static KsImage *
+wait_for_output (ViewFixture *f, KsImage **expected_out)
+{
+  for (int attempt = 0; attempt < 250; attempt++)
+    {
+      g_autoptr (KsImage) expected = NULL;
+      g_autoptr (KsImage) expected_rgba = NULL;
+      g_autoptr (KsImage) shown = NULL;
+      g_autoptr (GError) error = NULL;
+
+      iterate_for (20);
+      if (!gtk_widget_get_realized (GTK_WIDGET (f->view)))
+        continue;
+      expected = ks_pipeline_download_output (f->pipeline, NULL);
+      shown = ks_image_view_read_output (f->view, &error);
+      if (error != NULL && attempt % 50 == 49)
+        g_test_message ("no output from the view yet: %s", error->message);
+      if (expected == NULL || shown == NULL)
+        continue;
+      expected_rgba = ks_image_to_rgba (expected);
+      if (ks_image_equal (shown, expected_rgba))
+        {
+          if (expected_out != NULL)
+            *expected_out = g_steal_pointer (&expected_rgba);
+          return g_steal_pointer (&shown);
+        }
+    }
+  return NULL;
+}
+
+/* The widget as it is on screen, through its paintable, as cairo-ordered
+ * bytes (B, G, R, A premultiplied on little-endian machines). */
+static guint8 *
+screenshot_widget (GtkWidget *widget, int *width, int *height, const char *png_name)
+{
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  guint8 *pixels;
+
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  g_assert_nonnull (texture);
+  *width = gdk_texture_get_width (texture);
+  *height = gdk_texture_get_height (texture);
+  pixels = g_malloc ((gsize) *width * *height * 4);
+  gdk_texture_download (texture, pixels, (gsize) *width * 4);
+
+  if (png_name != NULL)
+    {
+      /* A test artifact: where the build keeps its test output. */
+      g_autofree char *path = g_build_filename (g_getenv ("G_TEST_BUILDDIR") != NULL
+                                                ? g_getenv ("G_TEST_BUILDDIR")
+                                                : g_get_tmp_dir (), png_name, NULL);
+
+      gdk_texture_save_to_png (texture, path);
+      g_test_message ("screenshot: %s", path);
+    }
+  return pixels;
+}
+
+static gboolean
+is_magenta (const guint8 *bgra)
+{
+  return bgra[2] > 200 && bgra[1] < 60 && bgra[0] > 200;
+}
+
+/* Share of magenta pixels in a rectangle of the screenshot. */
+static double
+magenta_share (const guint8 *pixels, int stride_px, int x0, int y0, int x1, int y1)
+{
+  guint64 n = 0, m = 0;
+
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++, n++)
+      m += is_magenta (pixels + ((gsize) y * stride_px + x) * 4);
+  return n > 0 ? (double) m / n : 0;
+}
+
+static void
+test_view_shows_engine_output (ViewFixture *f, gconstpointer data)
+{
+  g_autoptr (KsImage) shown = NULL;
+  g_autoptr (KsImage) expected = NULL;
+  g_autoptr (KsImage) shown_after = NULL;
+
+  if (!have_display)
+    {
+      g_test_skip ("no display");
+      return;
+    }
+
+  shown = wait_for_output (f, &expected);
+  g_assert_nonnull (shown);
+  /* The CPU path is an ordinary texture upload: exactly the engine's bytes. */
+  g_assert_true (ks_image_equal (shown, expected));
+  g_assert_cmpstr (ks_image_view_get_gl_renderer (f->view), !=, "");
+  g_test_message ("GL renderer: %s", ks_image_view_get_gl_renderer (f->view));
+  g_test_message ("display path: %s", ks_image_view_get_display_path (f->view));
+  if (!ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)))
+    g_assert_nonnull (strstr (ks_image_view_get_display_path (f->view), "CPU engine"));
+  g_assert_cmpstr (ks_pipeline_get_display_path (f->pipeline), ==,
+                   ks_image_view_get_display_path (f->view));
+
+  /* Another op changes what is displayed, in the next frames. */
+  ks_pipeline_set_op (f->pipeline, ks_op_registry_lookup ("gray"));
+  shown_after = wait_for_output (f, NULL);
+  g_assert_nonnull (shown_after);
+  g_assert_false (ks_image_equal (shown, shown_after));
+  /* Gray outputs are shown gray: R = G = B. */
+  for (guint x = 0; x < shown_after->width; x++)
+    {
+      const guint8 *p = ks_image_row (shown_after, 7) + 4 * x;
+
+      g_assert_true (p[0] == p[1] && p[1] == p[2] && p[3] == 255);
+    }
+}
+
+static void
+test_view_hatches_unwritten_pixels (ViewFixture *f, gconstpointer data)
+{
+  KsLaunchConfig launch;
+  g_autoptr (KsImage) shown = NULL;
+  g_autofree guint8 *before = NULL;
+  g_autofree guint8 *after = NULL;
+  const KsCoverage *coverage;
+  double zoom, ox, oy;
+  int w, h;
+
+  if (!have_display)
+    {
+      g_test_skip ("no display");
+      return;
+    }
+
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+  g_assert_null (ks_pipeline_get_coverage (f->pipeline));
+  before = screenshot_widget (GTK_WIDGET (f->view), &w, &h, NULL);
+
+  /* 2×2 blocks of 16×16 threads cover 32×32 of the 200×150 image. */
+  ks_launch_config_init (&launch, 16, 16);
+  launch.auto_grid = FALSE;
+  launch.grid.x = 2;
+  launch.grid.y = 2;
+  launch.grid.z = 1;
+  ks_pipeline_set_launch (f->pipeline, &launch);
+  for (int i = 0; i < 250 && ks_pipeline_get_coverage (f->pipeline) == NULL; i++)
+    iterate_for (20);
+  coverage = ks_pipeline_get_coverage (f->pipeline);
+  g_assert_nonnull (coverage);
+  g_assert_cmpuint (coverage->writes[10 * coverage->width + 10], !=, 0);
+  g_assert_cmpuint (coverage->writes[100 * coverage->width + 150], ==, 0);
+  g_clear_pointer (&shown, ks_image_unref);
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+  iterate_for (100);
+
+  after = screenshot_widget (GTK_WIDGET (f->view), &w, &h, "test-image-view-coverage.png");
+
+  /* Where the image lies in the widget (fit, centred); the regions are taken
+   * well inside the written 32×32 corner and the unwritten rest. */
+  zoom = ks_image_view_get_zoom (f->view) / gtk_widget_get_scale_factor (GTK_WIDGET (f->view));
+  ox = (w - 200 * zoom) / 2;
+  oy = (h - 150 * zoom) / 2;
+#define RX(ix) ((int) (ox + (ix) * zoom))
+#define RY(iy) ((int) (oy + (iy) * zoom))
+  g_assert_cmpfloat (magenta_share (after, w, RX (4), RY (4), RX (28), RY (28)), <, 0.05);
+  g_assert_cmpfloat (magenta_share (after, w, RX (100), RY (60), RX (190), RY (140)), >, 0.3);
+  /* And not before: the hatch is the coverage, not the image. */
+  g_assert_cmpfloat (magenta_share (before, w, RX (100), RY (60), RX (190), RY (140)), <, 0.05);
+
+  /* Switching the overlay off removes it. */
+  ks_image_view_set_show_coverage (f->view, FALSE);
+  iterate_for (100);
+  g_clear_pointer (&after, g_free);
+  after = screenshot_widget (GTK_WIDGET (f->view), &w, &h, NULL);
+  g_assert_cmpfloat (magenta_share (after, w, RX (100), RY (60), RX (190), RY (140)), <, 0.05);
+#undef RX
+#undef RY
+}
+
+static void
+test_view_zoom_and_hover (ViewFixture *f, gconstpointer data)
+{
+  g_autoptr (KsImage) shown = NULL;
+  double fit;
+
+  if (!have_display)
+    {
+      g_test_skip ("no display");
+      return;
+    }
+
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+  g_assert_true (ks_image_view_get_fit (f->view));
+  fit = ks_image_view_get_zoom (f->view);
+  /* A 400×300 window fits a 200×150 image at about twice its size. */
+  g_assert_cmpfloat (fit, >, 1.5);
+
+  ks_image_view_zoom_1to1 (f->view);
+  g_assert_false (ks_image_view_get_fit (f->view));
+  g_assert_cmpfloat (ks_image_view_get_zoom (f->view), ==, 1.0);
+  ks_image_view_zoom_in (f->view);
+  g_assert_cmpfloat (ks_image_view_get_zoom (f->view), >, 1.0);
+  ks_image_view_zoom_fit (f->view);
+  g_assert_cmpfloat (ks_image_view_get_zoom (f->view), ==, fit);
+
+  ks_image_view_set_split (f->view, 0.5);
+  g_assert_cmpfloat (ks_image_view_get_split (f->view), ==, 0.5);
+  iterate_for (50);
+  /* The output texture is unaffected by how it is shown. */
+  g_clear_pointer (&shown, ks_image_unref);
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+
+  g_assert_false (ks_image_view_get_hover (f->view, NULL, NULL));
+}
+
+static GtkEventController *
+find_controller (GtkWidget *widget, GType type)
+{
+  g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr (GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (controller, type))
+        return controller;
+    }
+  return NULL;
+}
+
+static void
+count_cb (gpointer object, guint *count)
+{
+  (*count)++;
+}
+
+/* The pointer names the image pixel under it, and the wheel zooms around
+ * that pixel (events delivered straight to the view's controllers: Xvfb has
+ * no pointer to move). */
+static void
+test_view_hover_and_wheel (ViewFixture *f, gconstpointer data)
+{
+  g_autoptr (KsImage) shown = NULL;
+  GtkEventController *motion, *scroll;
+  guint changes = 0, hx, hy, hx2, hy2;
+  gboolean handled = FALSE;
+  double zoom;
+
+  if (!have_display)
+    {
+      g_test_skip ("no display");
+      return;
+    }
+
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+  motion = find_controller (GTK_WIDGET (f->view), GTK_TYPE_EVENT_CONTROLLER_MOTION);
+  scroll = find_controller (GTK_WIDGET (f->view), GTK_TYPE_EVENT_CONTROLLER_SCROLL);
+  g_assert_nonnull (motion);
+  g_assert_nonnull (scroll);
+  g_signal_connect (f->view, "hover-changed", G_CALLBACK (count_cb), &changes);
+
+  /* Fit: the 200×150 image fills the 400×300 view at 2×. */
+  zoom = ks_image_view_get_zoom (f->view) / gtk_widget_get_scale_factor (GTK_WIDGET (f->view));
+  g_signal_emit_by_name (motion, "motion", gtk_widget_get_width (GTK_WIDGET (f->view)) / 2.0 + 0.5,
+                         gtk_widget_get_height (GTK_WIDGET (f->view)) / 2.0 + 0.5);
+  g_assert_true (ks_image_view_get_hover (f->view, &hx, &hy));
+  g_assert_cmpuint (hx, ==, 100);
+  g_assert_cmpuint (hy, ==, 75);
+  g_assert_cmpuint (changes, ==, 1);
+
+  /* 7 image pixels right and 3 down. */
+  g_signal_emit_by_name (motion, "motion", gtk_widget_get_width (GTK_WIDGET (f->view)) / 2.0
+                                           + 7.5 * zoom,
+                         gtk_widget_get_height (GTK_WIDGET (f->view)) / 2.0 + 3.5 * zoom);
+  g_assert_true (ks_image_view_get_hover (f->view, &hx, &hy));
+  g_assert_cmpuint (hx, ==, 107);
+  g_assert_cmpuint (hy, ==, 78);
+  g_assert_cmpuint (changes, ==, 2);
+
+  /* Wheel up: zoom in around the pointer, which stays on the same pixel. */
+  g_signal_emit_by_name (scroll, "scroll", 0.0, -1.0, &handled);
+  g_assert_true (handled);
+  g_assert_false (ks_image_view_get_fit (f->view));
+  g_assert_cmpfloat (ks_image_view_get_zoom (f->view), >, zoom);
+  g_assert_true (ks_image_view_get_hover (f->view, &hx2, &hy2));
+  g_assert_cmpuint (hx2, ==, hx);
+  g_assert_cmpuint (hy2, ==, hy);
+
+  g_signal_emit_by_name (motion, "leave");
+  g_assert_false (ks_image_view_get_hover (f->view, NULL, NULL));
+  g_assert_cmpuint (changes, ==, 3);
+}
+
+static void
+test_view_survives_rerealize (ViewFixture *f, gconstpointer data)
+{
+  g_autoptr (KsImage) shown = NULL;
+
+  if (!have_display)
+    {
+      g_test_skip ("no display");
+      return;
+    }
+
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+
+  /* Removing and re-adding the widget brings a new GL context (DESIGN.md). */
+  g_object_ref (f->view);
+  gtk_window_set_child (GTK_WINDOW (f->window), NULL);
+  iterate_for (20);
+  g_assert_false (gtk_widget_get_realized (GTK_WIDGET (f->view)));
+  gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (f->view));
+  g_object_unref (f->view);
+  g_clear_pointer (&shown, ks_image_unref);
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+}
+
+static void
+test_histogram_stats (void)
+{
+  g_autofree guint32 *bins = g_new0 (guint32, 4 * 256);
+  double mean;
+  guint median, min, max;
+
+  g_assert_false (ks_histogram_stats (bins, 0, &mean, &median, &min, &max));
+
+  /* Red: 10 at 10, 30 at 20, 60 at 200. */
+  bins[10] = 10;
+  bins[20] = 30;
+  bins[200] = 60;
+  g_assert_true (ks_histogram_stats (bins, 0, &mean, &median, &min, &max));
+  g_assert_cmpfloat_with_epsilon (mean, (10 * 10 + 20 * 30 + 200 * 60) / 100.0, 1e-9);
+  g_assert_cmpuint (median, ==, 200);
+  g_assert_cmpuint (min, ==, 10);
+  g_assert_cmpuint (max, ==, 200);
+
+  /* Luma: one value. */
+  bins[3 * 256 + 77] = 5;
+  g_assert_true (ks_histogram_stats (bins, 3, &mean, &median, &min, &max));
+  g_assert_cmpfloat (mean, ==, 77);
+  g_assert_cmpuint (median, ==, 77);
+  g_assert_cmpuint (min, ==, 77);
+  g_assert_cmpuint (max, ==, 77);
+
+  /* Even split: the lower median. */
+  bins[256 + 1] = 2;
+  bins[256 + 3] = 2;
+  g_assert_true (ks_histogram_stats (bins, 1, &mean, &median, &min, &max));
+  g_assert_cmpfloat (mean, ==, 2);
+  g_assert_cmpuint (median, ==, 1);
+}
+
+static void
+notify_count_cb (GObject *object, GParamSpec *pspec, guint *count)
+{
+  (*count)++;
+}
+
+static void
+test_histogram_view (void)
+{
+  g_autofree guint32 *bins = g_new0 (guint32, 4 * 256);
+  GtkWidget *window, *view;
+  g_autofree guint8 *pixels = NULL;
+  guint notifies = 0;
+  int w, h;
+
+  if (!have_display)
+    {
+      g_test_skip ("no display");
+      return;
+    }
+
+  for (guint c = 0; c < 4; c++)
+    for (guint v = 0; v < 256; v++)
+      bins[c * 256 + v] = (v * (c + 1) * 37) % 1000;
+
+  window = gtk_window_new ();
+  view = ks_histogram_view_new ();
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_set_default_size (GTK_WINDOW (window), 300, 140);
+  g_signal_connect (view, "notify::log-scale", G_CALLBACK (notify_count_cb), &notifies);
+  g_signal_connect (view, "notify::channels", G_CALLBACK (notify_count_cb), &notifies);
+
+  g_assert_null (ks_histogram_view_get_bins (KS_HISTOGRAM_VIEW (view)));
+  ks_histogram_view_set_bins (KS_HISTOGRAM_VIEW (view), bins);
+  bins[5] = 123456;   /* the view keeps its own copy */
+  g_assert_cmpuint (ks_histogram_view_get_bins (KS_HISTOGRAM_VIEW (view))[5], ==, 185);
+  g_assert_cmpint (ks_histogram_view_get_hover_bin (KS_HISTOGRAM_VIEW (view)), ==, -1);
+
+  ks_histogram_view_set_log_scale (KS_HISTOGRAM_VIEW (view), TRUE);
+  ks_histogram_view_set_log_scale (KS_HISTOGRAM_VIEW (view), TRUE);
+  ks_histogram_view_set_channels (KS_HISTOGRAM_VIEW (view), KS_HISTOGRAM_RED | KS_HISTOGRAM_LUMA);
+  g_assert_cmpuint (notifies, ==, 2);
+  g_assert_true (ks_histogram_view_get_log_scale (KS_HISTOGRAM_VIEW (view)));
+  g_assert_cmpuint (ks_histogram_view_get_channels (KS_HISTOGRAM_VIEW (view)), ==,
+                    KS_HISTOGRAM_RED | KS_HISTOGRAM_LUMA);
+
+  gtk_window_present (GTK_WINDOW (window));
+  iterate_for (200);
+  pixels = screenshot_widget (view, &w, &h, "test-histogram-view.png");
+  /* Something red was drawn: the red curve. */
+  {
+    guint64 red = 0;
+
+    for (gsize i = 0; i < (gsize) w * h; i++)
+      red += pixels[4 * i + 2] > 150 && pixels[4 * i + 1] < 100 && pixels[4 * i + 0] < 100;
+    g_assert_cmpuint (red, >, 50);
+  }
+
+  ks_histogram_view_set_bins (KS_HISTOGRAM_VIEW (view), NULL);
+  g_assert_null (ks_histogram_view_get_bins (KS_HISTOGRAM_VIEW (view)));
+  iterate_for (50);
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate_for (10);
+}
+
+static void
+test_timing_chart (void)
+{
+  g_autoptr (GArray) samples = g_array_new (FALSE, TRUE, sizeof (KsTimingSample));
+  GtkWidget *window, *chart;
+  g_autofree guint8 *pixels = NULL;
+  int w, h;
+
+  if (!have_display)
+    {
+      g_test_skip ("no display");
+      return;
+    }
+
+  for (guint i = 0; i < 60; i++)
+    {
+      KsTimingSample s = { 0 };
+
+      s.time_us = i * 16000;
+      s.kernel_ms = i == 0 ? 4.0 : 0.5 + 0.1 * (i % 5);
+      s.display_ms = i % 7 == 0 ? -1 : 0.3;
+      s.warmup = i == 0;
+      g_array_append_val (samples, s);
+    }
+
+  window = gtk_window_new ();
+  chart = ks_timing_chart_new ();
+  gtk_window_set_child (GTK_WINDOW (window), chart);
+  gtk_window_set_default_size (GTK_WINDOW (window), 420, 160);
+  gtk_window_present (GTK_WINDOW (window));
+  iterate_for (100);
+  /* Empty first, then the samples (G_DEBUG=fatal-warnings catches any warning). */
+  ks_timing_chart_set_samples (KS_TIMING_CHART (chart), samples);
+  g_array_set_size (samples, 0);
+  iterate_for (200);
+  pixels = screenshot_widget (chart, &w, &h, "test-timing-chart.png");
+  /* The kernel series is blue, the warm-up dot orange. */
+  {
+    guint64 blue = 0, orange = 0;
+
+    for (gsize i = 0; i < (gsize) w * h; i++)
+      {
+        const guint8 *p = pixels + 4 * i;
+
+        blue += p[0] > 180 && p[1] > 100 && p[1] < 160 && p[2] < 90;
+        orange += p[2] > 220 && p[1] > 80 && p[1] < 150 && p[0] < 60;
+      }
+    g_assert_cmpuint (blue, >, 50);
+    g_assert_cmpuint (orange, >, 5);
+  }
+
+  ks_timing_chart_set_samples (KS_TIMING_CHART (chart), NULL);
+  iterate_for (50);
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate_for (10);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  have_display = gtk_init_check ();
+
+  g_test_add ("/ks/ui/image-view/shows-engine-output", ViewFixture, NULL, view_fixture_setup,
+              test_view_shows_engine_output, view_fixture_teardown);
+  g_test_add ("/ks/ui/image-view/hatches-unwritten-pixels", ViewFixture, NULL,
+              view_fixture_setup, test_view_hatches_unwritten_pixels, view_fixture_teardown);
+  g_test_add ("/ks/ui/image-view/zoom-and-split", ViewFixture, NULL, view_fixture_setup,
+              test_view_zoom_and_hover, view_fixture_teardown);
+  g_test_add ("/ks/ui/image-view/hover-and-wheel", ViewFixture, NULL, view_fixture_setup,
+              test_view_hover_and_wheel, view_fixture_teardown);
+  g_test_add ("/ks/ui/image-view/new-context-on-realize", ViewFixture, NULL, view_fixture_setup,
+              test_view_survives_rerealize, view_fixture_teardown);
+  g_test_add_func ("/ks/ui/histogram-view/stats", test_histogram_stats);
+  g_test_add_func ("/ks/ui/histogram-view/draws", test_histogram_view);
+  g_test_add_func ("/ks/ui/timing-chart/draws", test_timing_chart);
+
+  return g_test_run ();
+}

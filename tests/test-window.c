@@ -1,0 +1,291 @@
+/* The whole window under Xvfb, as a user sees it: the sample on screen, ops
+ * and launches changing the displayed pixels (read back from the view), the
+ * launch validation message, a corrupt file refused, histograms from the
+ * engine, and a screenshot of it all. */
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "ks-histogram-view.h"
+#include "ks-image-view.h"
+#include "ks-window.h"
+
+static void
+iterate_for (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (2000);
+    }
+}
+
+/* Waits until the view shows exactly the engine's output (the next frame). */
+static KsImage *
+displayed_output (KsWindow *window)
+{
+  KsImageView *view = KS_IMAGE_VIEW (ks_window_get_view (window));
+  KsPipeline *pipeline = ks_window_get_pipeline (window);
+  g_autoptr (KsImage) expected = NULL;
+
+  for (int attempt = 0; attempt < 200; attempt++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (KsImage) shown = NULL;
+      g_autoptr (KsImage) rgba = NULL;
+
+      iterate_for (20);
+      g_clear_pointer (&expected, ks_image_unref);
+      expected = ks_pipeline_download_output (pipeline, NULL);
+      shown = ks_image_view_read_output (view, &error);
+      if (expected == NULL || shown == NULL)
+        continue;
+      rgba = ks_image_to_rgba (expected);
+      if (ks_image_equal (shown, rgba))
+        return g_steal_pointer (&shown);
+    }
+  return NULL;
+}
+
+static void
+find_widgets (GtkWidget *widget, GType type, GPtrArray *found)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    g_ptr_array_add (found, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    find_widgets (child, type, found);
+}
+
+/* A label the user can see that says `text`. */
+static gboolean
+label_shows (GtkWidget *root, const char *text)
+{
+  g_autoptr (GPtrArray) labels = g_ptr_array_new ();
+
+  find_widgets (root, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+      if (gtk_widget_is_drawable (label) && strstr (gtk_label_get_text (GTK_LABEL (label)), text))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+save_screenshot (GtkWidget *widget, const char *name)
+{
+  const char *dir = g_getenv ("KS_SCREENSHOT_DIR");
+  g_autofree char *fallback = g_test_build_filename (G_TEST_BUILT, "screenshots", NULL);
+  g_autofree char *path = NULL;
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  g_mkdir_with_parents (dir != NULL ? dir : fallback, 0755);
+  path = g_build_filename (dir != NULL ? dir : fallback, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s", path);
+}
+
+typedef struct
+{
+  KsWindow *window;
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  f->window = ks_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1440, 900);
+  gtk_window_present (GTK_WINDOW (f->window));
+  ks_window_open_sample (f->window);
+  iterate_for (300);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  iterate_for (50);
+}
+
+static void
+test_opens_on_sample (Fixture *f, gconstpointer data)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (f->window);
+  KsImage *a = ks_pipeline_get_input (pipeline, KS_INPUT_A);
+  g_autoptr (KsImage) shown = NULL;
+
+  g_assert_nonnull (a);
+  g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, "astronaut.png");
+  g_assert_cmpuint (a->width, ==, 512);
+  shown = displayed_output (f->window);
+  g_assert_nonnull (shown);
+  /* The default op is invert: the view shows 255 − the sample's red channel. */
+  g_assert_cmpuint (ks_image_get_rgba (shown, 100, 100) & 0xff, ==,
+                    255 - (ks_image_get_rgba (a, 100, 100) & 0xff));
+}
+
+static void
+test_param_and_launch_change_pixels (Fixture *f, gconstpointer data)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (f->window);
+  KsImage *a = ks_pipeline_get_input (pipeline, KS_INPUT_A);
+  g_autoptr (KsImage) rounded = NULL;
+  g_autoptr (KsImage) truncated = NULL;
+  g_autoptr (KsImage) partial = NULL;
+  KsLaunchConfig launch;
+  guint64 differ = 0;
+
+  ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("gray"));
+  rounded = displayed_output (f->window);
+  g_assert_nonnull (rounded);
+  ks_pipeline_set_param (pipeline, 0, 1); /* truncate */
+  truncated = displayed_output (f->window);
+  g_assert_nonnull (truncated);
+  for (guint y = 0; y < a->height; y++)
+    for (guint x = 0; x < a->width; x++)
+      {
+        guint r = ks_image_get_rgba (rounded, x, y) & 0xff, t = ks_image_get_rgba (truncated, x, y) & 0xff;
+        g_assert_true (r == t || r == t + 1);
+        differ += r != t;
+      }
+  /* Truncation darkens about half of a photo's pixels by one level. */
+  g_assert_cmpuint (differ, >, (guint64) a->width * a->height / 5);
+
+  /* A 2×2 grid of 16×16 blocks writes only the top-left 64×32 pixels
+   * (4 pixels per thread): everything else stays poisoned (0). */
+  ks_launch_config_init (&launch, 16, 16);
+  launch.auto_grid = FALSE;
+  launch.grid = (KsDim3) { 2, 2, 1 };
+  launch.pixels_per_thread = 4;
+  ks_pipeline_set_launch (pipeline, &launch);
+  partial = displayed_output (f->window);
+  g_assert_nonnull (partial);
+  g_assert_cmpuint (ks_image_get_rgba (partial, 10, 10), ==, ks_image_get_rgba (truncated, 10, 10));
+  g_assert_cmpuint (ks_image_get_rgba (partial, 300, 300) & 0xff, ==, 0);
+  g_assert_cmpuint (ks_image_get_rgba (truncated, 300, 300) & 0xff, !=, 0);
+  g_assert_nonnull (ks_pipeline_get_coverage (pipeline));
+  save_screenshot (GTK_WIDGET (f->window), "window-undersized-grid.png");
+}
+
+static void
+test_invalid_block_refused (Fixture *f, gconstpointer data)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (f->window);
+  const KsRunResult *before;
+  KsLaunchConfig launch;
+  double kernel_before;
+
+  iterate_for (100);
+  before = ks_pipeline_get_result (pipeline);
+  g_assert_nonnull (before);
+  kernel_before = before->kernel_ms;
+  ks_launch_config_init (&launch, 64, 32);
+  ks_pipeline_set_launch (pipeline, &launch);
+  iterate_for (300);
+  g_assert_false (ks_pipeline_get_validation (pipeline, NULL, NULL));
+  g_assert_true (label_shows (GTK_WIDGET (f->window), "2048 threads per block; this device allows 1024"));
+  /* Nothing was launched: the last result is the one from before. */
+  g_assert_cmpfloat (ks_pipeline_get_result (pipeline)->kernel_ms, ==, kernel_before);
+  save_screenshot (GTK_WIDGET (f->window), "window-invalid-block.png");
+}
+
+static void
+test_corrupt_file_keeps_image (Fixture *f, gconstpointer data)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (f->window);
+  KsImage *before = ks_pipeline_get_input (pipeline, KS_INPUT_A);
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "ks-test-corrupt.png", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  guint8 junk[4096];
+
+  for (guint i = 0; i < sizeof junk; i++)
+    junk[i] = g_test_rand_int_range (0, 256);
+  g_assert_true (g_file_set_contents (path, (const char *) junk, sizeof junk, NULL));
+  ks_window_open_file (f->window, file, KS_INPUT_A);
+  for (int i = 0; i < 200 && ks_window_get_last_message (f->window) == NULL; i++)
+    iterate_for (10);
+  g_assert_nonnull (ks_window_get_last_message (f->window));
+  g_assert_nonnull (strstr (ks_window_get_last_message (f->window), "ks-test-corrupt.png"));
+  g_assert_true (ks_pipeline_get_input (pipeline, KS_INPUT_A) == before);
+  g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, "astronaut.png");
+  g_unlink (path);
+}
+
+static void
+test_histograms_from_engine (Fixture *f, gconstpointer data)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (f->window);
+  g_autoptr (GPtrArray) views = g_ptr_array_new ();
+  gboolean found_input = FALSE;
+  guint64 sum = 0;
+
+  iterate_for (200);
+  find_widgets (GTK_WIDGET (f->window), KS_TYPE_HISTOGRAM_VIEW, views);
+  g_assert_cmpuint (views->len, >=, 2);
+  for (guint i = 0; i < views->len; i++)
+    {
+      const guint32 *bins = ks_histogram_view_get_bins (g_ptr_array_index (views, i));
+      if (bins != NULL
+          && memcmp (bins, ks_pipeline_get_input_histogram (pipeline), 4 * 256 * 4) == 0)
+        found_input = TRUE;
+    }
+  g_assert_true (found_input);
+  for (guint i = 0; i < 256; i++)
+    sum += ks_pipeline_get_input_histogram (pipeline)[3 * 256 + i];
+  g_assert_cmpuint (sum, ==, 512 * 512);
+}
+
+static void
+test_screenshot (Fixture *f, gconstpointer data)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (f->window);
+  g_autoptr (KsImage) shown = NULL;
+
+  ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("gray"));
+  shown = displayed_output (f->window);
+  g_assert_nonnull (shown);
+  iterate_for (300);
+  save_screenshot (GTK_WIDGET (f->window), "kernelscope-window.png");
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  if (!gtk_init_check ())
+    {
+      g_print ("1..0 # SKIP no display (run the ui suite under xvfb-run)\n");
+      return 0;
+    }
+  adw_init ();
+
+  g_test_add ("/ks/ui/window/opens-on-sample", Fixture, NULL, fixture_setup, test_opens_on_sample,
+              fixture_teardown);
+  g_test_add ("/ks/ui/window/param-and-launch-change-pixels", Fixture, NULL, fixture_setup,
+              test_param_and_launch_change_pixels, fixture_teardown);
+  g_test_add ("/ks/ui/window/invalid-block-refused", Fixture, NULL, fixture_setup,
+              test_invalid_block_refused, fixture_teardown);
+  g_test_add ("/ks/ui/window/corrupt-file-keeps-image", Fixture, NULL, fixture_setup,
+              test_corrupt_file_keeps_image, fixture_teardown);
+  g_test_add ("/ks/ui/window/histograms-from-engine", Fixture, NULL, fixture_setup,
+              test_histograms_from_engine, fixture_teardown);
+  g_test_add ("/ks/ui/window/screenshot", Fixture, NULL, fixture_setup, test_screenshot,
+              fixture_teardown);
+  return g_test_run ();
+}

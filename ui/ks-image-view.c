@@ -1,0 +1,1369 @@
+/* ks-image-view.c: the live view (see ks-image-view.h).
+ *
+ * Follows the GtkGLArea facts in DESIGN.md: every realize brings a new GL
+ * context, so the program, the textures and the CUDA registration are created
+ * in realize and deleted in unrealize (with the context current); setters and
+ * the pipeline's signals only mark state dirty and queue a render; all GL work
+ * happens in render (and in ks_image_view_read_output, which makes the context
+ * current itself). */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <epoxy/gl.h>
+
+#include "ks-image-view.h"
+#include "ks-interop.h"
+
+#define ZOOM_MIN (1.0 / 64.0)
+#define ZOOM_MAX 256.0
+#define ZOOM_STEP 1.25
+
+#define PATH_INTEROP "CUDA–OpenGL interop"
+#define PATH_COPY "download and texture upload"
+#define PATH_CPU "texture upload from the CPU engine"
+
+struct _KsImageView
+{
+  GtkGLArea parent_instance;
+
+  /* owned references */
+  KsPipeline *pipeline;
+  KsInterop *interop;           /* GL-context bound: lives between realize and unrealize */
+  KsEngine *interop_engine;     /* the engine interop was last tried for (a weak identity) */
+
+  /* GL objects of the current context (0 outside realize … unrealize) */
+  guint program;
+  guint vao;
+  guint input_tex;
+  guint output_tex;
+  guint coverage_tex;
+  guint fbo;
+  int u_view_size, u_image_size, u_center, u_zoom, u_scale, u_split_x;
+  int u_has_input, u_has_output, u_has_coverage, u_input_gray, u_output_gray;
+
+  /* what the textures hold */
+  gboolean input_dirty;
+  gboolean have_input;
+  gboolean input_gray;
+  guint input_width, input_height;
+  guint64 run_serial;           /* bumped on every "ran" */
+  guint64 uploaded_serial;      /* the run whose output the texture holds */
+  gboolean have_output;
+  gboolean output_gray;
+  guint output_width, output_height;
+  gboolean have_coverage;
+  gboolean interop_dirty;       /* the engine changed: try interop again */
+  char *interop_lost;           /* why the last interop upload failed, or NULL */
+
+  /* view state */
+  gboolean fit;
+  double zoom;                  /* framebuffer pixels per image pixel when not fitting */
+  double center_x, center_y;    /* the image point at the centre of the view */
+  double split;
+  gboolean show_coverage;
+  double drag_center_x, drag_center_y;
+  double pinch_zoom, pinch_center_x, pinch_center_y;
+
+  /* hover */
+  gboolean pointer_inside;
+  double pointer_x, pointer_y;  /* widget coordinates */
+  gboolean hover_valid;
+  guint hover_x, hover_y;
+
+  /* read-only properties */
+  char *display_path;
+  char *gl_renderer;
+  char *interop_status;
+};
+
+G_DEFINE_FINAL_TYPE (KsImageView, ks_image_view, GTK_TYPE_GL_AREA)
+
+enum
+{
+  PROP_0,
+  PROP_PIPELINE,
+  PROP_ZOOM,
+  PROP_FIT,
+  PROP_SPLIT,
+  PROP_SHOW_COVERAGE,
+  PROP_DISPLAY_PATH,
+  PROP_GL_RENDERER,
+  PROP_INTEROP_STATUS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  SIGNAL_HOVER_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+/* ---- small helpers --------------------------------------------------------------------- */
+
+static void
+set_string_property (KsImageView *self, char **field, const char *value, guint prop)
+{
+  if (g_strcmp0 (*field, value) == 0)
+    return;
+  g_free (*field);
+  *field = g_strdup (value);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
+}
+
+static double
+view_scale (KsImageView *self)
+{
+  return gtk_widget_get_scale_factor (GTK_WIDGET (self));
+}
+
+/* The geometry everything is drawn in: the output's size when there is an
+ * output (an op may resize), else the input's. The input is sampled with
+ * normalised coordinates, so both line up in the before/after split. */
+static gboolean
+display_size (KsImageView *self, double *width, double *height)
+{
+  const KsRunResult *result = NULL;
+  KsImage *input = NULL;
+
+  if (self->pipeline != NULL)
+    {
+      result = ks_pipeline_get_result (self->pipeline);
+      input = ks_pipeline_get_input (self->pipeline, KS_INPUT_A);
+    }
+  if (result != NULL && result->output != NULL)
+    {
+      *width = ks_buffer_get_width (result->output);
+      *height = ks_buffer_get_height (result->output);
+      return TRUE;
+    }
+  if (input != NULL)
+    {
+      *width = input->width;
+      *height = input->height;
+      return TRUE;
+    }
+  *width = *height = 1;
+  return FALSE;
+}
+
+static double
+fit_zoom (KsImageView *self)
+{
+  double scale = view_scale (self);
+  double vw = gtk_widget_get_width (GTK_WIDGET (self)) * scale;
+  double vh = gtk_widget_get_height (GTK_WIDGET (self)) * scale;
+  double iw, ih;
+
+  if (!display_size (self, &iw, &ih) || vw <= 0 || vh <= 0)
+    return 1.0;
+  return CLAMP (MIN (vw / iw, vh / ih), ZOOM_MIN, ZOOM_MAX);
+}
+
+static double
+current_zoom (KsImageView *self)
+{
+  return self->fit ? fit_zoom (self) : self->zoom;
+}
+
+static void
+current_center (KsImageView *self, double *cx, double *cy)
+{
+  if (self->fit)
+    {
+      double iw, ih;
+
+      display_size (self, &iw, &ih);
+      *cx = iw / 2;
+      *cy = ih / 2;
+    }
+  else
+    {
+      *cx = self->center_x;
+      *cy = self->center_y;
+    }
+}
+
+/* Widget coordinates to image coordinates (fractional pixels). */
+static void
+widget_to_image (KsImageView *self, double wx, double wy, double *ix, double *iy)
+{
+  double scale = view_scale (self);
+  double zoom = current_zoom (self);
+  double cx, cy;
+
+  current_center (self, &cx, &cy);
+  *ix = cx + (wx - gtk_widget_get_width (GTK_WIDGET (self)) / 2.0) * scale / zoom;
+  *iy = cy + (wy - gtk_widget_get_height (GTK_WIDGET (self)) / 2.0) * scale / zoom;
+}
+
+static void
+update_hover (KsImageView *self)
+{
+  gboolean valid = FALSE;
+  guint hx = 0, hy = 0;
+  double iw, ih;
+
+  if (self->pointer_inside && display_size (self, &iw, &ih))
+    {
+      double ix, iy;
+
+      widget_to_image (self, self->pointer_x, self->pointer_y, &ix, &iy);
+      if (ix >= 0 && iy >= 0 && ix < iw && iy < ih)
+        {
+          valid = TRUE;
+          hx = (guint) ix;
+          hy = (guint) iy;
+        }
+    }
+
+  if (valid == self->hover_valid && (!valid || (hx == self->hover_x && hy == self->hover_y)))
+    return;
+  self->hover_valid = valid;
+  self->hover_x = hx;
+  self->hover_y = hy;
+  g_signal_emit (self, signals[SIGNAL_HOVER_CHANGED], 0);
+}
+
+/* Sets an explicit zoom, keeping the image point under (wx, wy) where it is. */
+static void
+zoom_around (KsImageView *self, double zoom, double wx, double wy)
+{
+  double scale = view_scale (self);
+  double ix, iy;
+
+  zoom = CLAMP (zoom, ZOOM_MIN, ZOOM_MAX);
+  widget_to_image (self, wx, wy, &ix, &iy);
+  self->fit = FALSE;
+  self->zoom = zoom;
+  self->center_x = ix - (wx - gtk_widget_get_width (GTK_WIDGET (self)) / 2.0) * scale / zoom;
+  self->center_y = iy - (wy - gtk_widget_get_height (GTK_WIDGET (self)) / 2.0) * scale / zoom;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIT]);
+  update_hover (self);
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+static void
+zoom_around_center (KsImageView *self, double zoom)
+{
+  zoom_around (self, zoom, gtk_widget_get_width (GTK_WIDGET (self)) / 2.0,
+               gtk_widget_get_height (GTK_WIDGET (self)) / 2.0);
+}
+
+/* ---- GL resources ---------------------------------------------------------------------- */
+
+static char *
+load_shader_source (const char *name, gboolean use_es, GError **error)
+{
+  g_autofree char *path = g_strconcat ("/org/kernelscope/Kernelscope/shaders/", name, NULL);
+  g_autoptr (GBytes) bytes = g_resources_lookup_data (path, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
+  const char *header = use_es ? "#version 300 es\nprecision highp float;\n" : "#version 150\n";
+
+  if (bytes == NULL)
+    return NULL;
+  return g_strdup_printf ("%s%.*s", header, (int) g_bytes_get_size (bytes),
+                          (const char *) g_bytes_get_data (bytes, NULL));
+}
+
+static guint
+compile_shader (GLenum type, const char *source, GError **error)
+{
+  guint shader = glCreateShader (type);
+  int status;
+
+  glShaderSource (shader, 1, &source, NULL);
+  glCompileShader (shader);
+  glGetShaderiv (shader, GL_COMPILE_STATUS, &status);
+  if (status == GL_FALSE)
+    {
+      int len = 0;
+      g_autofree char *log = NULL;
+
+      glGetShaderiv (shader, GL_INFO_LOG_LENGTH, &len);
+      log = g_malloc0 (MAX (len, 1));
+      glGetShaderInfoLog (shader, len, NULL, log);
+      g_set_error (error, GDK_GL_ERROR, GDK_GL_ERROR_COMPILATION_FAILED,
+                   "The %s shader of the image view does not compile: %s",
+                   type == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
+      glDeleteShader (shader);
+      return 0;
+    }
+  return shader;
+}
+
+static guint
+create_program (gboolean use_es, GError **error)
+{
+  g_autofree char *vs_source = load_shader_source ("image-view.vert.glsl", use_es, error);
+  g_autofree char *fs_source = NULL;
+  guint vs = 0, fs = 0, program = 0;
+  int status;
+
+  if (vs_source == NULL)
+    return 0;
+  fs_source = load_shader_source ("image-view.frag.glsl", use_es, error);
+  if (fs_source == NULL)
+    return 0;
+  vs = compile_shader (GL_VERTEX_SHADER, vs_source, error);
+  if (vs == 0)
+    return 0;
+  fs = compile_shader (GL_FRAGMENT_SHADER, fs_source, error);
+  if (fs == 0)
+    {
+      glDeleteShader (vs);
+      return 0;
+    }
+
+  program = glCreateProgram ();
+  glAttachShader (program, vs);
+  glAttachShader (program, fs);
+  glLinkProgram (program);
+  glGetProgramiv (program, GL_LINK_STATUS, &status);
+  if (status == GL_FALSE)
+    {
+      int len = 0;
+      g_autofree char *log = NULL;
+
+      glGetProgramiv (program, GL_INFO_LOG_LENGTH, &len);
+      log = g_malloc0 (MAX (len, 1));
+      glGetProgramInfoLog (program, len, NULL, log);
+      g_set_error (error, GDK_GL_ERROR, GDK_GL_ERROR_LINK_FAILED,
+                   "The image view's shaders do not link: %s", log);
+      glDeleteProgram (program);
+      program = 0;
+    }
+  else
+    {
+      glDetachShader (program, vs);
+      glDetachShader (program, fs);
+    }
+  glDeleteShader (vs);
+  glDeleteShader (fs);
+  return program;
+}
+
+static guint
+create_texture (GLenum filter)
+{
+  guint tex;
+
+  glGenTextures (1, &tex);
+  glBindTexture (GL_TEXTURE_2D, tex);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  return tex;
+}
+
+/* Uploads host pixels (RGBA8 → GL_RGBA8, GRAY8 → GL_R8) into `tex`, rows
+ * `stride` bytes apart, reallocating the texture when the size changes. */
+static void
+upload_host_pixels (guint tex, KsFormat format, guint width, guint height, gsize stride,
+                    const guint8 *data, gboolean realloc)
+{
+  guint bpp = ks_format_bytes_per_pixel (format);
+  GLenum internal = format == KS_FORMAT_GRAY8 ? GL_R8 : GL_RGBA8;
+  GLenum gl_format = format == KS_FORMAT_GRAY8 ? GL_RED : GL_RGBA;
+
+  glBindTexture (GL_TEXTURE_2D, tex);
+  glPixelStorei (GL_UNPACK_ALIGNMENT, 1);
+  if (realloc)
+    glTexImage2D (GL_TEXTURE_2D, 0, internal, width, height, 0, gl_format, GL_UNSIGNED_BYTE, NULL);
+  if (stride % bpp == 0)
+    {
+      /* Pitched buffers (CPU engine, staging images) go up in one call. */
+      glPixelStorei (GL_UNPACK_ROW_LENGTH, stride / bpp);
+      glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, width, height, gl_format, GL_UNSIGNED_BYTE, data);
+      glPixelStorei (GL_UNPACK_ROW_LENGTH, 0);
+    }
+  else
+    {
+      for (guint y = 0; y < height; y++)
+        glTexSubImage2D (GL_TEXTURE_2D, 0, 0, y, width, 1, gl_format, GL_UNSIGNED_BYTE,
+                         data + y * stride);
+    }
+  glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
+}
+
+static void
+update_interop_status (KsImageView *self)
+{
+  KsEngine *engine = self->pipeline != NULL ? ks_pipeline_get_engine (self->pipeline) : NULL;
+  g_autofree char *status = NULL;
+
+  if (engine == NULL)
+    status = g_strdup ("");
+  else if (!ks_engine_is_cuda (engine))
+    status = g_strdup ("Not used: the CPU engine computes in host memory");
+  else if (self->interop != NULL)
+    status = g_strdup (ks_interop_describe (self->interop));
+  else if (self->interop_lost != NULL)
+    status = g_strdup_printf ("Unavailable: %s", self->interop_lost);
+  else
+    status = g_strdup ("Unavailable");
+  set_string_property (self, &self->interop_status, status, PROP_INTEROP_STATUS);
+}
+
+/* With the context current: (re)creates the interop for the pipeline's engine
+ * when that engine is CUDA. Failure is normal (the display GPU is not the
+ * CUDA GPU, a remote display): the reason is kept and shown. */
+static void
+ensure_interop (KsImageView *self)
+{
+  KsEngine *engine = self->pipeline != NULL ? ks_pipeline_get_engine (self->pipeline) : NULL;
+
+  if (!self->interop_dirty && engine == self->interop_engine)
+    return;
+  self->interop_dirty = FALSE;
+  self->interop_engine = engine;
+  g_clear_pointer (&self->interop, ks_interop_free);
+  g_clear_pointer (&self->interop_lost, g_free);
+
+  if (engine != NULL && ks_engine_is_cuda (engine))
+    {
+      g_autoptr (GError) error = NULL;
+
+      self->interop = ks_interop_new (engine, KS_INTEROP_PIXEL_BUFFER, &error);
+      if (self->interop == NULL)
+        {
+          g_debug ("CUDA–OpenGL interop unavailable: %s", error->message);
+          self->interop_lost = g_strdup (error->message);
+        }
+    }
+  /* The output texture may have been allocated by the other path: reallocate. */
+  self->uploaded_serial = 0;
+  self->have_output = FALSE;
+  update_interop_status (self);
+}
+
+static void
+upload_input (KsImageView *self)
+{
+  KsImage *input = self->pipeline != NULL ? ks_pipeline_get_input (self->pipeline, KS_INPUT_A)
+                                          : NULL;
+
+  self->input_dirty = FALSE;
+  self->have_input = input != NULL;
+  if (input == NULL)
+    return;
+  upload_host_pixels (self->input_tex, input->format, input->width, input->height, input->stride,
+                      input->data, TRUE);
+  self->input_gray = input->format == KS_FORMAT_GRAY8;
+  self->input_width = input->width;
+  self->input_height = input->height;
+}
+
+static void
+upload_coverage (KsImageView *self)
+{
+  const KsCoverage *coverage = self->pipeline != NULL
+                               ? ks_pipeline_get_coverage (self->pipeline) : NULL;
+  g_autofree guint8 *mask = NULL;
+  gsize n;
+
+  self->have_coverage = FALSE;
+  if (coverage == NULL || coverage->writes == NULL || coverage->width == 0
+      || coverage->height == 0)
+    return;
+
+  n = (gsize) coverage->width * coverage->height;
+  mask = g_malloc (n);
+  for (gsize i = 0; i < n; i++)
+    mask[i] = coverage->writes[i] != 0 ? 255 : 0;
+  upload_host_pixels (self->coverage_tex, KS_FORMAT_GRAY8, coverage->width, coverage->height,
+                      coverage->width, mask, TRUE);
+  self->have_coverage = TRUE;
+}
+
+static void
+set_display_path (KsImageView *self, const char *path, double ms, gboolean report)
+{
+  set_string_property (self, &self->display_path, path, PROP_DISPLAY_PATH);
+  if (report && self->pipeline != NULL)
+    ks_pipeline_report_display (self->pipeline, ms, path);
+}
+
+/* With the context current: brings the output texture up to the last run.
+ * Only when a run happened since the last upload: drawing alone (zoom, pan,
+ * hover) never copies the image again. */
+static void
+upload_output (KsImageView *self)
+{
+  const KsRunResult *result;
+  KsEngine *engine;
+  KsBuffer *buffer;
+  gboolean realloc;
+  g_autofree char *path = NULL;
+  double ms = -1;
+
+  if (self->pipeline == NULL || self->uploaded_serial == self->run_serial)
+    return;
+  self->uploaded_serial = self->run_serial;
+
+  upload_coverage (self);
+  result = ks_pipeline_get_result (self->pipeline);
+  if (result == NULL || result->output == NULL)
+    {
+      /* Histogram ops: nothing to show but the input. */
+      self->have_output = FALSE;
+      set_display_path (self, "No output image: the op's result is a histogram", -1, FALSE);
+      return;
+    }
+
+  buffer = result->output;
+  engine = ks_pipeline_get_engine (self->pipeline);
+  realloc = !self->have_output || self->output_width != ks_buffer_get_width (buffer)
+            || self->output_height != ks_buffer_get_height (buffer)
+            || self->output_gray != (ks_buffer_get_format (buffer) == KS_FORMAT_GRAY8);
+
+  if (ks_engine_is_cuda (engine) && self->interop != NULL)
+    {
+      g_autoptr (GError) error = NULL;
+
+      if (ks_interop_upload (self->interop, buffer, self->output_tex, &ms, &error))
+        {
+          path = g_strdup_printf ("%s: the kernel's result is copied into the texture on the GPU "
+                                  "(%s)", PATH_INTEROP, ks_interop_describe (self->interop));
+        }
+      else
+        {
+          /* Registration errors are not sticky (DESIGN.md): drop interop for
+           * this context, say why, and take the copy path from now on. */
+          g_message ("CUDA–OpenGL interop failed, taking the copy path: %s", error->message);
+          g_clear_pointer (&self->interop, ks_interop_free);
+          g_clear_pointer (&self->interop_lost, g_free);
+          self->interop_lost = g_strdup (error->message);
+          update_interop_status (self);
+          /* The texture may be half-allocated by the failed call. */
+          realloc = TRUE;
+        }
+    }
+
+  if (path == NULL)
+    {
+      gint64 start = g_get_monotonic_time ();
+      g_autoptr (KsImage) host = NULL;
+      gboolean cpu = !ks_engine_is_cuda (engine);
+
+      if (cpu)
+        {
+          /* The CPU engine's buffer is host memory already: an ordinary texture upload. */
+          upload_host_pixels (self->output_tex, ks_buffer_get_format (buffer),
+                              ks_buffer_get_width (buffer), ks_buffer_get_height (buffer),
+                              ks_buffer_get_pitch (buffer), ks_buffer_get_data (buffer), realloc);
+        }
+      else
+        {
+          g_autoptr (GError) error = NULL;
+
+          host = ks_pipeline_download_output (self->pipeline, &error);
+          if (host == NULL)
+            {
+              /* The pipeline reports engine failures (and a lost GPU) itself. */
+              g_debug ("Cannot show the result: %s", error->message);
+              self->have_output = FALSE;
+              return;
+            }
+          upload_host_pixels (self->output_tex, host->format, host->width, host->height,
+                              host->stride, host->data, realloc);
+        }
+      /* The download is synchronous and glTexSubImage2D may only queue the
+       * copy: wait for it so that the number is the copy's cost and not that
+       * of queuing it. Only on frames with a new result. */
+      glFinish ();
+      ms = (g_get_monotonic_time () - start) / 1000.0;
+
+      if (cpu)
+        path = g_strdup_printf ("%s: its results are in host memory", PATH_CPU);
+      else
+        path = g_strdup_printf ("%s (copy path): %s", PATH_COPY,
+                                self->interop_lost != NULL ? self->interop_lost
+                                                           : "CUDA–OpenGL interop is unavailable");
+    }
+
+  self->have_output = TRUE;
+  self->output_width = ks_buffer_get_width (buffer);
+  self->output_height = ks_buffer_get_height (buffer);
+  self->output_gray = ks_buffer_get_format (buffer) == KS_FORMAT_GRAY8;
+  set_display_path (self, path, ms, TRUE);
+}
+
+static void
+delete_gl_objects (KsImageView *self)
+{
+  g_clear_pointer (&self->interop, ks_interop_free);
+  if (self->program != 0)
+    glDeleteProgram (self->program);
+  if (self->vao != 0)
+    glDeleteVertexArrays (1, &self->vao);
+  if (self->input_tex != 0)
+    glDeleteTextures (1, &self->input_tex);
+  if (self->output_tex != 0)
+    glDeleteTextures (1, &self->output_tex);
+  if (self->coverage_tex != 0)
+    glDeleteTextures (1, &self->coverage_tex);
+  if (self->fbo != 0)
+    glDeleteFramebuffers (1, &self->fbo);
+  self->program = self->vao = self->input_tex = self->output_tex = 0;
+  self->coverage_tex = self->fbo = 0;
+}
+
+/* GtkGLArea in GTK 4.8 asks for desktop GL only (or GLES only, with
+ * use-es): allow both and let GDK pick what the display offers, desktop GL
+ * first. The shaders come in both dialects (see create_program). */
+static GdkGLContext *
+ks_image_view_create_context (GtkGLArea *area)
+{
+  GtkNative *native = gtk_widget_get_native (GTK_WIDGET (area));
+  g_autoptr (GdkGLContext) context = NULL;
+  g_autoptr (GError) error = NULL;
+
+  context = gdk_surface_create_gl_context (gtk_native_get_surface (native), &error);
+  if (context == NULL)
+    {
+      gtk_gl_area_set_error (area, error);
+      return NULL;
+    }
+  gdk_gl_context_set_allowed_apis (context, GDK_GL_API_GL | GDK_GL_API_GLES);
+  /* GLES 3.0 for texelFetch-era GLSL and GL_R8; desktop GL gets GTK's own
+   * minimum, a 3.2 core profile, anyway. */
+  gdk_gl_context_set_required_version (context, 3, 0);
+  if (!gdk_gl_context_realize (context, &error))
+    {
+      gtk_gl_area_set_error (area, error);
+      return NULL;
+    }
+  return g_steal_pointer (&context);
+}
+
+static void
+ks_image_view_realize (GtkWidget *widget)
+{
+  KsImageView *self = KS_IMAGE_VIEW (widget);
+  GtkGLArea *area = GTK_GL_AREA (widget);
+  GdkGLContext *context;
+  g_autoptr (GError) error = NULL;
+  gboolean use_es;
+  int major, minor;
+
+  GTK_WIDGET_CLASS (ks_image_view_parent_class)->realize (widget);
+
+  gtk_gl_area_make_current (area);
+  if (gtk_gl_area_get_error (area) != NULL)
+    return;
+
+  context = gtk_gl_area_get_context (area);
+  use_es = gdk_gl_context_get_use_es (context);
+  gdk_gl_context_get_version (context, &major, &minor);
+  if (use_es && major < 3)
+    {
+      g_autoptr (GError) es_error = g_error_new (GDK_GL_ERROR, GDK_GL_ERROR_NOT_AVAILABLE,
+                                                 "The image view needs OpenGL ES 3.0; this "
+                                                 "context is OpenGL ES %d.%d", major, minor);
+
+      gtk_gl_area_set_error (area, es_error);
+      return;
+    }
+
+  self->program = create_program (use_es, &error);
+  if (self->program == 0)
+    {
+      gtk_gl_area_set_error (area, error);
+      return;
+    }
+  self->u_view_size = glGetUniformLocation (self->program, "u_view_size");
+  self->u_image_size = glGetUniformLocation (self->program, "u_image_size");
+  self->u_center = glGetUniformLocation (self->program, "u_center");
+  self->u_zoom = glGetUniformLocation (self->program, "u_zoom");
+  self->u_scale = glGetUniformLocation (self->program, "u_scale");
+  self->u_split_x = glGetUniformLocation (self->program, "u_split_x");
+  self->u_has_input = glGetUniformLocation (self->program, "u_has_input");
+  self->u_has_output = glGetUniformLocation (self->program, "u_has_output");
+  self->u_has_coverage = glGetUniformLocation (self->program, "u_has_coverage");
+  self->u_input_gray = glGetUniformLocation (self->program, "u_input_gray");
+  self->u_output_gray = glGetUniformLocation (self->program, "u_output_gray");
+  glUseProgram (self->program);
+  glUniform1i (glGetUniformLocation (self->program, "u_input"), 0);
+  glUniform1i (glGetUniformLocation (self->program, "u_output"), 1);
+  glUniform1i (glGetUniformLocation (self->program, "u_coverage"), 2);
+  glUseProgram (0);
+
+  /* Core profiles draw nothing without a bound vertex array, even an empty one. */
+  glGenVertexArrays (1, &self->vao);
+  self->input_tex = create_texture (GL_LINEAR);
+  self->output_tex = create_texture (GL_LINEAR);
+  /* The mask is looked up per image pixel: never blend written and unwritten. */
+  self->coverage_tex = create_texture (GL_NEAREST);
+  glGenFramebuffers (1, &self->fbo);
+
+  /* A new context: nothing it holds is current. */
+  self->input_dirty = TRUE;
+  self->have_input = FALSE;
+  self->have_output = FALSE;
+  self->have_coverage = FALSE;
+  self->uploaded_serial = 0;
+  if (self->run_serial == 0)
+    self->run_serial = 1;
+  self->interop_dirty = TRUE;
+  ensure_interop (self);
+
+  set_string_property (self, &self->gl_renderer, (const char *) glGetString (GL_RENDERER),
+                       PROP_GL_RENDERER);
+}
+
+static void
+ks_image_view_unrealize (GtkWidget *widget)
+{
+  KsImageView *self = KS_IMAGE_VIEW (widget);
+
+  /* A context exists even when realize failed in our shaders; it does not
+   * when GTK could not create one, and then nothing was created either. */
+  if (gtk_gl_area_get_context (GTK_GL_AREA (widget)) != NULL)
+    {
+      gtk_gl_area_make_current (GTK_GL_AREA (widget));
+      delete_gl_objects (self);
+    }
+  self->interop_engine = NULL;
+  self->have_input = self->have_output = self->have_coverage = FALSE;
+
+  GTK_WIDGET_CLASS (ks_image_view_parent_class)->unrealize (widget);
+}
+
+static gboolean
+ks_image_view_render (GtkGLArea *area, GdkGLContext *context)
+{
+  KsImageView *self = KS_IMAGE_VIEW (area);
+  double scale = view_scale (self);
+  int vw = gtk_widget_get_width (GTK_WIDGET (self)) * scale;
+  int vh = gtk_widget_get_height (GTK_WIDGET (self)) * scale;
+  double iw, ih, cx, cy, zoom;
+  GLenum filter;
+
+  if (self->program == 0)
+    return FALSE;
+
+  ensure_interop (self);
+  if (self->input_dirty)
+    upload_input (self);
+  upload_output (self);
+
+  display_size (self, &iw, &ih);
+  zoom = current_zoom (self);
+  current_center (self, &cx, &cy);
+
+  glViewport (0, 0, vw, vh);
+  glDisable (GL_BLEND);
+  glClearColor (0.16f, 0.16f, 0.17f, 1.0f);
+  glClear (GL_COLOR_BUFFER_BIT);
+
+  /* Past 1:1 every image pixel is a visible square: nearest, not smoothed. */
+  filter = zoom >= 1.0 ? GL_NEAREST : GL_LINEAR;
+  glActiveTexture (GL_TEXTURE0);
+  glBindTexture (GL_TEXTURE_2D, self->input_tex);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+  glActiveTexture (GL_TEXTURE1);
+  glBindTexture (GL_TEXTURE_2D, self->output_tex);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+  glActiveTexture (GL_TEXTURE2);
+  glBindTexture (GL_TEXTURE_2D, self->coverage_tex);
+  glActiveTexture (GL_TEXTURE0);
+
+  glUseProgram (self->program);
+  glUniform2f (self->u_view_size, vw, vh);
+  glUniform2f (self->u_image_size, iw, ih);
+  glUniform2f (self->u_center, cx, cy);
+  glUniform1f (self->u_zoom, zoom);
+  glUniform1f (self->u_scale, scale);
+  glUniform1f (self->u_split_x, self->have_output && self->have_input ? self->split * vw : 0);
+  glUniform1i (self->u_has_input, self->have_input);
+  glUniform1i (self->u_has_output, self->have_output);
+  glUniform1i (self->u_has_coverage,
+               self->have_coverage && self->have_output && self->show_coverage);
+  glUniform1i (self->u_input_gray, self->input_gray);
+  glUniform1i (self->u_output_gray, self->output_gray);
+
+  glBindVertexArray (self->vao);
+  glDrawArrays (GL_TRIANGLES, 0, 3);
+  glBindVertexArray (0);
+  glUseProgram (0);
+  for (int unit = 2; unit >= 0; unit--)
+    {
+      glActiveTexture (GL_TEXTURE0 + unit);
+      glBindTexture (GL_TEXTURE_2D, 0);
+    }
+
+  return TRUE;
+}
+
+static void
+ks_image_view_resize (GtkGLArea *area, int width, int height)
+{
+  KsImageView *self = KS_IMAGE_VIEW (area);
+
+  if (GTK_GL_AREA_CLASS (ks_image_view_parent_class)->resize != NULL)
+    GTK_GL_AREA_CLASS (ks_image_view_parent_class)->resize (area, width, height);
+  if (self->fit)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
+}
+
+/* ---- pipeline signals ---------------------------------------------------------------- */
+
+static void
+on_pipeline_ran_cb (KsPipeline *pipeline, KsImageView *self)
+{
+  self->run_serial++;
+  update_hover (self);
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+static void
+on_pipeline_inputs_changed_cb (KsPipeline *pipeline, KsImageView *self)
+{
+  self->input_dirty = TRUE;
+  update_hover (self);
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+static void
+on_pipeline_config_changed_cb (KsPipeline *pipeline, KsImageView *self)
+{
+  /* The device may have changed: interop is per engine. */
+  if (ks_pipeline_get_engine (pipeline) != self->interop_engine)
+    self->interop_dirty = TRUE;
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+static void
+on_pipeline_device_lost_cb (KsPipeline *pipeline, const char *reason, KsImageView *self)
+{
+  /* The pipeline is on the CPU engine now; its rerun brings "ran". */
+  self->interop_dirty = TRUE;
+  self->run_serial++;
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+/* ---- input ----------------------------------------------------------------------------- */
+
+static gboolean
+on_scroll_cb (GtkEventControllerScroll *controller, double dx, double dy, KsImageView *self)
+{
+  double factor;
+
+  if (dy == 0)
+    return FALSE;
+  /* A wheel notch is ±1; touchpads send fractions: zoom continuously, but
+   * never more than a few steps for one event. */
+  factor = pow (ZOOM_STEP, -CLAMP (dy, -4.0, 4.0));
+  if (self->pointer_inside)
+    zoom_around (self, current_zoom (self) * factor, self->pointer_x, self->pointer_y);
+  else
+    zoom_around_center (self, current_zoom (self) * factor);
+  return TRUE;
+}
+
+static void
+on_drag_begin_cb (GtkGestureDrag *gesture, double x, double y, KsImageView *self)
+{
+  current_center (self, &self->drag_center_x, &self->drag_center_y);
+}
+
+static void
+on_drag_update_cb (GtkGestureDrag *gesture, double ox, double oy, KsImageView *self)
+{
+  double zoom = current_zoom (self);
+  double scale = view_scale (self);
+
+  if (self->fit)
+    {
+      self->fit = FALSE;
+      self->zoom = zoom;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIT]);
+    }
+  self->center_x = self->drag_center_x - ox * scale / zoom;
+  self->center_y = self->drag_center_y - oy * scale / zoom;
+  update_hover (self);
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+static void
+on_zoom_begin_cb (GtkGesture *gesture, GdkEventSequence *sequence, KsImageView *self)
+{
+  self->pinch_zoom = current_zoom (self);
+  gtk_gesture_get_bounding_box_center (gesture, &self->pinch_center_x, &self->pinch_center_y);
+}
+
+static void
+on_zoom_scale_changed_cb (GtkGestureZoom *gesture, double scale, KsImageView *self)
+{
+  zoom_around (self, self->pinch_zoom * scale, self->pinch_center_x, self->pinch_center_y);
+}
+
+static void
+on_motion_cb (GtkEventControllerMotion *controller, double x, double y, KsImageView *self)
+{
+  self->pointer_inside = TRUE;
+  self->pointer_x = x;
+  self->pointer_y = y;
+  update_hover (self);
+}
+
+static void
+on_leave_cb (GtkEventControllerMotion *controller, KsImageView *self)
+{
+  self->pointer_inside = FALSE;
+  update_hover (self);
+}
+
+/* ---- GObject --------------------------------------------------------------------------- */
+
+static void
+ks_image_view_dispose (GObject *object)
+{
+  KsImageView *self = KS_IMAGE_VIEW (object);
+
+  if (self->pipeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  g_clear_object (&self->pipeline);
+
+  G_OBJECT_CLASS (ks_image_view_parent_class)->dispose (object);
+}
+
+static void
+ks_image_view_finalize (GObject *object)
+{
+  KsImageView *self = KS_IMAGE_VIEW (object);
+
+  g_free (self->interop_lost);
+  g_free (self->display_path);
+  g_free (self->gl_renderer);
+  g_free (self->interop_status);
+
+  G_OBJECT_CLASS (ks_image_view_parent_class)->finalize (object);
+}
+
+static void
+ks_image_view_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  KsImageView *self = KS_IMAGE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PIPELINE:
+      g_value_set_object (value, self->pipeline);
+      break;
+    case PROP_ZOOM:
+      g_value_set_double (value, ks_image_view_get_zoom (self));
+      break;
+    case PROP_FIT:
+      g_value_set_boolean (value, self->fit);
+      break;
+    case PROP_SPLIT:
+      g_value_set_double (value, self->split);
+      break;
+    case PROP_SHOW_COVERAGE:
+      g_value_set_boolean (value, self->show_coverage);
+      break;
+    case PROP_DISPLAY_PATH:
+      g_value_set_string (value, ks_image_view_get_display_path (self));
+      break;
+    case PROP_GL_RENDERER:
+      g_value_set_string (value, ks_image_view_get_gl_renderer (self));
+      break;
+    case PROP_INTEROP_STATUS:
+      g_value_set_string (value, ks_image_view_get_interop_status (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_image_view_set_property (GObject *object, guint prop_id, const GValue *value,
+                            GParamSpec *pspec)
+{
+  KsImageView *self = KS_IMAGE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PIPELINE:
+      ks_image_view_set_pipeline (self, g_value_get_object (value));
+      break;
+    case PROP_ZOOM:
+      ks_image_view_set_zoom (self, g_value_get_double (value));
+      break;
+    case PROP_FIT:
+      if (g_value_get_boolean (value))
+        ks_image_view_zoom_fit (self);
+      else if (self->fit)
+        ks_image_view_set_zoom (self, current_zoom (self));
+      break;
+    case PROP_SPLIT:
+      ks_image_view_set_split (self, g_value_get_double (value));
+      break;
+    case PROP_SHOW_COVERAGE:
+      ks_image_view_set_show_coverage (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_image_view_class_init (KsImageViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkGLAreaClass *area_class = GTK_GL_AREA_CLASS (klass);
+
+  object_class->dispose = ks_image_view_dispose;
+  object_class->finalize = ks_image_view_finalize;
+  object_class->get_property = ks_image_view_get_property;
+  object_class->set_property = ks_image_view_set_property;
+  widget_class->realize = ks_image_view_realize;
+  widget_class->unrealize = ks_image_view_unrealize;
+  area_class->render = ks_image_view_render;
+  area_class->resize = ks_image_view_resize;
+  area_class->create_context = ks_image_view_create_context;
+
+  properties[PROP_PIPELINE] =
+    g_param_spec_object ("pipeline", NULL, NULL, KS_TYPE_PIPELINE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ZOOM] =
+    g_param_spec_double ("zoom", NULL, NULL, ZOOM_MIN, ZOOM_MAX, 1.0,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_FIT] =
+    g_param_spec_boolean ("fit", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SPLIT] =
+    g_param_spec_double ("split", NULL, NULL, 0.0, 1.0, 0.0,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_COVERAGE] =
+    g_param_spec_boolean ("show-coverage", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_DISPLAY_PATH] =
+    g_param_spec_string ("display-path", NULL, NULL, "",
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_GL_RENDERER] =
+    g_param_spec_string ("gl-renderer", NULL, NULL, "",
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_INTEROP_STATUS] =
+    g_param_spec_string ("interop-status", NULL, NULL, "",
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[SIGNAL_HOVER_CHANGED] =
+    g_signal_new ("hover-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  gtk_widget_class_set_css_name (widget_class, "ks-image-view");
+}
+
+static void
+ks_image_view_init (KsImageView *self)
+{
+  GtkEventController *controller;
+  GtkGesture *gesture;
+
+  self->fit = TRUE;
+  self->zoom = 1.0;
+  self->show_coverage = TRUE;
+  self->display_path = g_strdup ("");
+  self->gl_renderer = g_strdup ("");
+  self->interop_status = g_strdup ("");
+
+  gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+
+  controller = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  g_signal_connect (controller, "scroll", G_CALLBACK (on_scroll_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
+
+  gesture = gtk_gesture_drag_new ();
+  g_signal_connect (gesture, "drag-begin", G_CALLBACK (on_drag_begin_cb), self);
+  g_signal_connect (gesture, "drag-update", G_CALLBACK (on_drag_update_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
+
+  gesture = gtk_gesture_zoom_new ();
+  g_signal_connect (gesture, "begin", G_CALLBACK (on_zoom_begin_cb), self);
+  g_signal_connect (gesture, "scale-changed", G_CALLBACK (on_zoom_scale_changed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
+
+  controller = gtk_event_controller_motion_new ();
+  g_signal_connect (controller, "enter", G_CALLBACK (on_motion_cb), self);
+  g_signal_connect (controller, "motion", G_CALLBACK (on_motion_cb), self);
+  g_signal_connect (controller, "leave", G_CALLBACK (on_leave_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
+}
+
+/* ---- public API ------------------------------------------------------------------------ */
+
+GtkWidget *
+ks_image_view_new (void)
+{
+  return g_object_new (KS_TYPE_IMAGE_VIEW, NULL);
+}
+
+void
+ks_image_view_set_pipeline (KsImageView *self, KsPipeline *pipeline)
+{
+  g_return_if_fail (KS_IS_IMAGE_VIEW (self));
+  g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
+
+  if (self->pipeline == pipeline)
+    return;
+  if (self->pipeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  g_set_object (&self->pipeline, pipeline);
+  if (pipeline != NULL)
+    {
+      g_signal_connect (pipeline, "ran", G_CALLBACK (on_pipeline_ran_cb), self);
+      g_signal_connect (pipeline, "inputs-changed", G_CALLBACK (on_pipeline_inputs_changed_cb),
+                        self);
+      g_signal_connect (pipeline, "config-changed", G_CALLBACK (on_pipeline_config_changed_cb),
+                        self);
+      g_signal_connect (pipeline, "device-lost", G_CALLBACK (on_pipeline_device_lost_cb), self);
+    }
+
+  self->input_dirty = TRUE;
+  self->interop_dirty = TRUE;
+  self->run_serial++;
+  update_interop_status (self);
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PIPELINE]);
+}
+
+KsPipeline *
+ks_image_view_get_pipeline (KsImageView *self)
+{
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), NULL);
+  return self->pipeline;
+}
+
+void
+ks_image_view_zoom_fit (KsImageView *self)
+{
+  g_return_if_fail (KS_IS_IMAGE_VIEW (self));
+
+  if (self->fit)
+    return;
+  self->fit = TRUE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIT]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
+  update_hover (self);
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+void
+ks_image_view_zoom_1to1 (KsImageView *self)
+{
+  g_return_if_fail (KS_IS_IMAGE_VIEW (self));
+  zoom_around_center (self, 1.0);
+}
+
+void
+ks_image_view_zoom_in (KsImageView *self)
+{
+  g_return_if_fail (KS_IS_IMAGE_VIEW (self));
+  zoom_around_center (self, current_zoom (self) * ZOOM_STEP);
+}
+
+void
+ks_image_view_zoom_out (KsImageView *self)
+{
+  g_return_if_fail (KS_IS_IMAGE_VIEW (self));
+  zoom_around_center (self, current_zoom (self) / ZOOM_STEP);
+}
+
+/* Sets an explicit zoom around the centre of the view; leaves "fit". */
+void
+ks_image_view_set_zoom (KsImageView *self, double zoom)
+{
+  g_return_if_fail (KS_IS_IMAGE_VIEW (self));
+  zoom_around_center (self, zoom);
+}
+
+double
+ks_image_view_get_zoom (KsImageView *self)
+{
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), 1.0);
+  return current_zoom (self);
+}
+
+gboolean
+ks_image_view_get_fit (KsImageView *self)
+{
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), TRUE);
+  return self->fit;
+}
+
+void
+ks_image_view_set_split (KsImageView *self, double split)
+{
+  g_return_if_fail (KS_IS_IMAGE_VIEW (self));
+
+  split = CLAMP (split, 0.0, 1.0);
+  if (self->split == split)
+    return;
+  self->split = split;
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SPLIT]);
+}
+
+double
+ks_image_view_get_split (KsImageView *self)
+{
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), 0.0);
+  return self->split;
+}
+
+void
+ks_image_view_set_show_coverage (KsImageView *self, gboolean show)
+{
+  g_return_if_fail (KS_IS_IMAGE_VIEW (self));
+
+  show = !!show;
+  if (self->show_coverage == show)
+    return;
+  self->show_coverage = show;
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_COVERAGE]);
+}
+
+gboolean
+ks_image_view_get_show_coverage (KsImageView *self)
+{
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), FALSE);
+  return self->show_coverage;
+}
+
+const char *
+ks_image_view_get_display_path (KsImageView *self)
+{
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), NULL);
+  return self->display_path;
+}
+
+const char *
+ks_image_view_get_gl_renderer (KsImageView *self)
+{
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), NULL);
+  return self->gl_renderer;
+}
+
+const char *
+ks_image_view_get_interop_status (KsImageView *self)
+{
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), NULL);
+  return self->interop_status;
+}
+
+gboolean
+ks_image_view_get_hover (KsImageView *self, guint *x, guint *y)
+{
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), FALSE);
+
+  if (x != NULL)
+    *x = self->hover_valid ? self->hover_x : 0;
+  if (y != NULL)
+    *y = self->hover_valid ? self->hover_y : 0;
+  return self->hover_valid;
+}
+
+KsImage *
+ks_image_view_read_output (KsImageView *self, GError **error)
+{
+  GtkGLArea *area;
+  g_autoptr (KsImage) image = NULL;
+  g_autofree guint8 *pixels = NULL;
+  int previous_fbo = 0;
+  GLenum status;
+  guint w, h;
+
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  area = GTK_GL_AREA (self);
+  if (!gtk_widget_get_realized (GTK_WIDGET (self)))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           "The image view is not on screen yet");
+      return NULL;
+    }
+  gtk_gl_area_make_current (area);
+  if (gtk_gl_area_get_error (area) != NULL)
+    {
+      g_propagate_error (error, g_error_copy (gtk_gl_area_get_error (area)));
+      return NULL;
+    }
+  if (self->program == 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           "The image view has no GL resources");
+      return NULL;
+    }
+
+  /* What the next frame would show: a run may have happened since the last render. */
+  ensure_interop (self);
+  upload_output (self);
+  if (!self->have_output)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           "The view shows no output image (no run yet, or the op has none)");
+      return NULL;
+    }
+
+  w = self->output_width;
+  h = self->output_height;
+  image = ks_image_new (KS_FORMAT_RGBA8, w, h, error);
+  if (image == NULL)
+    return NULL;
+
+  glGetIntegerv (GL_FRAMEBUFFER_BINDING, &previous_fbo);
+  glBindFramebuffer (GL_FRAMEBUFFER, self->fbo);
+  glFramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, self->output_tex,
+                          0);
+  status = glCheckFramebufferStatus (GL_FRAMEBUFFER);
+  if (status != GL_FRAMEBUFFER_COMPLETE)
+    {
+      glBindFramebuffer (GL_FRAMEBUFFER, previous_fbo);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "Cannot read the output texture back (framebuffer status 0x%x)", status);
+      return NULL;
+    }
+
+  /* GL_RGBA / GL_UNSIGNED_BYTE is the one readback every GL and GLES accepts;
+   * an R8 texture reads back as (v, 0, 0, 255). */
+  pixels = g_malloc ((gsize) w * h * 4);
+  glPixelStorei (GL_PACK_ALIGNMENT, 4);
+  glReadPixels (0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+  glFramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+  glBindFramebuffer (GL_FRAMEBUFFER, previous_fbo);
+
+  for (guint y = 0; y < h; y++)
+    {
+      const guint8 *src = pixels + (gsize) y * w * 4;
+      guint8 *dst = ks_image_row (image, y);
+
+      if (self->output_gray)
+        {
+          for (guint x = 0; x < w; x++)
+            {
+              dst[4 * x + 0] = dst[4 * x + 1] = dst[4 * x + 2] = src[4 * x];
+              dst[4 * x + 3] = 255;
+            }
+        }
+      else
+        {
+          memcpy (dst, src, (gsize) w * 4);
+        }
+    }
+  return g_steal_pointer (&image);
+}

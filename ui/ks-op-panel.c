@@ -1,0 +1,658 @@
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <adwaita.h>
+
+#include "ks-op-panel.h"
+
+struct _KsOpPanel
+{
+  GtkWidget parent_instance;
+
+  /* template widgets */
+  GtkSearchEntry *search_entry;
+  GtkListBox *op_list;
+  GtkLabel *no_match_label;
+  GtkLabel *title_label;
+  GtkLabel *description_label;
+  GtkLabel *inputs_label;
+  AdwPreferencesGroup *second_group;
+  AdwActionRow *second_row;
+  AdwPreferencesGroup *params_group;
+
+  /* owned references */
+  KsPipeline *pipeline;
+  char *query; /* casefolded search text, or NULL */
+
+  /* borrowed: the op the widgets were generated for, and those widgets
+   * (children of params_group) */
+  const KsOp *shown_op;
+  GtkWidget *param_rows[KS_OP_MAX_PARAMS];
+  GtkWidget *param_widgets[KS_OP_MAX_PARAMS];
+  GtkLabel *param_value_labels[KS_OP_MAX_PARAMS];
+  guint n_param_rows;
+
+  /* Set while widgets are updated from the pipeline, so that their change
+   * signals do not echo the same values back into it. */
+  gboolean syncing;
+};
+
+G_DEFINE_FINAL_TYPE (KsOpPanel, ks_op_panel, GTK_TYPE_WIDGET)
+
+enum
+{
+  PROP_0,
+  PROP_PIPELINE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+#define OP_KEY "ks-op"
+#define PARAM_INDEX_KEY "ks-param-index"
+
+/* ---- the op list ----------------------------------------------------------- */
+
+static const KsOp *
+row_get_op (GtkListBoxRow *row)
+{
+  return g_object_get_data (G_OBJECT (row), OP_KEY);
+}
+
+static gboolean
+text_matches (const char *text, const char *query)
+{
+  g_autofree char *folded = NULL;
+
+  if (text == NULL)
+    return FALSE;
+  folded = g_utf8_casefold (text, -1);
+  return strstr (folded, query) != NULL;
+}
+
+static gboolean
+op_matches (const KsOp *op, const char *query)
+{
+  if (query == NULL || *query == '\0')
+    return TRUE;
+  return text_matches (op->title, query) || text_matches (op->id, query)
+         || text_matches (op->group, query) || text_matches (op->description, query);
+}
+
+static gboolean
+filter_row (GtkListBoxRow *row, gpointer user_data)
+{
+  KsOpPanel *self = user_data;
+
+  return op_matches (row_get_op (row), self->query);
+}
+
+/* A group title above the first visible op of each group. The rows are added
+ * group by group, so comparing with the previous visible row is enough. */
+static void
+update_header (GtkListBoxRow *row, GtkListBoxRow *before, gpointer user_data)
+{
+  const KsOp *op = row_get_op (row);
+  GtkWidget *header;
+
+  if (before != NULL && g_strcmp0 (row_get_op (before)->group, op->group) == 0)
+    {
+      gtk_list_box_row_set_header (row, NULL);
+      return;
+    }
+
+  header = gtk_list_box_row_get_header (row);
+  if (header == NULL)
+    {
+      header = gtk_label_new (NULL);
+      gtk_label_set_xalign (GTK_LABEL (header), 0);
+      gtk_widget_set_margin_start (header, 6);
+      gtk_widget_set_margin_top (header, before != NULL ? 12 : 0);
+      gtk_widget_set_margin_bottom (header, 3);
+      gtk_widget_add_css_class (header, "heading");
+      gtk_widget_add_css_class (header, "dim-label");
+      gtk_list_box_row_set_header (row, header);
+    }
+  gtk_label_set_label (GTK_LABEL (header), op->group);
+}
+
+static GtkWidget *
+create_op_row (const KsOp *op)
+{
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *label = gtk_label_new (op->title);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), label);
+  gtk_widget_set_tooltip_text (row, op->description);
+  g_object_set_data (G_OBJECT (row), OP_KEY, (gpointer) op);
+  return row;
+}
+
+static void
+populate_op_list (KsOpPanel *self)
+{
+  guint n_ops = ks_op_registry_count ();
+  g_autoptr (GPtrArray) groups = g_ptr_array_new ();
+
+  /* Groups in the order the registry introduces them, ops in registry order
+   * within each group. */
+  for (guint i = 0; i < n_ops; i++)
+    {
+      const char *group = ks_op_registry_get (i)->group;
+      if (!g_ptr_array_find_with_equal_func (groups, group, g_str_equal, NULL))
+        g_ptr_array_add (groups, (gpointer) group);
+    }
+
+  for (guint g = 0; g < groups->len; g++)
+    for (guint i = 0; i < n_ops; i++)
+      {
+        const KsOp *op = ks_op_registry_get (i);
+        if (g_str_equal (op->group, g_ptr_array_index (groups, g)))
+          gtk_list_box_append (self->op_list, create_op_row (op));
+      }
+}
+
+static GtkListBoxRow *
+find_op_row (KsOpPanel *self, const KsOp *op)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->op_list));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_BOX_ROW (child) && row_get_op (GTK_LIST_BOX_ROW (child)) == op)
+      return GTK_LIST_BOX_ROW (child);
+  return NULL;
+}
+
+static void
+update_query (KsOpPanel *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+
+  g_clear_pointer (&self->query, g_free);
+  if (text != NULL && *text != '\0')
+    self->query = g_utf8_casefold (text, -1);
+}
+
+static void
+on_search_changed_cb (GtkSearchEntry *entry, KsOpPanel *self)
+{
+  gboolean any = FALSE;
+
+  update_query (self);
+  gtk_list_box_invalidate_filter (self->op_list);
+  gtk_list_box_invalidate_headers (self->op_list);
+
+  for (guint i = 0; i < ks_op_registry_count () && !any; i++)
+    any = op_matches (ks_op_registry_get (i), self->query);
+  gtk_widget_set_visible (GTK_WIDGET (self->no_match_label), !any);
+}
+
+/* Enter picks the first match, so that typing a name and Enter chooses it.
+ * "search-changed" comes after a delay: read the text afresh. */
+static void
+on_search_activate_cb (GtkSearchEntry *entry, KsOpPanel *self)
+{
+  update_query (self);
+  for (guint i = 0; i < ks_op_registry_count (); i++)
+    {
+      const KsOp *op = ks_op_registry_get (i);
+      GtkListBoxRow *row;
+
+      if (!op_matches (op, self->query))
+        continue;
+      row = find_op_row (self, op);
+      if (row != NULL)
+        gtk_list_box_select_row (self->op_list, row);
+      return;
+    }
+}
+
+static void
+on_op_selected_cb (GtkListBox *box, GtkListBoxRow *row, KsOpPanel *self)
+{
+  const KsOp *op;
+
+  if (row == NULL || self->syncing || self->pipeline == NULL)
+    return;
+  op = row_get_op (row);
+  if (op != ks_pipeline_get_op (self->pipeline))
+    ks_pipeline_set_op (self->pipeline, op);
+}
+
+/* ---- parameter widgets ------------------------------------------------------ */
+
+/* Enough decimals to move in about a hundredth of the range: 0..1 → 0.01 steps,
+ * 0..2 → 0.01, 0..10 → 0.1, 0..255 → 1. */
+static guint
+digits_for_range (double min, double max)
+{
+  double range = max - min;
+
+  if (range <= 0)
+    return 2;
+  return (guint) CLAMP (ceil (2.0 - log10 (range)), 0, 4);
+}
+
+static void
+set_param_from_widget (KsOpPanel *self, GtkWidget *widget, double value)
+{
+  guint index = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), PARAM_INDEX_KEY));
+  const KsParams *params;
+
+  if (self->syncing || self->pipeline == NULL)
+    return;
+  params = ks_pipeline_get_params (self->pipeline);
+  if (params != NULL && params->values[index] == value)
+    return;
+  ks_pipeline_set_param (self->pipeline, index, value);
+}
+
+static void
+update_value_label (KsOpPanel *self, guint index, double value)
+{
+  g_autofree char *text = NULL;
+
+  if (self->param_value_labels[index] == NULL)
+    return;
+  text = ks_param_format_value (&self->shown_op->params[index], value);
+  gtk_label_set_label (self->param_value_labels[index], text);
+}
+
+static void
+on_param_scale_changed_cb (GtkRange *range, KsOpPanel *self)
+{
+  guint index = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (range), PARAM_INDEX_KEY));
+  double value = gtk_range_get_value (range);
+
+  update_value_label (self, index, value);
+  set_param_from_widget (self, GTK_WIDGET (range), value);
+}
+
+static void
+on_param_spin_changed_cb (GtkSpinButton *spin, KsOpPanel *self)
+{
+  set_param_from_widget (self, GTK_WIDGET (spin), gtk_spin_button_get_value_as_int (spin));
+}
+
+static void
+on_param_switch_active_cb (GObject *object, GParamSpec *pspec, KsOpPanel *self)
+{
+  set_param_from_widget (self, GTK_WIDGET (object),
+                         gtk_switch_get_active (GTK_SWITCH (object)) ? 1.0 : 0.0);
+}
+
+static void
+on_param_choice_selected_cb (GObject *object, GParamSpec *pspec, KsOpPanel *self)
+{
+  guint selected = gtk_drop_down_get_selected (GTK_DROP_DOWN (object));
+
+  if (selected == GTK_INVALID_LIST_POSITION)
+    return;
+  set_param_from_widget (self, GTK_WIDGET (object), selected);
+}
+
+static GtkWidget *
+create_param_widget (KsOpPanel *self, const KsParamSpec *spec, guint index, GtkWidget *row)
+{
+  GtkWidget *widget = NULL;
+
+  switch (spec->type)
+    {
+    case KS_PARAM_DOUBLE:
+      {
+        guint digits = digits_for_range (spec->min, spec->max);
+        GtkWidget *label = gtk_label_new (NULL);
+
+        widget = gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL, spec->min, spec->max,
+                                           pow (10.0, -(double) digits));
+        gtk_scale_set_digits (GTK_SCALE (widget), (int) digits);
+        gtk_range_set_round_digits (GTK_RANGE (widget), (int) digits);
+        gtk_scale_set_draw_value (GTK_SCALE (widget), FALSE);
+        /* A mark at the default shows where the op starts from. */
+        gtk_scale_add_mark (GTK_SCALE (widget), spec->default_value, GTK_POS_BOTTOM, NULL);
+        gtk_widget_set_size_request (widget, 140, -1);
+        g_signal_connect_object (widget, "value-changed", G_CALLBACK (on_param_scale_changed_cb),
+                                 self, G_CONNECT_DEFAULT);
+
+        gtk_label_set_width_chars (GTK_LABEL (label), 5);
+        gtk_label_set_xalign (GTK_LABEL (label), 1);
+        gtk_widget_add_css_class (label, "numeric");
+        self->param_value_labels[index] = GTK_LABEL (label);
+        adw_action_row_add_suffix (ADW_ACTION_ROW (row), widget);
+        adw_action_row_add_suffix (ADW_ACTION_ROW (row), label);
+        break;
+      }
+
+    case KS_PARAM_INT:
+      widget = gtk_spin_button_new_with_range (spec->min, spec->max, 1);
+      gtk_widget_set_valign (widget, GTK_ALIGN_CENTER);
+      g_signal_connect_object (widget, "value-changed", G_CALLBACK (on_param_spin_changed_cb),
+                               self, G_CONNECT_DEFAULT);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), widget);
+      break;
+
+    case KS_PARAM_BOOL:
+      widget = gtk_switch_new ();
+      gtk_widget_set_valign (widget, GTK_ALIGN_CENTER);
+      g_signal_connect_object (widget, "notify::active", G_CALLBACK (on_param_switch_active_cb),
+                               self, G_CONNECT_DEFAULT);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), widget);
+      adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), widget);
+      break;
+
+    case KS_PARAM_CHOICE:
+      {
+        const char *const *titles = spec->choice_titles != NULL ? spec->choice_titles
+                                                                : spec->choices;
+        g_autoptr (GtkStringList) model = gtk_string_list_new (titles);
+
+        widget = gtk_drop_down_new (G_LIST_MODEL (g_steal_pointer (&model)), NULL);
+        gtk_widget_set_valign (widget, GTK_ALIGN_CENTER);
+        g_signal_connect_object (widget, "notify::selected",
+                                 G_CALLBACK (on_param_choice_selected_cb), self,
+                                 G_CONNECT_DEFAULT);
+        adw_action_row_add_suffix (ADW_ACTION_ROW (row), widget);
+        break;
+      }
+
+    default:
+      g_warning ("Parameter “%s” has an unknown type %d", spec->name, spec->type);
+      return NULL;
+    }
+
+  g_object_set_data (G_OBJECT (widget), PARAM_INDEX_KEY, GUINT_TO_POINTER (index));
+  return widget;
+}
+
+static void
+clear_param_rows (KsOpPanel *self)
+{
+  for (guint i = 0; i < self->n_param_rows; i++)
+    adw_preferences_group_remove (self->params_group, self->param_rows[i]);
+  memset (self->param_rows, 0, sizeof self->param_rows);
+  memset (self->param_widgets, 0, sizeof self->param_widgets);
+  memset (self->param_value_labels, 0, sizeof self->param_value_labels);
+  self->n_param_rows = 0;
+}
+
+static void
+sync_param_values (KsOpPanel *self)
+{
+  const KsParams *params;
+
+  if (self->pipeline == NULL || self->shown_op == NULL)
+    return;
+  params = ks_pipeline_get_params (self->pipeline);
+  if (params == NULL)
+    return;
+
+  self->syncing = TRUE;
+  for (guint i = 0; i < self->n_param_rows; i++)
+    {
+      GtkWidget *widget = self->param_widgets[i];
+      double value = params->values[i];
+
+      if (widget == NULL)
+        continue;
+      switch (self->shown_op->params[i].type)
+        {
+        case KS_PARAM_DOUBLE:
+          gtk_range_set_value (GTK_RANGE (widget), value);
+          update_value_label (self, i, value);
+          break;
+        case KS_PARAM_INT:
+          gtk_spin_button_set_value (GTK_SPIN_BUTTON (widget), value);
+          break;
+        case KS_PARAM_BOOL:
+          gtk_switch_set_active (GTK_SWITCH (widget), value != 0);
+          break;
+        case KS_PARAM_CHOICE:
+          gtk_drop_down_set_selected (GTK_DROP_DOWN (widget), (guint) value);
+          break;
+        default:
+          break;
+        }
+    }
+  self->syncing = FALSE;
+}
+
+static void
+update_second_input (KsOpPanel *self)
+{
+  gboolean two = self->shown_op != NULL && self->shown_op->n_inputs >= 2;
+  g_autofree char *subtitle = NULL;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->second_group), two);
+  if (!two || self->pipeline == NULL)
+    return;
+
+  /* Without a second image the pipeline uses the test card in its place. */
+  if (ks_pipeline_get_input (self->pipeline, KS_INPUT_B) == NULL)
+    subtitle = g_strdup_printf ("%s, until you choose an image",
+                                ks_pipeline_get_input_name (self->pipeline, KS_INPUT_B));
+  else
+    subtitle = g_strdup (ks_pipeline_get_input_name (self->pipeline, KS_INPUT_B));
+  adw_action_row_set_subtitle (self->second_row, subtitle);
+}
+
+static void
+show_op (KsOpPanel *self, const KsOp *op)
+{
+  GtkListBoxRow *row;
+
+  clear_param_rows (self);
+  self->shown_op = op;
+
+  gtk_label_set_label (self->title_label, op != NULL ? op->title : "No operation");
+  gtk_label_set_label (self->description_label, op != NULL ? op->description : "");
+  if (op == NULL)
+    gtk_label_set_label (self->inputs_label, "");
+  else
+    {
+      const char *output = op->output_kind == KS_OP_OUTPUT_HISTOGRAM
+                             ? "The result is a histogram."
+                             : "The result is an image.";
+      g_autofree char *text = g_strdup_printf ("%s %s",
+                                               op->n_inputs >= 2
+                                                 ? "Takes two images of the same size (A and B)."
+                                                 : "Takes one image.",
+                                               output);
+      gtk_label_set_label (self->inputs_label, text);
+    }
+
+  if (op != NULL)
+    for (guint i = 0; i < op->n_params && i < KS_OP_MAX_PARAMS; i++)
+      {
+        const KsParamSpec *spec = &op->params[i];
+        GtkWidget *param_row = adw_action_row_new ();
+
+        adw_preferences_row_set_title (ADW_PREFERENCES_ROW (param_row), spec->title);
+        if (spec->description != NULL)
+          adw_action_row_set_subtitle (ADW_ACTION_ROW (param_row), spec->description);
+        self->param_widgets[i] = create_param_widget (self, spec, i, param_row);
+        adw_preferences_group_add (self->params_group, param_row);
+        self->param_rows[i] = param_row;
+        self->n_param_rows = i + 1;
+      }
+
+  gtk_widget_set_visible (GTK_WIDGET (self->params_group), self->n_param_rows > 0);
+  update_second_input (self);
+  sync_param_values (self);
+
+  self->syncing = TRUE;
+  row = op != NULL ? find_op_row (self, op) : NULL;
+  if (row != NULL)
+    gtk_list_box_select_row (self->op_list, row);
+  else
+    gtk_list_box_unselect_all (self->op_list);
+  self->syncing = FALSE;
+}
+
+/* ---- the pipeline ------------------------------------------------------------ */
+
+static void
+on_config_changed_cb (KsPipeline *pipeline, KsOpPanel *self)
+{
+  const KsOp *op = ks_pipeline_get_op (pipeline);
+
+  if (op != self->shown_op)
+    show_op (self, op);
+  else
+    sync_param_values (self);
+}
+
+static void
+on_inputs_changed_cb (KsPipeline *pipeline, KsOpPanel *self)
+{
+  update_second_input (self);
+}
+
+void
+ks_op_panel_set_pipeline (KsOpPanel *self, KsPipeline *pipeline)
+{
+  g_return_if_fail (KS_IS_OP_PANEL (self));
+  g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
+
+  if (self->pipeline == pipeline)
+    return;
+
+  if (self->pipeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  g_set_object (&self->pipeline, pipeline);
+
+  if (pipeline != NULL)
+    {
+      g_signal_connect_object (pipeline, "config-changed", G_CALLBACK (on_config_changed_cb),
+                               self, G_CONNECT_DEFAULT);
+      g_signal_connect_object (pipeline, "inputs-changed", G_CALLBACK (on_inputs_changed_cb),
+                               self, G_CONNECT_DEFAULT);
+    }
+
+  show_op (self, pipeline != NULL ? ks_pipeline_get_op (pipeline) : NULL);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PIPELINE]);
+}
+
+KsPipeline *
+ks_op_panel_get_pipeline (KsOpPanel *self)
+{
+  g_return_val_if_fail (KS_IS_OP_PANEL (self), NULL);
+  return self->pipeline;
+}
+
+GtkWidget *
+ks_op_panel_new (void)
+{
+  return g_object_new (KS_TYPE_OP_PANEL, NULL);
+}
+
+/* ---- GObject ------------------------------------------------------------------ */
+
+static void
+ks_op_panel_dispose (GObject *object)
+{
+  KsOpPanel *self = KS_OP_PANEL (object);
+  GtkWidget *child;
+
+  if (self->pipeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  g_clear_object (&self->pipeline);
+  self->shown_op = NULL;
+  self->n_param_rows = 0;
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_OP_PANEL);
+  /* The template's top box is not bound, so dispose_template leaves it. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+
+  G_OBJECT_CLASS (ks_op_panel_parent_class)->dispose (object);
+}
+
+static void
+ks_op_panel_finalize (GObject *object)
+{
+  KsOpPanel *self = KS_OP_PANEL (object);
+
+  g_free (self->query);
+
+  G_OBJECT_CLASS (ks_op_panel_parent_class)->finalize (object);
+}
+
+static void
+ks_op_panel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  KsOpPanel *self = KS_OP_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_PIPELINE:
+      g_value_set_object (value, self->pipeline);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_op_panel_set_property (GObject *object, guint prop_id, const GValue *value,
+                          GParamSpec *pspec)
+{
+  KsOpPanel *self = KS_OP_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_PIPELINE:
+      ks_op_panel_set_pipeline (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_op_panel_class_init (KsOpPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ks_op_panel_dispose;
+  object_class->finalize = ks_op_panel_finalize;
+  object_class->get_property = ks_op_panel_get_property;
+  object_class->set_property = ks_op_panel_set_property;
+
+  properties[PROP_PIPELINE] =
+    g_param_spec_object ("pipeline", NULL, NULL, KS_TYPE_PIPELINE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/kernelscope/Kernelscope/ui/ks-op-panel.ui");
+  gtk_widget_class_bind_template_child (widget_class, KsOpPanel, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, KsOpPanel, op_list);
+  gtk_widget_class_bind_template_child (widget_class, KsOpPanel, no_match_label);
+  gtk_widget_class_bind_template_child (widget_class, KsOpPanel, title_label);
+  gtk_widget_class_bind_template_child (widget_class, KsOpPanel, description_label);
+  gtk_widget_class_bind_template_child (widget_class, KsOpPanel, inputs_label);
+  gtk_widget_class_bind_template_child (widget_class, KsOpPanel, second_group);
+  gtk_widget_class_bind_template_child (widget_class, KsOpPanel, second_row);
+  gtk_widget_class_bind_template_child (widget_class, KsOpPanel, params_group);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_op_selected_cb);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+ks_op_panel_init (KsOpPanel *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  gtk_list_box_set_filter_func (self->op_list, filter_row, self, NULL);
+  gtk_list_box_set_header_func (self->op_list, update_header, NULL, NULL);
+  populate_op_list (self);
+  show_op (self, NULL);
+}

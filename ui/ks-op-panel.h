@@ -1,0 +1,20 @@
+/* ks-op-panel.h: the operation panel — the op registry grouped and searchable,
+ * the chosen op's description, and widgets generated from its typed parameters.
+ * Every change goes to the pipeline, which re-runs the op. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "ks-pipeline.h"
+
+G_BEGIN_DECLS
+
+#define KS_TYPE_OP_PANEL (ks_op_panel_get_type ())
+G_DECLARE_FINAL_TYPE (KsOpPanel, ks_op_panel, KS, OP_PANEL, GtkWidget)
+
+GtkWidget  *ks_op_panel_new          (void);
+/* Property "pipeline". */
+void        ks_op_panel_set_pipeline (KsOpPanel *self, KsPipeline *pipeline);
+KsPipeline *ks_op_panel_get_pipeline (KsOpPanel *self);
+
+G_END_DECLS

@@ -1,0 +1,512 @@
+#include "config.h"
+
+#include <string.h>
+
+#include <adwaita.h>
+
+#include "ks-timing-chart.h"
+#include "ks-timing-panel.h"
+
+struct _KsTimingPanel
+{
+  GtkWidget parent_instance;
+
+  /* template widgets */
+  GtkLabel *engine_label;
+  GtkLabel *upload_label;
+  GtkLabel *warmup_label;
+  GtkLabel *kernel_label;
+  GtkWidget *download_row;
+  GtkLabel *download_label;
+  GtkLabel *display_label;
+  AdwActionRow *bandwidth_row;
+  GtkLevelBar *bandwidth_bar;
+  GtkLabel *fps_label;
+  KsTimingChart *chart;
+  GtkSpinButton *repeats_spin;
+  GtkButton *measure_button;
+  GtkButton *compare_button;
+  GtkLabel *error_label;
+  GtkWidget *measure_group;
+  GtkLabel *median_label;
+  GtkLabel *spread_label;
+  GtkLabel *range_label;
+  GtkLabel *warmup_time_label;
+  GtkWidget *compare_group;
+  AdwActionRow *current_row;
+  GtkLabel *current_label;
+  GtkLabel *cpu_label;
+  AdwActionRow *ratio_row;
+  AdwActionRow *identical_row;
+
+  /* owned references */
+  KsPipeline *pipeline;
+  GtkFileChooserNative *export_dialog;
+  gboolean export_json;
+};
+
+G_DEFINE_FINAL_TYPE (KsTimingPanel, ks_timing_panel, GTK_TYPE_WIDGET)
+
+enum
+{
+  PROP_0,
+  PROP_PIPELINE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  SIGNAL_ERROR,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+/* ---- formatting ------------------------------------------------------------------ */
+
+/* Milliseconds with about three significant digits; kernels range from
+ * microseconds on a GPU to seconds on the CPU engine. */
+static char *
+format_ms (double ms)
+{
+  if (ms < 0)
+    return g_strdup ("—");
+  if (ms < 0.01)
+    return g_strdup_printf ("%.4f ms", ms);
+  if (ms < 1)
+    return g_strdup_printf ("%.3f ms", ms);
+  if (ms < 100)
+    return g_strdup_printf ("%.2f ms", ms);
+  return g_strdup_printf ("%.0f ms", ms);
+}
+
+static void
+set_ms (GtkLabel *label, double ms)
+{
+  g_autofree char *text = format_ms (ms);
+  gtk_label_set_label (label, text);
+}
+
+static char *
+describe_engine (KsEngine *engine)
+{
+  KsDevice *device;
+
+  if (engine == NULL)
+    return g_strdup ("None");
+  device = ks_engine_get_device (engine);
+  if (ks_engine_is_cuda (engine))
+    return g_strdup_printf ("CUDA on %s", ks_device_get_name (device));
+  return g_strdup_printf ("CPU engine, %u threads", ks_engine_get_n_workers (engine));
+}
+
+static void
+show_error (KsTimingPanel *self, const char *message)
+{
+  gtk_label_set_label (self->error_label, message);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+  g_signal_emit (self, signals[SIGNAL_ERROR], 0, message);
+}
+
+/* ---- the last run ----------------------------------------------------------------- */
+
+static void
+update_last_run (KsTimingPanel *self)
+{
+  KsStageTimes times = { -1, -1, -1 };
+  double display_ms = -1;
+  const KsRunResult *result = ks_pipeline_get_result (self->pipeline);
+  KsEngine *engine = ks_pipeline_get_engine (self->pipeline);
+  KsDevice *device = ks_pipeline_get_device (self->pipeline);
+  double gbs = ks_pipeline_get_achieved_gbs (self->pipeline);
+  double peak = device != NULL ? ks_device_get_peak_bandwidth_gbs (device) : 0;
+  double fps = ks_pipeline_get_fps (self->pipeline);
+  g_autofree char *engine_text = describe_engine (engine);
+  g_autofree char *bandwidth = NULL;
+  g_autofree char *fps_text = NULL;
+
+  gtk_label_set_label (self->engine_label, engine_text);
+
+  ks_pipeline_get_stage_times (self->pipeline, &times, &display_ms);
+  set_ms (self->upload_label, times.upload_ms);
+  set_ms (self->kernel_label, times.kernel_ms);
+  set_ms (self->download_label, times.download_ms);
+  gtk_widget_set_visible (self->download_row, times.download_ms >= 0);
+  set_ms (self->display_label, display_ms);
+  gtk_widget_set_visible (GTK_WIDGET (self->warmup_label), result != NULL && result->warmup);
+
+  if (gbs <= 0)
+    bandwidth = g_strdup ("—");
+  else if (peak > 0)
+    bandwidth = g_strdup_printf ("%.1f GB/s of the device’s %.0f GB/s peak (%.0f %%)", gbs, peak,
+                                 100.0 * gbs / peak);
+  else
+    bandwidth = g_strdup_printf ("%.1f GB/s (this device has no known peak)", gbs);
+  adw_action_row_set_subtitle (self->bandwidth_row, bandwidth);
+  gtk_widget_set_visible (GTK_WIDGET (self->bandwidth_bar), peak > 0);
+  gtk_level_bar_set_value (self->bandwidth_bar, peak > 0 ? CLAMP (gbs / peak, 0, 1) : 0);
+
+  fps_text = fps > 0 ? g_strdup_printf ("%.1f", fps) : g_strdup ("—");
+  gtk_label_set_label (self->fps_label, fps_text);
+}
+
+static void
+on_ran_cb (KsPipeline *pipeline, KsTimingPanel *self)
+{
+  update_last_run (self);
+  ks_timing_chart_set_samples (self->chart, ks_pipeline_get_history (pipeline));
+}
+
+static void
+on_config_changed_cb (KsPipeline *pipeline, KsTimingPanel *self)
+{
+  /* Earlier measurements belong to another configuration. */
+  gtk_widget_set_visible (self->measure_group, FALSE);
+  gtk_widget_set_visible (self->compare_group, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  update_last_run (self);
+}
+
+static void
+on_device_lost_cb (KsPipeline *pipeline, const char *reason, KsTimingPanel *self)
+{
+  on_config_changed_cb (pipeline, self);
+}
+
+/* ---- actions ------------------------------------------------------------------------- */
+
+static void
+measure_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsTimingPanel *self = KS_TIMING_PANEL (widget);
+  g_autoptr (GError) error = NULL;
+  KsTiming timing = { 0 };
+  guint repeats = gtk_spin_button_get_value_as_int (self->repeats_spin);
+  g_autofree char *median = NULL;
+  g_autofree char *spread = NULL;
+  g_autofree char *min = NULL;
+  g_autofree char *max = NULL;
+  g_autofree char *range = NULL;
+
+  if (self->pipeline == NULL)
+    return;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  if (!ks_pipeline_measure (self->pipeline, repeats, &timing, &error))
+    {
+      g_autofree char *message = g_strdup_printf ("The measurement failed: %s", error->message);
+      show_error (self, message);
+      gtk_widget_set_visible (self->measure_group, FALSE);
+      return;
+    }
+
+  median = format_ms (timing.median_ms);
+  spread = format_ms (timing.mad_ms);
+  min = format_ms (timing.min_ms);
+  max = format_ms (timing.max_ms);
+  range = g_strdup_printf ("%s to %s", min, max);
+  gtk_label_set_label (self->median_label, median);
+  gtk_label_set_label (self->spread_label, spread);
+  gtk_label_set_label (self->range_label, range);
+  set_ms (self->warmup_time_label, timing.warmup_ms);
+  gtk_widget_set_visible (self->measure_group, TRUE);
+  ks_timing_clear (&timing);
+}
+
+static void
+compare_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsTimingPanel *self = KS_TIMING_PANEL (widget);
+  g_autoptr (GError) error = NULL;
+  KsTiming current = { 0 };
+  KsTiming cpu = { 0 };
+  gboolean identical = FALSE;
+  guint repeats = gtk_spin_button_get_value_as_int (self->repeats_spin);
+  KsEngine *engine;
+  g_autofree char *engine_text = NULL;
+  g_autofree char *ratio = NULL;
+
+  if (self->pipeline == NULL)
+    return;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  if (!ks_pipeline_compare_engines (self->pipeline, repeats, &current, &cpu, &identical, &error))
+    {
+      g_autofree char *message = g_strdup_printf ("The comparison failed: %s", error->message);
+      show_error (self, message);
+      gtk_widget_set_visible (self->compare_group, FALSE);
+      return;
+    }
+
+  engine = ks_pipeline_get_engine (self->pipeline);
+  engine_text = describe_engine (engine);
+  adw_action_row_set_subtitle (self->current_row, engine_text);
+  set_ms (self->current_label, current.median_ms);
+  set_ms (self->cpu_label, cpu.median_ms);
+
+  if (engine == NULL || !ks_engine_is_cuda (engine))
+    ratio = g_strdup ("Both ran on the CPU engine; choose a GPU in the device panel to compare");
+  else if (current.median_ms <= 0 || cpu.median_ms <= 0)
+    ratio = g_strdup ("Too fast to compare");
+  else if (cpu.median_ms >= current.median_ms)
+    ratio = g_strdup_printf ("The GPU is %.1f× faster than the CPU",
+                             cpu.median_ms / current.median_ms);
+  else
+    ratio = g_strdup_printf ("The GPU is %.1f× slower than the CPU",
+                             current.median_ms / cpu.median_ms);
+  adw_action_row_set_subtitle (self->ratio_row, ratio);
+  adw_action_row_set_subtitle (self->identical_row,
+                               identical ? "Yes, every value matches"
+                                         : "No, the outputs differ");
+  gtk_widget_set_visible (self->compare_group, TRUE);
+
+  ks_timing_clear (&current);
+  ks_timing_clear (&cpu);
+}
+
+static void
+on_export_response_cb (GtkNativeDialog *dialog, int response, KsTimingPanel *self)
+{
+  g_autoptr (GFile) file = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *contents = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT && self->pipeline != NULL)
+    file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+  if (file != NULL)
+    {
+      contents = ks_pipeline_export_timings (self->pipeline, self->export_json);
+      if (contents == NULL)
+        show_error (self, "There are no timings to export yet");
+      else if (!g_file_replace_contents (file, contents, strlen (contents), NULL, FALSE,
+                                         G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL, &error))
+        {
+          g_autofree char *message = g_strdup_printf ("Could not save the timings: %s",
+                                                      error->message);
+          show_error (self, message);
+        }
+    }
+
+  gtk_native_dialog_destroy (dialog);
+  g_clear_object (&self->export_dialog);
+}
+
+static void
+export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsTimingPanel *self = KS_TIMING_PANEL (widget);
+  gboolean json = g_str_equal (g_variant_get_string (parameter, NULL), "json");
+  GtkRoot *root = gtk_widget_get_root (widget);
+  g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
+
+  if (self->pipeline == NULL)
+    return;
+  if (self->export_dialog != NULL)
+    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->export_dialog));
+  g_clear_object (&self->export_dialog);
+
+  self->export_json = json;
+  self->export_dialog = gtk_file_chooser_native_new (json ? "Export Timings as JSON"
+                                                          : "Export Timings as CSV",
+                                                     GTK_IS_WINDOW (root) ? GTK_WINDOW (root)
+                                                                          : NULL,
+                                                     GTK_FILE_CHOOSER_ACTION_SAVE,
+                                                     "_Export", "_Cancel");
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->export_dialog), TRUE);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->export_dialog),
+                                     json ? "kernelscope-timings.json"
+                                          : "kernelscope-timings.csv");
+  gtk_file_filter_set_name (filter, json ? "JSON files" : "CSV files");
+  gtk_file_filter_add_suffix (filter, json ? "json" : "csv");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->export_dialog), filter);
+  g_signal_connect_object (self->export_dialog, "response", G_CALLBACK (on_export_response_cb),
+                           self, G_CONNECT_DEFAULT);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->export_dialog));
+}
+
+/* ---- public ------------------------------------------------------------------------------ */
+
+static void
+update_sensitivity (KsTimingPanel *self)
+{
+  gboolean have = self->pipeline != NULL;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "timing.measure", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "timing.compare", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "timing.export", have);
+}
+
+void
+ks_timing_panel_set_pipeline (KsTimingPanel *self, KsPipeline *pipeline)
+{
+  g_return_if_fail (KS_IS_TIMING_PANEL (self));
+  g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
+
+  if (self->pipeline == pipeline)
+    return;
+
+  if (self->pipeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  g_set_object (&self->pipeline, pipeline);
+
+  gtk_widget_set_visible (self->measure_group, FALSE);
+  gtk_widget_set_visible (self->compare_group, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  update_sensitivity (self);
+
+  if (pipeline != NULL)
+    {
+      g_signal_connect_object (pipeline, "ran", G_CALLBACK (on_ran_cb), self, G_CONNECT_DEFAULT);
+      g_signal_connect_object (pipeline, "config-changed", G_CALLBACK (on_config_changed_cb),
+                               self, G_CONNECT_DEFAULT);
+      g_signal_connect_object (pipeline, "inputs-changed", G_CALLBACK (on_config_changed_cb),
+                               self, G_CONNECT_DEFAULT);
+      g_signal_connect_object (pipeline, "device-lost", G_CALLBACK (on_device_lost_cb),
+                               self, G_CONNECT_DEFAULT);
+      on_ran_cb (pipeline, self);
+    }
+  else
+    {
+      g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (KsTimingSample));
+      ks_timing_chart_set_samples (self->chart, none);
+    }
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PIPELINE]);
+}
+
+KsPipeline *
+ks_timing_panel_get_pipeline (KsTimingPanel *self)
+{
+  g_return_val_if_fail (KS_IS_TIMING_PANEL (self), NULL);
+  return self->pipeline;
+}
+
+GtkWidget *
+ks_timing_panel_new (void)
+{
+  return g_object_new (KS_TYPE_TIMING_PANEL, NULL);
+}
+
+/* ---- GObject --------------------------------------------------------------------------------- */
+
+static void
+ks_timing_panel_dispose (GObject *object)
+{
+  KsTimingPanel *self = KS_TIMING_PANEL (object);
+  GtkWidget *child;
+
+  if (self->pipeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  g_clear_object (&self->pipeline);
+  if (self->export_dialog != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->export_dialog, self);
+      gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->export_dialog));
+      g_clear_object (&self->export_dialog);
+    }
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_TIMING_PANEL);
+  /* The template's top box is not bound, so dispose_template leaves it. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+
+  G_OBJECT_CLASS (ks_timing_panel_parent_class)->dispose (object);
+}
+
+static void
+ks_timing_panel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  KsTimingPanel *self = KS_TIMING_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_PIPELINE:
+      g_value_set_object (value, self->pipeline);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_timing_panel_set_property (GObject *object, guint prop_id, const GValue *value,
+                              GParamSpec *pspec)
+{
+  KsTimingPanel *self = KS_TIMING_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_PIPELINE:
+      ks_timing_panel_set_pipeline (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_timing_panel_class_init (KsTimingPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ks_timing_panel_dispose;
+  object_class->get_property = ks_timing_panel_get_property;
+  object_class->set_property = ks_timing_panel_set_property;
+
+  properties[PROP_PIPELINE] =
+    g_param_spec_object ("pipeline", NULL, NULL, KS_TYPE_PIPELINE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[SIGNAL_ERROR] =
+    g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  gtk_widget_class_install_action (widget_class, "timing.measure", NULL, measure_action);
+  gtk_widget_class_install_action (widget_class, "timing.compare", NULL, compare_action);
+  /* "timing.export" takes "csv" or "json". */
+  gtk_widget_class_install_action (widget_class, "timing.export", "s", export_action);
+
+  g_type_ensure (KS_TYPE_TIMING_CHART);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/kernelscope/Kernelscope/ui/ks-timing-panel.ui");
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, engine_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, upload_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, warmup_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, kernel_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, download_row);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, download_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, display_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, bandwidth_row);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, bandwidth_bar);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, fps_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, chart);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, repeats_spin);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, measure_button);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, compare_button);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, error_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, measure_group);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, median_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, spread_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, range_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, warmup_time_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, compare_group);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, current_row);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, current_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, cpu_label);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, ratio_row);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, identical_row);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+ks_timing_panel_init (KsTimingPanel *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  update_sensitivity (self);
+}

@@ -1,0 +1,24 @@
+/* ks-timing-panel.h: timings — the last run's stages, achieved bandwidth
+ * against the device's peak, frames per second, a history chart, repeated
+ * measurements with their spread, the CPU engine for comparison, and export
+ * as CSV or JSON. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "ks-pipeline.h"
+
+G_BEGIN_DECLS
+
+#define KS_TYPE_TIMING_PANEL (ks_timing_panel_get_type ())
+G_DECLARE_FINAL_TYPE (KsTimingPanel, ks_timing_panel, KS, TIMING_PANEL, GtkWidget)
+
+GtkWidget  *ks_timing_panel_new          (void);
+/* Property "pipeline". */
+void        ks_timing_panel_set_pipeline (KsTimingPanel *self, KsPipeline *pipeline);
+KsPipeline *ks_timing_panel_get_pipeline (KsTimingPanel *self);
+
+/* Signal "error" (const char *message): a measurement or an export failed;
+ * the panel also shows the message. The window may show it as a toast. */
+
+G_END_DECLS

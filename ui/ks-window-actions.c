@@ -1,0 +1,265 @@
+/* The window's actions, keyboard shortcuts, drag and drop and clipboard. */
+#include "config.h"
+
+#include "ks-image-view.h"
+#include "ks-window-private.h"
+
+static void
+add_image_filters (GtkFileChooser *chooser)
+{
+  g_autoptr (GtkFileFilter) images = gtk_file_filter_new ();
+  g_autoptr (GtkFileFilter) all = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (images, "Images");
+  gtk_file_filter_add_pixbuf_formats (images);
+  gtk_file_filter_set_name (all, "All files");
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (chooser, images);
+  gtk_file_chooser_add_filter (chooser, all);
+}
+
+static void
+on_open_response_cb (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  KsWindow *self = user_data;
+  KsInputSlot slot = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (dialog), "slot"));
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      if (file != NULL)
+        ks_window_open_file (self, file, slot);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+open_dialog (KsWindow *self, KsInputSlot slot)
+{
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
+    slot == KS_INPUT_A ? "Open Image" : "Open Second Image", GTK_WINDOW (self),
+    GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+
+  add_image_filters (GTK_FILE_CHOOSER (dialog));
+  g_object_set_data (G_OBJECT (dialog), "slot", GUINT_TO_POINTER (slot));
+  g_signal_connect (dialog, "response", G_CALLBACK (on_open_response_cb), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+open_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  open_dialog (KS_WINDOW (widget), KS_INPUT_A);
+}
+
+static void
+open_second_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  open_dialog (KS_WINDOW (widget), KS_INPUT_B);
+}
+
+static void
+open_test_card_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsWindow *self = KS_WINDOW (widget);
+  KsImage *a = ks_pipeline_get_input (ks_window_get_pipeline (self), KS_INPUT_A);
+  g_autoptr (KsImage) card = ks_image_new_test_card (a != NULL ? a->width : 1024,
+                                                     a != NULL ? a->height : 768, NULL);
+  g_autoptr (GError) error = NULL;
+
+  if (card == NULL || !ks_window_open_image (self, card, "Test card", KS_INPUT_A, &error))
+    _ks_window_toast (self, error != NULL ? error->message : "Not enough memory for the test card");
+}
+
+static void
+open_sample_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  ks_window_open_sample (KS_WINDOW (widget));
+}
+
+static void
+on_texture_read_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (KsWindow) self = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GdkTexture) texture = gdk_clipboard_read_texture_finish (GDK_CLIPBOARD (source),
+                                                                      result, &error);
+  g_autoptr (GBytes) png = NULL;
+  g_autoptr (KsImage) image = NULL;
+
+  if (texture == NULL)
+    {
+      g_autofree char *message = g_strdup_printf ("The clipboard holds no image (%s)",
+                                                  error->message);
+      _ks_window_toast (self, message);
+      return;
+    }
+  png = gdk_texture_save_to_png_bytes (texture);
+  image = ks_image_load_bytes (png, &error);
+  if (image == NULL || !ks_window_open_image (self, image, "Pasted image", KS_INPUT_A, &error))
+    _ks_window_toast (self, error->message);
+}
+
+static void
+paste_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (widget);
+
+  gdk_clipboard_read_texture_async (clipboard, NULL, on_texture_read_cb, g_object_ref (widget));
+}
+
+static void
+on_save_response_cb (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  KsWindow *self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (KsImage) image = ks_pipeline_download_output (ks_window_get_pipeline (self),
+                                                               &error);
+
+      if (image == NULL || path == NULL || !ks_image_save (image, path, &error))
+        _ks_window_toast (self, error != NULL ? error->message : "Choose a local file to save to");
+      else
+        {
+          g_autofree char *name = g_file_get_basename (file);
+          g_autofree char *message = g_strdup_printf ("Saved %s", name);
+          _ks_window_toast (self, message);
+        }
+    }
+  g_object_unref (dialog);
+}
+
+static void
+save_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsWindow *self = KS_WINDOW (widget);
+  const KsRunResult *result = ks_pipeline_get_result (ks_window_get_pipeline (self));
+  GtkFileChooserNative *dialog;
+
+  if (result == NULL || result->output == NULL)
+    {
+      _ks_window_toast (self, "There is no output image to save: this operation produces a "
+                              "histogram");
+      return;
+    }
+  dialog = gtk_file_chooser_native_new ("Save Result", GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SAVE, "_Save", "_Cancel");
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "result.png");
+  g_signal_connect (dialog, "response", G_CALLBACK (on_save_response_cb), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static KsImageView *
+view_of (GtkWidget *widget)
+{
+  return KS_IMAGE_VIEW (ks_window_get_view (KS_WINDOW (widget)));
+}
+
+static void
+zoom_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsImageView *view = view_of (widget);
+
+  if (g_str_equal (action_name, "win.zoom-fit"))
+    ks_image_view_zoom_fit (view);
+  else if (g_str_equal (action_name, "win.zoom-1to1"))
+    ks_image_view_zoom_1to1 (view);
+  else if (g_str_equal (action_name, "win.zoom-in"))
+    ks_image_view_zoom_in (view);
+  else
+    ks_image_view_zoom_out (view);
+}
+
+static void
+run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsWindow *self = KS_WINDOW (widget);
+  g_autoptr (GError) error = NULL;
+
+  /* Failures reach the user through the pipeline's signals. */
+  ks_pipeline_run_now (ks_window_get_pipeline (self), &error);
+}
+
+static void
+toggle_panel_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsWindow *self = KS_WINDOW (widget);
+  gboolean left = _ks_window_get_left_visible (self), right = _ks_window_get_right_visible (self);
+
+  if (g_str_equal (action_name, "win.toggle-left"))
+    left = !left;
+  else
+    right = !right;
+  _ks_window_set_panels_visible (self, left, right);
+}
+
+static gboolean
+on_drop_cb (GtkDropTarget *target, const GValue *value, double x, double y, gpointer user_data)
+{
+  KsWindow *self = user_data;
+  GSList *files;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  files = g_value_get_boxed (value);
+  if (files == NULL)
+    return FALSE;
+  /* Two files at once: the second becomes the second input. */
+  ks_window_open_file (self, files->data, KS_INPUT_A);
+  if (files->next != NULL)
+    ks_window_open_file (self, files->next->data, KS_INPUT_B);
+  return TRUE;
+}
+
+void
+_ks_window_setup_dnd (KsWindow *self)
+{
+  GtkDropTarget *target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+
+  g_signal_connect (target, "drop", G_CALLBACK (on_drop_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
+}
+
+void
+_ks_window_class_init_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-second", NULL, open_second_action);
+  gtk_widget_class_install_action (widget_class, "win.open-test-card", NULL,
+                                   open_test_card_action);
+  gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, open_sample_action);
+  gtk_widget_class_install_action (widget_class, "win.paste", NULL, paste_action);
+  gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-1to1", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
+  gtk_widget_class_install_action (widget_class, "win.toggle-left", NULL, toggle_panel_action);
+  gtk_widget_class_install_action (widget_class, "win.toggle-right", NULL, toggle_panel_action);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "win.open-second", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_v, GDK_CONTROL_MASK, "win.paste",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK, "win.save", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "win.zoom-fit",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_CONTROL_MASK, "win.zoom-1to1",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK,
+                                       "win.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK,
+                                       "win.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK,
+                                       "win.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "win.run", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.run", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "win.toggle-left", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, GDK_CONTROL_MASK, "win.toggle-right", NULL);
+}

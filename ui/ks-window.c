@@ -1,0 +1,493 @@
+#include "config.h"
+
+#include <math.h>
+
+#include "ks-device-panel.h"
+#include "ks-histogram-panel.h"
+#include "ks-image-view.h"
+#include "ks-launch-panel.h"
+#include "ks-op-panel.h"
+#include "ks-timing-panel.h"
+#include "ks-window-private.h"
+
+#define SAMPLE_RESOURCE "/org/kernelscope/Kernelscope/samples/astronaut.png"
+
+struct _KsWindow
+{
+  AdwApplicationWindow parent_instance;
+
+  /* template widgets */
+  AdwToastOverlay *toast_overlay;
+  AdwWindowTitle *window_title;
+  GtkToggleButton *left_toggle;
+  GtkToggleButton *right_toggle;
+  GtkRevealer *banner_revealer;
+  GtkLabel *banner_label;
+  GtkWidget *left_panel;
+  GtkWidget *left_separator;
+  GtkWidget *right_panel;
+  GtkWidget *right_separator;
+  KsOpPanel *op_panel;
+  KsLaunchPanel *launch_panel;
+  KsImageView *view;
+  GtkLabel *inspector_label;
+  GtkAdjustment *split_adjustment;
+  GtkLabel *zoom_label;
+  GtkLabel *status_label;
+  KsTimingPanel *timing_panel;
+  KsHistogramPanel *histogram_panel;
+  KsDevicePanel *device_panel;
+
+  /* owned */
+  KsPipeline *pipeline;
+  char *last_message;
+  GSettings *settings;
+
+  guint display_info_source;
+};
+
+G_DEFINE_FINAL_TYPE (KsWindow, ks_window, ADW_TYPE_APPLICATION_WINDOW)
+
+void
+_ks_window_toast (KsWindow *self, const char *message)
+{
+  AdwToast *toast;
+
+  g_free (self->last_message);
+  self->last_message = g_strdup (message);
+  toast = adw_toast_new (message);
+  adw_toast_set_timeout (toast, 6);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+const char *
+ks_window_get_last_message (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+  return self->last_message;
+}
+
+GtkWidget *
+ks_window_get_view (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+  return GTK_WIDGET (self->view);
+}
+
+KsPipeline *
+ks_window_get_pipeline (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+  return self->pipeline;
+}
+
+static void
+update_title (KsWindow *self)
+{
+  const char *name = ks_pipeline_get_input_name (self->pipeline, KS_INPUT_A);
+  KsImage *a = ks_pipeline_get_input (self->pipeline, KS_INPUT_A);
+  const KsOp *op = ks_pipeline_get_op (self->pipeline);
+  g_autofree char *subtitle = NULL;
+
+  if (a != NULL)
+    subtitle = g_strdup_printf ("%s — %u×%u — %s", name, a->width, a->height, op->title);
+  adw_window_title_set_subtitle (self->window_title, subtitle != NULL ? subtitle : "");
+}
+
+static void
+update_status (KsWindow *self)
+{
+  KsEngine *engine = ks_pipeline_get_engine (self->pipeline);
+  const char *path = ks_image_view_get_display_path (self->view);
+  g_autofree char *text = NULL;
+
+  text = g_strdup_printf ("%s %s · %s",
+                          ks_engine_is_cuda (engine) ? "CUDA on" : "CPU engine on",
+                          ks_device_get_name (ks_engine_get_device (engine)),
+                          path != NULL && *path ? path : "no frame shown yet");
+  gtk_label_set_text (self->status_label, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), text);
+}
+
+static void
+update_zoom_label (KsWindow *self)
+{
+  g_autofree char *text = g_strdup_printf ("%.0f %%", ks_image_view_get_zoom (self->view) * 100);
+  gtk_label_set_text (self->zoom_label, text);
+}
+
+static void
+update_display_info (KsWindow *self)
+{
+  ks_device_panel_set_display_info (self->device_panel, ks_image_view_get_gl_renderer (self->view),
+                                    ks_image_view_get_interop_status (self->view));
+  update_status (self);
+}
+
+static gboolean
+display_info_idle_cb (gpointer user_data)
+{
+  KsWindow *self = user_data;
+
+  self->display_info_source = 0;
+  update_zoom_label (self);
+  update_display_info (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_view_notify_cb (GObject *object, GParamSpec *pspec, gpointer user_data)
+{
+  KsWindow *self = user_data;
+
+  /* The view notifies from its render and size-allocate callbacks, in the
+   * middle of a frame: changing other widgets then would disturb its layout. */
+  if (self->display_info_source == 0)
+    self->display_info_source = g_idle_add (display_info_idle_cb, self);
+}
+
+static void
+format_rgba (GString *s, guint32 p)
+{
+  g_string_append_printf (s, "%3u %3u %3u %3u", p & 0xff, (p >> 8) & 0xff, (p >> 16) & 0xff,
+                          p >> 24);
+}
+
+static void
+on_view_hover_changed_cb (KsImageView *view, gpointer user_data)
+{
+  KsWindow *self = user_data;
+  KsImage *a = ks_pipeline_get_input (self->pipeline, KS_INPUT_A);
+  g_autoptr (GString) s = g_string_new (NULL);
+  guint x, y;
+  guint32 out;
+
+  if (a == NULL || !ks_image_view_get_hover (view, &x, &y) || x >= a->width || y >= a->height)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->inspector_label), FALSE);
+      return;
+    }
+  g_string_append_printf (s, "x %u  y %u\nin   ", x, y);
+  format_rgba (s, ks_image_get_rgba (a, x, y));
+  if (ks_pipeline_read_output_pixel (self->pipeline, x, y, &out))
+    {
+      const KsCoverage *cov = ks_pipeline_get_coverage (self->pipeline);
+      g_string_append (s, "\nout  ");
+      format_rgba (s, out);
+      if (cov != NULL && cov->writes[(gsize) y * cov->width + x] == 0)
+        g_string_append (s, "\nno thread wrote this pixel");
+    }
+  gtk_label_set_text (self->inspector_label, s->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->inspector_label), TRUE);
+}
+
+static void
+on_split_changed_cb (GtkAdjustment *adjustment, gpointer user_data)
+{
+  KsWindow *self = user_data;
+  ks_image_view_set_split (self->view, gtk_adjustment_get_value (adjustment));
+}
+
+static void
+on_pipeline_changed_cb (KsPipeline *pipeline, gpointer user_data)
+{
+  KsWindow *self = user_data;
+  update_title (self);
+  update_status (self);
+}
+
+static void
+on_run_failed_cb (KsPipeline *pipeline, GError *error, gpointer user_data)
+{
+  KsWindow *self = user_data;
+
+  /* Invalid launches are shown in the launch panel, not as toasts. */
+  if (g_error_matches (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG))
+    return;
+  if (g_strcmp0 (self->last_message, error->message) != 0)
+    _ks_window_toast (self, error->message);
+}
+
+static void
+on_device_lost_cb (KsPipeline *pipeline, const char *reason, gpointer user_data)
+{
+  KsWindow *self = user_data;
+  g_autofree char *text = g_strdup_printf (
+    "The GPU stopped working: %s. Kernelscope switched to the CPU engine; your images and "
+    "settings are kept. Restart Kernelscope to use the GPU again.", reason);
+
+  gtk_label_set_text (self->banner_label, text);
+  gtk_revealer_set_reveal_child (self->banner_revealer, TRUE);
+  update_status (self);
+}
+
+static void
+on_banner_dismiss_cb (GtkButton *button, KsWindow *self)
+{
+  gtk_revealer_set_reveal_child (self->banner_revealer, FALSE);
+}
+
+void
+_ks_window_set_panels_visible (KsWindow *self, gboolean left, gboolean right)
+{
+  gtk_widget_set_visible (self->left_panel, left);
+  gtk_widget_set_visible (self->left_separator, left);
+  gtk_widget_set_visible (self->right_panel, right);
+  gtk_widget_set_visible (self->right_separator, right);
+  gtk_toggle_button_set_active (self->left_toggle, left);
+  gtk_toggle_button_set_active (self->right_toggle, right);
+}
+
+gboolean
+_ks_window_get_left_visible (KsWindow *self)
+{
+  return gtk_widget_get_visible (self->left_panel);
+}
+
+gboolean
+_ks_window_get_right_visible (KsWindow *self)
+{
+  return gtk_widget_get_visible (self->right_panel);
+}
+
+static void
+on_panel_toggled_cb (GtkToggleButton *button, KsWindow *self)
+{
+  _ks_window_set_panels_visible (self, gtk_toggle_button_get_active (self->left_toggle),
+                                 gtk_toggle_button_get_active (self->right_toggle));
+}
+
+gboolean
+ks_window_open_image (KsWindow *self, KsImage *image, const char *name, KsInputSlot slot,
+                      GError **error)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self) && image != NULL, FALSE);
+  if (!ks_pipeline_set_input (self->pipeline, slot, image, name, error))
+    return FALSE;
+  update_title (self);
+  return TRUE;
+}
+
+typedef struct
+{
+  GFile *file;
+  KsInputSlot slot;
+} LoadData;
+
+static void
+load_data_free (gpointer data)
+{
+  LoadData *d = data;
+  g_object_unref (d->file);
+  g_free (d);
+}
+
+static void
+load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  LoadData *d = task_data;
+  g_autofree char *path = g_file_get_path (d->file);
+  GError *error = NULL;
+  KsImage *image;
+
+  if (path == NULL)
+    {
+      /* Not on a local file system (for example a remote location): read it through GIO. */
+      g_autoptr (GBytes) bytes = g_file_load_bytes (d->file, cancellable, NULL, &error);
+      image = bytes != NULL ? ks_image_load_bytes (bytes, &error) : NULL;
+    }
+  else
+    image = ks_image_load (path, &error);
+  if (image == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, image, (GDestroyNotify) ks_image_unref);
+}
+
+static void
+on_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (KsWindow) self = user_data;
+  LoadData *d = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsImage) image = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autofree char *name = g_file_get_basename (d->file);
+
+  if (image == NULL || !ks_window_open_image (self, image, name, d->slot, &error))
+    {
+      g_autofree char *message = g_strdup_printf ("%s The current image stays.", error->message);
+      _ks_window_toast (self, message);
+    }
+}
+
+void
+ks_window_open_file (KsWindow *self, GFile *file, KsInputSlot slot)
+{
+  g_autoptr (GTask) task = NULL;
+  LoadData *d;
+
+  g_return_if_fail (KS_IS_WINDOW (self) && G_IS_FILE (file));
+  d = g_new0 (LoadData, 1);
+  d->file = g_object_ref (file);
+  d->slot = slot;
+  task = g_task_new (NULL, NULL, on_loaded_cb, g_object_ref (self));
+  g_task_set_task_data (task, d, load_data_free);
+  g_task_run_in_thread (task, load_thread);
+}
+
+void
+ks_window_open_sample (KsWindow *self)
+{
+  g_autoptr (GBytes) bytes = g_resources_lookup_data (SAMPLE_RESOURCE, 0, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsImage) image = NULL;
+
+  if (bytes != NULL)
+    image = ks_image_load_bytes (bytes, &error);
+  if (image == NULL)
+    image = ks_image_new_test_card (1024, 768, NULL);
+  if (!ks_window_open_image (self, image, bytes != NULL ? "astronaut.png" : "Test card",
+                             KS_INPUT_A, &error))
+    _ks_window_toast (self, error->message);
+}
+
+static void
+ks_window_dispose (GObject *object)
+{
+  KsWindow *self = KS_WINDOW (object);
+
+  g_clear_handle_id (&self->display_info_source, g_source_remove);
+  if (self->pipeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  if (self->settings != NULL)
+    {
+      int width, height;
+      gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
+      g_settings_set (self->settings, "window-size", "(ii)", width, height);
+      g_settings_set_boolean (self->settings, "window-maximized",
+                              gtk_window_is_maximized (GTK_WINDOW (self)));
+      g_settings_set_boolean (self->settings, "show-left-panel", _ks_window_get_left_visible (self));
+      g_settings_set_boolean (self->settings, "show-right-panel",
+                              _ks_window_get_right_visible (self));
+    }
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_WINDOW);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->pipeline);
+  G_OBJECT_CLASS (ks_window_parent_class)->dispose (object);
+}
+
+static void
+ks_window_finalize (GObject *object)
+{
+  KsWindow *self = KS_WINDOW (object);
+
+  g_free (self->last_message);
+  G_OBJECT_CLASS (ks_window_parent_class)->finalize (object);
+}
+
+static void
+ks_window_class_init (KsWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ks_window_dispose;
+  object_class->finalize = ks_window_finalize;
+
+  g_type_ensure (KS_TYPE_IMAGE_VIEW);
+  g_type_ensure (KS_TYPE_OP_PANEL);
+  g_type_ensure (KS_TYPE_LAUNCH_PANEL);
+  g_type_ensure (KS_TYPE_DEVICE_PANEL);
+  g_type_ensure (KS_TYPE_TIMING_PANEL);
+  g_type_ensure (KS_TYPE_HISTOGRAM_PANEL);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/kernelscope/Kernelscope/ui/ks-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, left_toggle);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, right_toggle);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, banner_revealer);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, banner_label);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, left_panel);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, left_separator);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, right_panel);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, right_separator);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, op_panel);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, launch_panel);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, view);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, inspector_label);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, split_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, zoom_label);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, status_label);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, timing_panel);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, histogram_panel);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, device_panel);
+  gtk_widget_class_bind_template_callback (widget_class, on_banner_dismiss_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_panel_toggled_cb);
+
+  _ks_window_class_init_actions (widget_class);
+}
+
+static GSettings *
+settings_if_installed (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr (GSettingsSchema) schema = NULL;
+
+  /* Run from the build tree without the compiled schema: no persistence, no abort. */
+  if (source == NULL)
+    return NULL;
+  schema = g_settings_schema_source_lookup (source, "org.kernelscope.Kernelscope", TRUE);
+  return schema != NULL ? g_settings_new ("org.kernelscope.Kernelscope") : NULL;
+}
+
+static void
+ks_window_init (KsWindow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->pipeline = ks_pipeline_new ();
+  ks_image_view_set_pipeline (self->view, self->pipeline);
+  ks_op_panel_set_pipeline (self->op_panel, self->pipeline);
+  ks_launch_panel_set_pipeline (self->launch_panel, self->pipeline);
+  ks_timing_panel_set_pipeline (self->timing_panel, self->pipeline);
+  ks_histogram_panel_set_pipeline (self->histogram_panel, self->pipeline);
+  ks_device_panel_set_pipeline (self->device_panel, self->pipeline);
+
+  g_signal_connect (self->pipeline, "config-changed", G_CALLBACK (on_pipeline_changed_cb), self);
+  g_signal_connect (self->pipeline, "inputs-changed", G_CALLBACK (on_pipeline_changed_cb), self);
+  g_signal_connect (self->pipeline, "run-failed", G_CALLBACK (on_run_failed_cb), self);
+  g_signal_connect (self->pipeline, "device-lost", G_CALLBACK (on_device_lost_cb), self);
+  g_signal_connect (self->view, "notify::zoom", G_CALLBACK (on_view_notify_cb), self);
+  g_signal_connect (self->view, "notify::display-path", G_CALLBACK (on_view_notify_cb), self);
+  g_signal_connect (self->view, "notify::gl-renderer", G_CALLBACK (on_view_notify_cb), self);
+  g_signal_connect (self->view, "notify::interop-status", G_CALLBACK (on_view_notify_cb), self);
+  g_signal_connect (self->view, "hover-changed", G_CALLBACK (on_view_hover_changed_cb), self);
+  g_signal_connect (self->split_adjustment, "value-changed", G_CALLBACK (on_split_changed_cb),
+                    self);
+  ks_image_view_set_split (self->view, 0);
+  _ks_window_setup_dnd (self);
+
+  self->settings = settings_if_installed ();
+  if (self->settings != NULL)
+    {
+      int width = 0, height = 0;
+      g_settings_get (self->settings, "window-size", "(ii)", &width, &height);
+      if (width > 0 && height > 0)
+        gtk_window_set_default_size (GTK_WINDOW (self), width, height);
+      if (g_settings_get_boolean (self->settings, "window-maximized"))
+        gtk_window_maximize (GTK_WINDOW (self));
+      _ks_window_set_panels_visible (self, g_settings_get_boolean (self->settings, "show-left-panel"),
+                                     g_settings_get_boolean (self->settings, "show-right-panel"));
+    }
+  update_zoom_label (self);
+  update_display_info (self);
+  update_title (self);
+}
+
+KsWindow *
+ks_window_new (GtkApplication *application)
+{
+  return g_object_new (KS_TYPE_WINDOW, "application", application, NULL);
+}

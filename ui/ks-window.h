@@ -1,0 +1,25 @@
+#pragma once
+
+#include <adwaita.h>
+
+#include "ks-pipeline.h"
+
+G_BEGIN_DECLS
+
+#define KS_TYPE_WINDOW (ks_window_get_type ())
+G_DECLARE_FINAL_TYPE (KsWindow, ks_window, KS, WINDOW, AdwApplicationWindow)
+
+KsWindow   *ks_window_new             (GtkApplication *application);
+KsPipeline *ks_window_get_pipeline    (KsWindow *self);
+/* Loads a file in a worker thread; on failure a toast says why and the
+ * current images stay. */
+void        ks_window_open_file       (KsWindow *self, GFile *file, KsInputSlot slot);
+/* Synchronous variant for the command line and tests. */
+gboolean    ks_window_open_image      (KsWindow *self, KsImage *image, const char *name,
+                                       KsInputSlot slot, GError **error);
+void        ks_window_open_sample     (KsWindow *self);
+/* The last message shown in a toast (tests). */
+const char *ks_window_get_last_message (KsWindow *self);
+GtkWidget  *ks_window_get_view        (KsWindow *self);
+
+G_END_DECLS
