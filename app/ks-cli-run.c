@@ -304,11 +304,6 @@ build_request (const RunOptions *o, char **args, KsRunRequest *request, GError *
                           op->n_inputs, op->n_inputs == 1 ? "" : "s", n_inputs);
       return FALSE;
     }
-  if (op->output_kind == KS_OP_OUTPUT_IMAGE && o->output == NULL)
-    {
-      ks_cli_usage_error (error, "%s writes an image: give --out FILE.png", op->id);
-      return FALSE;
-    }
   if (op->output_kind == KS_OP_OUTPUT_HISTOGRAM && o->output != NULL
       && !ends_with_csv (o->output))
     {
@@ -428,7 +423,8 @@ run_op (const RunOptions *o, KsRunRequest *request)
   if (op->output_kind == KS_OP_OUTPUT_IMAGE)
     {
       output = ks_engine_download (engine, result.output, &download_ms, &error);
-      if (output == NULL || !ks_image_save (output, o->output, &error))
+      /* Without --out the run is only timed. */
+      if (output == NULL || (o->output != NULL && !ks_image_save (output, o->output, &error)))
         goto out;
     }
 
@@ -452,8 +448,11 @@ run_op (const RunOptions *o, KsRunRequest *request)
     }
   else
     {
-      printf ("wrote %s (%s, %u×%u)\n", o->output, ks_format_name (output->format),
-              output->width, output->height);
+      if (o->output != NULL)
+        printf ("wrote %s (%s, %u×%u)\n", o->output, ks_format_name (output->format),
+                output->width, output->height);
+      else
+        printf ("result not written (no --out)\n");
     }
 
   if (o->coverage != NULL && !write_coverage (engine, request, o->coverage, &error))

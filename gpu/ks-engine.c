@@ -665,7 +665,8 @@ ks_engine_run (KsEngine *self, const KsRunRequest *request, KsRunResult *result,
       kernel_ms = (g_get_monotonic_time () - t0) / 1000.0;
     }
 
-  ks_run_result_clear (result);
+  /* Written from scratch: the caller's struct may be uninitialised. */
+  memset (result, 0, sizeof *result);
   result->launch = resolved;
   result->kernel_ms = kernel_ms;
   key = warm_key (&run, request->instrument);

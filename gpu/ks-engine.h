@@ -127,7 +127,9 @@ gboolean    ks_engine_validate     (KsEngine *self, const KsRunRequest *request,
                                     GError **error);
 
 /* Runs the op once, after validating everything. Nothing is launched when the
- * request is invalid. */
+ * request is invalid. On success *result is written from scratch (it may be
+ * uninitialised; one that still holds a run must be cleared first, or its
+ * references leak); on failure it is left alone. */
 gboolean    ks_engine_run          (KsEngine *self, const KsRunRequest *request,
                                     KsRunResult *result, GError **error);
 /* A warm-up run, then `repeats` timed runs; result holds the last run. */

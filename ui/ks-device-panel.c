@@ -415,8 +415,8 @@ ks_device_panel_class_init (KsDevicePanelClass *klass)
     g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
 
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/org/kernelscope/Kernelscope/ui/ks-device-panel.ui");
+  gtk_widget_class_set_template_from_resource (
+    widget_class, "/org/kernelscope/Kernelscope/ui/ks-device-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, KsDevicePanel, cpu_reason_box);
   gtk_widget_class_bind_template_child (widget_class, KsDevicePanel, cpu_reason_label);
   gtk_widget_class_bind_template_child (widget_class, KsDevicePanel, device_dropdown);

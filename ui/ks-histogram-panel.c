@@ -248,8 +248,8 @@ ks_histogram_panel_class_init (KsHistogramPanelClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (KS_TYPE_HISTOGRAM_VIEW);
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/org/kernelscope/Kernelscope/ui/ks-histogram-panel.ui");
+  gtk_widget_class_set_template_from_resource (
+    widget_class, "/org/kernelscope/Kernelscope/ui/ks-histogram-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, KsHistogramPanel, red_toggle);
   gtk_widget_class_bind_template_child (widget_class, KsHistogramPanel, green_toggle);
   gtk_widget_class_bind_template_child (widget_class, KsHistogramPanel, blue_toggle);

@@ -172,11 +172,12 @@ update_validation (KsLaunchPanel *self)
     {
       g_autofree char *block = format_dim3 (&self->suggestion.block);
       g_autofree char *grid = format_dim3 (&self->suggestion.grid);
-      g_autofree char *tip = self->suggestion.auto_grid
-                               ? g_strdup_printf ("Use blocks of %s threads and an automatic grid",
-                                                  block)
-                               : g_strdup_printf ("Use blocks of %s threads and a grid of %s blocks",
-                                                  block, grid);
+      g_autofree char *tip = NULL;
+
+      if (self->suggestion.auto_grid)
+        tip = g_strdup_printf ("Use blocks of %s threads and an automatic grid", block);
+      else
+        tip = g_strdup_printf ("Use blocks of %s threads and a grid of %s blocks", block, grid);
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->fix_button), tip);
     }
 }
@@ -479,8 +480,8 @@ ks_launch_panel_class_init (KsLaunchPanelClass *klass)
   gtk_widget_class_install_action (widget_class, "launch.preset", "s", preset_action);
   gtk_widget_class_install_action (widget_class, "launch.fix", NULL, fix_action);
 
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/org/kernelscope/Kernelscope/ui/ks-launch-panel.ui");
+  gtk_widget_class_set_template_from_resource (
+    widget_class, "/org/kernelscope/Kernelscope/ui/ks-launch-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, KsLaunchPanel, error_box);
   gtk_widget_class_bind_template_child (widget_class, KsLaunchPanel, error_label);
   gtk_widget_class_bind_template_child (widget_class, KsLaunchPanel, fix_button);

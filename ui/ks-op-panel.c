@@ -628,8 +628,8 @@ ks_op_panel_class_init (KsOpPanelClass *klass)
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/org/kernelscope/Kernelscope/ui/ks-op-panel.ui");
+  gtk_widget_class_set_template_from_resource (
+    widget_class, "/org/kernelscope/Kernelscope/ui/ks-op-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, KsOpPanel, search_entry);
   gtk_widget_class_bind_template_child (widget_class, KsOpPanel, op_list);
   gtk_widget_class_bind_template_child (widget_class, KsOpPanel, no_match_label);

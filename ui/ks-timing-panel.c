@@ -472,8 +472,8 @@ ks_timing_panel_class_init (KsTimingPanelClass *klass)
   gtk_widget_class_install_action (widget_class, "timing.export", "s", export_action);
 
   g_type_ensure (KS_TYPE_TIMING_CHART);
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/org/kernelscope/Kernelscope/ui/ks-timing-panel.ui");
+  gtk_widget_class_set_template_from_resource (
+    widget_class, "/org/kernelscope/Kernelscope/ui/ks-timing-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, engine_label);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, upload_label);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, warmup_label);
