@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# ./run.sh [IMAGE…]: installs what the build needs, builds build/, and shows
-# what the tutorial's ops do to the given images (or the bundled photo): each
-# result is written next to its image (for the bundled photo: kernelscope-out/)
-# and the stage timings are printed. The CUDA engine runs when a GPU is usable,
-# the CPU engine otherwise.
+# ./run.sh [IMAGE…]: installs what the build needs, builds build/ and starts
+# Kernelscope on the given images (the second one is the second input of
+# two-image ops), or on the bundled photo.
+# Without a display (or with --cli) it shows what the tutorial's ops do instead:
+# each result is written next to its image (for the bundled photo:
+# kernelscope-out/) and the stage timings are printed.
 set -euo pipefail
 here="$PWD"
 cd "$(dirname "$0")"
@@ -11,11 +12,13 @@ root="$PWD"
 
 # Image paths are taken relative to where the user ran the script.
 images=()
+cli_only=0
 for arg in "$@"; do
   case "$arg" in
     -h|--help)
-      sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
       exit 0 ;;
+    --cli) cli_only=1 ;;
     /*) images+=("$arg") ;;
     *) images+=("$here/$arg") ;;
   esac
@@ -30,6 +33,18 @@ case "$build" in
   *) cli="$root/$build/app/kernelscope-cli" ;;
 esac
 [ -x "$cli" ] || ks_die "$cli was not built"
+
+if [ "$cli_only" -eq 0 ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+  app="${cli%-cli}"
+  [ -x "$app" ] || ks_die "$app was not built"
+  # The settings schema compiled in the build tree: the window keeps its size and panels.
+  export GSETTINGS_SCHEMA_DIR="${cli%/app/kernelscope-cli}/resources${GSETTINGS_SCHEMA_DIR:+:$GSETTINGS_SCHEMA_DIR}"
+  ks_log "Starting Kernelscope"
+  exec "$app" "${images[@]}"
+fi
+if [ "$cli_only" -eq 0 ]; then
+  ks_log "No display: showing the tutorial's operations with kernelscope-cli instead"
+fi
 
 status=0
 

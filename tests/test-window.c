@@ -257,11 +257,27 @@ test_screenshot (Fixture *f, gconstpointer data)
   KsPipeline *pipeline = ks_window_get_pipeline (f->window);
   g_autoptr (KsImage) shown = NULL;
 
+  g_autoptr (GPtrArray) stacks = g_ptr_array_new ();
+  gboolean switched = FALSE;
+
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("gray"));
+  /* Before on the left, after on the right. */
+  ks_image_view_set_split (KS_IMAGE_VIEW (ks_window_get_view (f->window)), 0.5);
   shown = displayed_output (f->window);
   g_assert_nonnull (shown);
   iterate_for (300);
   save_screenshot (GTK_WIDGET (f->window), "kernelscope-window.png");
+
+  find_widgets (GTK_WIDGET (f->window), GTK_TYPE_STACK, stacks);
+  for (guint i = 0; i < stacks->len; i++)
+    if (gtk_stack_get_child_by_name (g_ptr_array_index (stacks, i), "histogram") != NULL)
+      {
+        gtk_stack_set_visible_child_name (g_ptr_array_index (stacks, i), "histogram");
+        switched = TRUE;
+      }
+  g_assert_true (switched);
+  iterate_for (300);
+  save_screenshot (GTK_WIDGET (f->window), "kernelscope-histogram.png");
 }
 
 int

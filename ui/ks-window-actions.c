@@ -81,6 +81,7 @@ static void
 on_texture_read_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (KsWindow) self = user_data;
+  KsInputSlot slot = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (self), "paste-slot"));
   g_autoptr (GError) error = NULL;
   g_autoptr (GdkTexture) texture = gdk_clipboard_read_texture_finish (GDK_CLIPBOARD (source),
                                                                       result, &error);
@@ -96,7 +97,7 @@ on_texture_read_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   png = gdk_texture_save_to_png_bytes (texture);
   image = ks_image_load_bytes (png, &error);
-  if (image == NULL || !ks_window_open_image (self, image, "Pasted image", KS_INPUT_A, &error))
+  if (image == NULL || !ks_window_open_image (self, image, "Pasted image", slot, &error))
     _ks_window_toast (self, error->message);
 }
 
@@ -104,7 +105,9 @@ static void
 paste_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   GdkClipboard *clipboard = gtk_widget_get_clipboard (widget);
+  KsInputSlot slot = g_str_equal (action_name, "win.paste-second") ? KS_INPUT_B : KS_INPUT_A;
 
+  g_object_set_data (G_OBJECT (widget), "paste-slot", GUINT_TO_POINTER (slot));
   gdk_clipboard_read_texture_async (clipboard, NULL, on_texture_read_cb, g_object_ref (widget));
 }
 
@@ -233,6 +236,7 @@ _ks_window_class_init_actions (GtkWidgetClass *widget_class)
                                    open_test_card_action);
   gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, open_sample_action);
   gtk_widget_class_install_action (widget_class, "win.paste", NULL, paste_action);
+  gtk_widget_class_install_action (widget_class, "win.paste-second", NULL, paste_action);
   gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-1to1", NULL, zoom_action);
@@ -247,6 +251,8 @@ _ks_window_class_init_actions (GtkWidgetClass *widget_class)
                                        "win.open-second", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_v, GDK_CONTROL_MASK, "win.paste",
                                        NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_v, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "win.paste-second", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK, "win.save", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "win.zoom-fit",
                                        NULL);

@@ -222,6 +222,12 @@ on_device_lost_cb (KsPipeline *pipeline, const char *reason, gpointer user_data)
 }
 
 static void
+on_panel_error_cb (GtkWidget *panel, const char *message, gpointer user_data)
+{
+  _ks_window_toast (KS_WINDOW (user_data), message);
+}
+
+static void
 on_banner_dismiss_cb (GtkButton *button, KsWindow *self)
 {
   gtk_revealer_set_reveal_child (self->banner_revealer, FALSE);
@@ -464,6 +470,8 @@ ks_window_init (KsWindow *self)
   g_signal_connect (self->view, "notify::gl-renderer", G_CALLBACK (on_view_notify_cb), self);
   g_signal_connect (self->view, "notify::interop-status", G_CALLBACK (on_view_notify_cb), self);
   g_signal_connect (self->view, "hover-changed", G_CALLBACK (on_view_hover_changed_cb), self);
+  g_signal_connect (self->device_panel, "error", G_CALLBACK (on_panel_error_cb), self);
+  g_signal_connect (self->timing_panel, "error", G_CALLBACK (on_panel_error_cb), self);
   g_signal_connect (self->split_adjustment, "value-changed", G_CALLBACK (on_split_changed_cb),
                     self);
   ks_image_view_set_split (self->view, 0);
