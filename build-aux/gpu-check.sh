@@ -51,9 +51,20 @@ run_logged () {
   return "${PIPESTATUS[0]}"
 }
 
-echo "== cuda suite ($build/tests/test-cuda*)"
+# The interop suite needs the NVIDIA EGL library; glvnd finds it through its vendor file.
+if [ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ]; then
+  for f in /usr/share/glvnd/egl_vendor.d/10_nvidia.json \
+           /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json; do
+    if [ -f "$f" ]; then
+      export __EGL_VENDOR_LIBRARY_FILENAMES=$f
+      break
+    fi
+  done
+fi
+
+echo "== cuda and interop suites ($build/tests/test-cuda*, test-interop*)"
 found=0
-for t in "$build"/tests/test-cuda*; do
+for t in "$build"/tests/test-cuda* "$build"/tests/test-interop*; do
   [ -f "$t" ] && [ -x "$t" ] || continue
   found=1
   name=$(basename "$t")
@@ -106,10 +117,20 @@ bench_rc=$?
 [ "$bench_rc" -ne 0 ] && status=1
 
 echo
+display_json="$out_dir/bench-display.json"
+display_rc=127
+if "$cli" bench-display --help >/dev/null 2>&1; then
+  echo "== kernelscope-cli bench-display"
+  run_logged "$out_dir/bench-display.log" "$cli" bench-display --json "$display_json"
+  display_rc=$?
+  [ "$display_rc" -ne 0 ] && status=1
+fi
+
+echo
 echo "================================ summary ================================"
 echo "build: $build    logs: $out_dir"
 echo
-echo "tests (cuda suite):"
+echo "tests (cuda and interop suites):"
 for line in "${summary[@]}"; do
   echo "  $line"
 done
@@ -159,6 +180,16 @@ disagree = [o["id"] for o in r["ops"] if o["npp"] is not None and not o["npp"]["
 if disagree:
     print("MISS NPP's output differs from ours for: " + ", ".join(disagree))
 PY
+fi
+
+if [ "$display_rc" -eq 0 ]; then
+  echo
+  echo "display path (JSON: $display_json):"
+  sed -n '/^size /,/target/p' "$out_dir/bench-display.log" | sed 's/^/  /'
+elif [ "$display_rc" -ne 127 ]; then
+  echo
+  echo "display benchmark FAILED (exit status $display_rc):"
+  tail -n 5 "$out_dir/bench-display.log" | sed 's/^/  /'
 fi
 
 echo
