@@ -116,6 +116,14 @@ run_logged "$out_dir/bench-8k.log" "$cli" bench --size 7680x4320 --json "$bench_
 bench_rc=$?
 [ "$bench_rc" -ne 0 ] && status=1
 
+# The issue also asks for 4K: a second run (one size per report keeps the JSON
+# schema of one run).
+echo "== kernelscope-cli bench --size 3840x2160"
+bench4k_json="$out_dir/bench-4k.json"
+run_logged "$out_dir/bench-4k.log" "$cli" bench --size 3840x2160 --json "$bench4k_json"
+bench4k_rc=$?
+[ "$bench4k_rc" -ne 0 ] && status=1
+
 echo
 display_json="$out_dir/bench-display.json"
 display_rc=127
@@ -146,39 +154,60 @@ else
   tail -n 5 "$out_dir/bench-8k.log" | sed 's/^/  /'
 fi
 
-# The issue's targets, read from the JSON: memory-bound ops at >= 85 % of the
-# copy, no slower than NPP beyond both spreads, the shared histogram ahead of NPP.
+# Issue 4's targets, read from the 8K JSON: element-wise ops at >= 90 % of the
+# copy and no slower than NPP (beyond both spreads), the histogram at >= 2x NPP,
+# the blurs at >= 3x NPP's 5x5 filters, Sobel and resize no slower than NPP.
+if [ "$bench4k_rc" -eq 0 ]; then
+  echo
+  echo "benchmark at 4K (JSON: $bench4k_json):"
+  sed -n '/^Benchmark on/,$p' "$out_dir/bench-4k.log" | grep -v '^wrote ' | sed 's/^/  /'
+fi
 if [ "$bench_rc" -eq 0 ] && command -v python3 >/dev/null 2>&1; then
   echo
-  echo "targets:"
+  echo "targets (8K UHD):"
   python3 - "$bench_json" <<'PY' | sed 's/^/  /'
 import json, sys
 r = json.load(open(sys.argv[1]))
 rows = {o["id"]: o for o in r["ops"]}
+ELEMENTWISE = ("invert", "gray", "add", "blend", "brightness_contrast", "gamma", "threshold",
+               "channel_swap")
 def verdict(ok):
     return "ok  " if ok else "MISS"
-for op in ("invert", "gray", "add", "blend"):
+def vs_npp(o, factor, what):
+    n = o["npp"]
+    if n is None:
+        print(f"---- {o['id']:<20} no NPP row ({o.get('npp_note') or 'no equivalent'}): {what}")
+        return
+    slack = (o["mad_ms"] or 0) + (n["mad_ms"] or 0)
+    ok = o["median_ms"] * factor <= n["median_ms"] + (slack if factor == 1 else 0)
+    print(f"{verdict(ok)} {o['id']:<20} {o['median_ms']:.4f} ms vs {n['name']}"
+          f" {n['median_ms']:.4f} ms (ours/NPP {n['ratio']:.2f}; {what})")
+for op in ELEMENTWISE:
     o = rows.get(op)
     if o is None:
         continue
     share = o["share_of_copy"]
     if share is not None:
-        print(f"{verdict(share >= 0.85)} {op:<10} {100 * share:5.1f} % of the copy bandwidth"
-              " (>= 85 %)")
-    n = o["npp"]
-    if n is not None:
-        slack = (o["mad_ms"] or 0) + (n["mad_ms"] or 0)
-        ok = o["median_ms"] <= n["median_ms"] + slack
-        print(f"{verdict(ok)} {op:<10} {o['median_ms']:.4f} ms vs {n['name']}"
-              f" {n['median_ms']:.4f} ms (ratio {n['ratio']:.2f}, spreads {slack:.4f} ms)")
-h = rows.get("histogram[shared]")
-if h is not None and h["npp"] is not None:
-    n = h["npp"]
-    print(f"{verdict(h['median_ms'] < n['median_ms'])} histogram[shared] gray8"
-          f" {h['median_ms']:.4f} ms vs {n['name']} {n['median_ms']:.4f} ms (ratio {n['ratio']:.2f})")
+        print(f"{verdict(share >= 0.90)} {op:<20} {100 * share:5.1f} % of the copy bandwidth"
+              " (>= 90 %)")
+    vs_npp(o, 1, "<= NPP")
+for hid in ("histogram[shared]", "histogram[shared,rgba8]"):
+    if hid in rows:
+        vs_npp(rows[hid], 2, ">= 2x NPP")
+for op in ("box_blur", "gaussian_blur"):
+    if op in rows:
+        vs_npp(rows[op], 3, ">= 3x NPP 5x5")
+for op in ("sobel", "resize"):
+    if op in rows:
+        vs_npp(rows[op], 1, "<= NPP")
+for o in r["ops"]:
+    known = set(ELEMENTWISE) | {"box_blur", "gaussian_blur", "sobel", "resize"}
+    if o["op"] not in known and o["op"] != "histogram":
+        print(f"---- {o['id']:<20} {o['median_ms']:.4f} ms, "
+              f"{100 * (o['share_of_copy'] or 0):.1f} % of copy (no NPP target)")
 disagree = [o["id"] for o in r["ops"] if o["npp"] is not None and not o["npp"]["agrees"]]
 if disagree:
-    print("MISS NPP's output differs from ours for: " + ", ".join(disagree))
+    print("note: NPP's output differs from ours beyond the tolerance for: " + ", ".join(disagree))
 PY
 fi
 

@@ -23,7 +23,7 @@ load32 (const guint8 *p)
   return v;
 }
 
-#define KS_X_ROW(ID, name, fn, n_in, gray)                                                       \
+#define KS_X_ROW(ID, name, fn, n_in, gray, lut)                                                       \
   static void row_##name (const guint8 *a, const guint8 *b, guint8 *out, guint n,                \
                           const KsPixelParams *p)                                                \
   {                                                                                              \
@@ -40,7 +40,7 @@ KS_ELEMENTWISE_OPS (KS_X_ROW)
 #undef KS_X_ROW
 
 static const RowFunc row_funcs[KS_EW_N] = {
-#define KS_X_TABLE(ID, name, fn, n_in, gray) [KS_EW_##ID] = row_##name,
+#define KS_X_TABLE(ID, name, fn, n_in, gray, lut) [KS_EW_##ID] = row_##name,
   KS_ELEMENTWISE_OPS (KS_X_TABLE)
 #undef KS_X_TABLE
 };
@@ -92,11 +92,20 @@ do_span (Worker *w, guint x0, guint y, guint n, guint64 bid, guint ty)
   const Job *job = w->job;
   const KsKernelRun *run = job->run;
   const KsGeometry *g = &run->geom;
-  const guint8 *a = (const guint8 *) run->inputs[0]->data + (gsize) y * run->inputs[0]->pitch
-                    + (gsize) x0 * job->in_bpp;
+  const guint8 *a;
 
-  if (run->op->impl_kind == KS_IMPL_HISTOGRAM)
-    histogram_span (w, a, n);
+  /* Filters and resampling read around and away from (x0, y): they find their
+   * own source pixels. */
+  if (run->kind == KS_IMPL_FILTER)
+    _ks_cpu_filter_span (run, x0, y, n);
+  else if (run->kind == KS_IMPL_RESIZE)
+    _ks_cpu_resize_span (run, x0, y, n);
+  else if (run->kind == KS_IMPL_HISTOGRAM)
+    {
+      a = (const guint8 *) run->inputs[0]->data + (gsize) y * run->inputs[0]->pitch
+          + (gsize) x0 * job->in_bpp;
+      histogram_span (w, a, n);
+    }
   else
     {
       const guint8 *b = run->inputs[1] != NULL
@@ -105,6 +114,8 @@ do_span (Worker *w, guint x0, guint y, guint n, guint64 bid, guint ty)
                           : NULL;
       guint8 *out = (guint8 *) run->output->data + (gsize) y * run->output->pitch
                     + (gsize) x0 * job->out_bpp;
+      a = (const guint8 *) run->inputs[0]->data + (gsize) y * run->inputs[0]->pitch
+          + (gsize) x0 * job->in_bpp;
       job->row (a, b, out, n, &run->pixel_params);
     }
 
@@ -209,10 +220,10 @@ _ks_cpu_run (guint n_workers, const KsKernelRun *run, GError **error)
   job.out_bpp = run->output != NULL ? ks_format_bytes_per_pixel (run->output->format) : 0;
   job.channels = run->inputs[0]->format == KS_FORMAT_GRAY8 ? 1 : 4;
   job.n_blocks = (guint64) g->grid.x * g->grid.y * g->grid.z;
-  if (run->op->impl_kind == KS_IMPL_ELEMENTWISE)
+  if (run->kind == KS_IMPL_ELEMENTWISE || run->kind == KS_IMPL_EQUALIZE)
     {
-      g_assert (run->op->impl_id >= 0 && run->op->impl_id < KS_EW_N);
-      job.row = row_funcs[run->op->impl_id];
+      g_assert (run->ew_id >= 0 && run->ew_id < KS_EW_N);
+      job.row = row_funcs[run->ew_id];
     }
   g_mutex_init (&job.lock);
 

@@ -254,17 +254,33 @@ _ks_cuda_attributes (KsCudaContext *ctx, const KsKernelRun *run, KsKernelAttribu
   if (!use_device (ctx, error))
     return FALSE;
   memset (attrs, 0, sizeof *attrs);
-  if (run->op->impl_kind == KS_IMPL_HISTOGRAM)
+  switch (run->kind)
     {
+    case KS_IMPL_HISTOGRAM:
       if (!CHECK (ks_cuda_histogram_attributes (run->histogram_method, run->geom,
                                                 run_channels (run), run->instrument, &fa), error))
         return FALSE;
       attrs->shared_dynamic = ks_histogram_shared_bytes (run->histogram_method,
                                                          run_channels (run), threads);
+      break;
+    case KS_IMPL_FILTER:
+      if (!CHECK (ks_cuda_filter_attributes (&run->filter, run->geom, run->instrument, &fa), error))
+        return FALSE;
+      attrs->shared_dynamic = ks_filter_shared_bytes (&run->filter, run->geom.block,
+                                                      run->geom.pixels_per_thread);
+      break;
+    case KS_IMPL_RESIZE:
+      if (!CHECK (ks_cuda_resize_attributes (&run->resize, run->geom, run->instrument, &fa), error))
+        return FALSE;
+      break;
+    case KS_IMPL_ELEMENTWISE:
+    case KS_IMPL_EQUALIZE:
+    default:
+      if (!CHECK (ks_cuda_elementwise_attributes ((KsElementwiseId) run->ew_id, run->geom,
+                                                  run->instrument, &fa), error))
+        return FALSE;
+      break;
     }
-  else if (!CHECK (ks_cuda_elementwise_attributes ((KsElementwiseId) run->op->impl_id, run->geom,
-                                                   run->instrument, &fa), error))
-    return FALSE;
   attrs->num_regs = fa.numRegs;
   attrs->shared_static = fa.sharedSizeBytes;
   attrs->local_bytes = fa.localSizeBytes;
@@ -345,20 +361,32 @@ _ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, double *kernel_ms, GEr
     goto out;
   if (!CHECK (cudaEventRecord (ctx->start, ctx->stream), error))
     goto out;
-  if (run->op->impl_kind == KS_IMPL_HISTOGRAM)
+  if (run->kind == KS_IMPL_HISTOGRAM)
     launch_err = ks_cuda_histogram_launch (run->histogram_method, run->geom, channels,
                                            run->inputs[0]->data, run->inputs[0]->pitch, ctx->bins,
                                            instrumented ? cov.dev : none, ctx->stream);
+  else if (run->kind == KS_IMPL_FILTER)
+    launch_err = ks_cuda_filter_launch (run->geom, &run->filter, run->inputs[0]->data,
+                                        run->inputs[0]->pitch, run->output->data,
+                                        run->output->pitch, instrumented ? cov.dev : none,
+                                        ctx->stream);
+  else if (run->kind == KS_IMPL_RESIZE)
+    launch_err = ks_cuda_resize_launch (run->geom, &run->resize, run->inputs[0]->data,
+                                        run->inputs[0]->pitch, run->output->data,
+                                        run->output->pitch, instrumented ? cov.dev : none,
+                                        ctx->stream);
   else
-    launch_err = ks_cuda_elementwise_launch ((KsElementwiseId) run->op->impl_id, run->geom,
+    launch_err = ks_cuda_elementwise_launch ((KsElementwiseId) run->ew_id, run->geom,
                                              run->inputs[0]->data, run->inputs[0]->pitch,
                                              run->inputs[1] != NULL ? run->inputs[1]->data : NULL,
                                              run->inputs[1] != NULL ? run->inputs[1]->pitch : 0,
                                              run->output->data, run->output->pitch,
                                              run->pixel_params, instrumented ? cov.dev : none,
                                              ctx->stream);
-  if (!_ks_cuda_check (launch_err, run->op->impl_kind == KS_IMPL_HISTOGRAM
-                                     ? "ks_cuda_histogram_launch" : "ks_cuda_elementwise_launch",
+  if (!_ks_cuda_check (launch_err, run->kind == KS_IMPL_HISTOGRAM ? "ks_cuda_histogram_launch"
+                                   : run->kind == KS_IMPL_FILTER ? "ks_cuda_filter_launch"
+                                   : run->kind == KS_IMPL_RESIZE ? "ks_cuda_resize_launch"
+                                   : "ks_cuda_elementwise_launch",
                        error)
       || !CHECK (cudaEventRecord (ctx->stop, ctx->stream), error)
       || !elapsed (ctx, kernel_ms, error))

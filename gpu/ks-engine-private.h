@@ -3,15 +3,40 @@
 
 #include "ks-engine.h"
 #include "ks-op.h"
+#include "ks-filter.h"
 #include "ks-op-list.h"
+#include "ks-resize.h"
 
 G_BEGIN_DECLS
 
 typedef enum
 {
-  KS_IMPL_ELEMENTWISE = 1, /* impl_id: KsElementwiseId */
+  KS_IMPL_ELEMENTWISE = 1, /* one pass of ks_cuda_elementwise_launch; id: KsElementwiseId */
   KS_IMPL_HISTOGRAM = 2,   /* method from the op's "method" parameter */
+  KS_IMPL_EQUALIZE = 3,    /* a histogram of the input, then an element-wise LUT pass */
+  KS_IMPL_FILTER = 4,      /* a neighbourhood filter (ks-filter.h) */
+  KS_IMPL_RESIZE = 5,      /* resampling to the size in the parameters (ks-resize.h) */
 } KsImplKind;
+
+typedef struct _KsKernelRun KsKernelRun;
+
+/* How the engines run an op; every registry entry points to one. */
+typedef struct _KsOpImpl
+{
+  KsImplKind kind;
+  int id;                  /* KsElementwiseId for element-wise ops */
+  gboolean accepts_gray;   /* GRAY8 inputs too (the histogram) */
+  /* Converts the typed parameters for the kernels (run->pixel_params, filter,
+   * resize, histogram_method, ew_id); NULL when there is nothing to convert. */
+  void (*prepare) (const KsParams *params, KsKernelRun *run);
+  /* The output size; NULL: the input's. */
+  void (*output_size) (const KsParams *params, guint in_width, guint in_height,
+                       guint *out_width, guint *out_height);
+  /* KS_IMPL_EQUALIZE: the lookup tables (run->pixel_params.lut, run->ew_id)
+   * from the input's histograms [4][256] of `pixels` pixels. */
+  void (*equalize) (const KsParams *params, guint32 (*histogram)[256], guint64 pixels,
+                    KsKernelRun *run);
+} KsOpImpl;
 
 struct _KsBuffer
 {
@@ -25,25 +50,32 @@ struct _KsBuffer
 };
 
 /* What one run of an op needs, after the engine resolved and validated it. */
-typedef struct
+struct _KsKernelRun
 {
   const KsOp *op;
+  KsImplKind kind;                /* op->impl->kind, or what a pass of it runs */
+  int ew_id;                      /* element-wise passes: KsElementwiseId */
   KsPixelParams pixel_params;
   KsHistogramMethod histogram_method;
-  KsGeometry geom;
+  KsFilterParams filter;
+  KsResizeParams resize;
+  KsGeometry geom;                /* covers the output */
   KsBuffer *inputs[KS_OP_MAX_INPUTS];
   KsBuffer *output;               /* image ops */
   guint32 (*histogram)[256];      /* histogram ops: [4][256] on the host */
   gboolean instrument;            /* run the instrumented kernel variant */
   KsCoverage *coverage;           /* when instrumenting: allocated by the engine, arrays zeroed */
-} KsKernelRun;
+};
 
-/* ks-op-registry.c */
-void       _ks_op_pixel_params        (const KsOp *op, const KsParams *params, KsPixelParams *out);
-KsHistogramMethod _ks_op_histogram_method (const KsOp *op, const KsParams *params);
+/* ks-op-registry.c: fills the op-specific part of run from the parameters. */
+void       _ks_op_prepare             (const KsOp *op, const KsParams *params, KsKernelRun *run);
 
 /* ks-cpu-engine.c: runs blocks in parallel on n_workers threads. */
 gboolean   _ks_cpu_run                (guint n_workers, const KsKernelRun *run, GError **error);
+/* Output pixels [x0, x0 + n) of row y of a filter or a resize (the spans the
+ * CPU engine's threads own; ks-cpu-filter.c, ks-cpu-resize.c). */
+void       _ks_cpu_filter_span        (const KsKernelRun *run, guint x0, guint y, guint n);
+void       _ks_cpu_resize_span        (const KsKernelRun *run, guint x0, guint y, guint n);
 
 /* ks-cuda-engine.c: one per KsEngine on a CUDA device. */
 typedef struct _KsCudaContext KsCudaContext;

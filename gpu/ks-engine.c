@@ -460,7 +460,7 @@ prepare (KsEngine *self, const KsRunRequest *request, KsKernelRun *run, KsLaunch
 {
   const KsOp *op = request->op;
   KsBuffer *in0;
-  guint default_ppt;
+  guint default_ppt, out_w, out_h;
 
   if (op == NULL)
     {
@@ -507,17 +507,27 @@ prepare (KsEngine *self, const KsRunRequest *request, KsKernelRun *run, KsLaunch
   run->op = op;
   for (guint i = 0; i < op->n_inputs; i++)
     run->inputs[i] = request->inputs[i];
-  _ks_op_pixel_params (op, &request->params, &run->pixel_params);
-  run->histogram_method = _ks_op_histogram_method (op, &request->params);
+  _ks_op_prepare (op, &request->params, run);
+  run->resize.src_width = in0->width;
+  run->resize.src_height = in0->height;
   *channels = in0->format == KS_FORMAT_GRAY8 ? 1 : KS_HIST_CHANNELS;
+  ks_op_output_size (op, &request->params, in0->width, in0->height, &out_w, &out_h);
+  if (out_w == 0 || out_h == 0 || out_w > KS_IMAGE_MAX_SIDE || out_h > KS_IMAGE_MAX_SIDE)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "%s would make a %u×%u image; sizes go from 1×1 to %u×%u", op->title, out_w,
+                   out_h, KS_IMAGE_MAX_SIDE, KS_IMAGE_MAX_SIDE);
+      return FALSE;
+    }
 
   /* Sixteen bytes per thread by default: one vector load per input. */
   default_ppt = op->default_pixels_per_thread != 0 ? op->default_pixels_per_thread
                                                    : 16 / ks_format_bytes_per_pixel (in0->format);
+  /* The threads cover the output. */
   *resolved = request->launch;
-  ks_launch_config_resolve (resolved, in0->width, in0->height, default_ppt,
+  ks_launch_config_resolve (resolved, out_w, out_h, default_ppt,
                             ks_device_get_limits (self->device));
-  ks_launch_config_to_geometry (resolved, in0->width, in0->height, &run->geom);
+  ks_launch_config_to_geometry (resolved, out_w, out_h, &run->geom);
   return TRUE;
 }
 
@@ -531,10 +541,13 @@ attributes_for (KsEngine *self, const KsKernelRun *run, guint channels, KsKernel
   /* The CPU engine has no registers to run out of, but it asks for the same
    * shared memory as the CUDA kernel so validation agrees between engines. */
   attrs->max_threads_per_block = ks_device_get_limits (self->device)->max_threads_per_block;
-  if (run->op->impl_kind == KS_IMPL_HISTOGRAM)
+  if (run->kind == KS_IMPL_HISTOGRAM)
     attrs->shared_dynamic = ks_histogram_shared_bytes (run->histogram_method, channels,
                                                        run->geom.block.x * run->geom.block.y
                                                        * run->geom.block.z);
+  else if (run->kind == KS_IMPL_FILTER)
+    attrs->shared_dynamic = ks_filter_shared_bytes (&run->filter, run->geom.block,
+                                                    run->geom.pixels_per_thread);
   return TRUE;
 }
 
@@ -582,6 +595,55 @@ ks_engine_validate (KsEngine *self, const KsRunRequest *request, KsLaunchConfig 
     return FALSE;
   if (resolved != NULL)
     *resolved = r;
+  return TRUE;
+}
+
+static gboolean
+run_backend (KsEngine *self, const KsKernelRun *run, double *ms, GError **error)
+{
+  gint64 t0;
+
+  if (self->cuda != NULL)
+    return _ks_cuda_run (self->cuda, run, ms, error);
+  t0 = g_get_monotonic_time ();
+  if (!_ks_cpu_run (self->n_workers, run, error))
+    return FALSE;
+  *ms = (g_get_monotonic_time () - t0) / 1000.0;
+  return TRUE;
+}
+
+/* Equalisation is two kernels: the input's histograms (with the histogram
+ * op's own launch), then the op's lookup tables applied element-wise with the
+ * user's launch. Both count in the op's time. */
+static gboolean
+equalize_prepass (KsEngine *self, const KsParams *op_params, KsKernelRun *run, guint channels,
+                  double *ms, GError **error)
+{
+  const KsOp *histogram = ks_op_registry_lookup ("histogram");
+  KsBuffer *in = run->inputs[0];
+  KsKernelRun pass;
+  KsLaunchConfig launch = histogram->default_launch;
+  guint32 hist[4][256];
+  KsParams params;
+
+  memset (&pass, 0, sizeof pass);
+  memset (hist, 0, sizeof hist);
+  pass.op = histogram;
+  ks_params_init (&params, histogram);
+  _ks_op_prepare (histogram, &params, &pass);
+  pass.inputs[0] = in;
+  pass.histogram = hist;
+  ks_launch_config_resolve (&launch, in->width, in->height,
+                            16 / ks_format_bytes_per_pixel (in->format),
+                            ks_device_get_limits (self->device));
+  ks_launch_config_to_geometry (&launch, in->width, in->height, &pass.geom);
+  if (!run_backend (self, &pass, ms, error))
+    return FALSE;
+  if (channels == 1)
+    for (guint c = 1; c < 4; c++)
+      memcpy (hist[c], hist[0], sizeof hist[0]);
+  run->op->impl->equalize (op_params, hist, (guint64) in->width * in->height, run);
+  run->kind = KS_IMPL_ELEMENTWISE;
   return TRUE;
 }
 
@@ -652,18 +714,15 @@ ks_engine_run (KsEngine *self, const KsRunRequest *request, KsRunResult *result,
       run.coverage = coverage;
     }
 
-  if (self->cuda != NULL)
-    {
-      if (!_ks_cuda_run (self->cuda, &run, &kernel_ms, error))
-        return FALSE;
-    }
-  else
-    {
-      gint64 t0 = g_get_monotonic_time ();
-      if (!_ks_cpu_run (self->n_workers, &run, error))
-        return FALSE;
-      kernel_ms = (g_get_monotonic_time () - t0) / 1000.0;
-    }
+  if (run.kind == KS_IMPL_EQUALIZE
+      && !equalize_prepass (self, &request->params, &run, channels, &kernel_ms, error))
+    return FALSE;
+  {
+    double ms = 0;
+    if (!run_backend (self, &run, &ms, error))
+      return FALSE;
+    kernel_ms += ms;
+  }
 
   /* Written from scratch: the caller's struct may be uninitialised. */
   memset (result, 0, sizeof *result);

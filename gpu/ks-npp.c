@@ -18,6 +18,12 @@ static const char *const function_names[KS_NPP_N_FUNCTIONS] = {
   [KS_NPP_ADD_8U_C4RSFS] = "nppiAdd_8u_C4RSfs",
   [KS_NPP_HISTOGRAM_EVEN_8U_C1R] = "nppiHistogramEven_8u_C1R",
   [KS_NPP_HISTOGRAM_EVEN_8U_C4R] = "nppiHistogramEven_8u_C4R",
+  [KS_NPP_RESIZE_8U_C4R_LINEAR] = "nppiResize_8u_C4R[linear]",
+  [KS_NPP_RESIZE_8U_C4R_NN] = "nppiResize_8u_C4R[nn]",
+  [KS_NPP_FILTER_GAUSS_BORDER_8U_C4R] = "nppiFilterGaussBorder_8u_C4R",
+  [KS_NPP_FILTER_BOX_BORDER_8U_C4R] = "nppiFilterBoxBorder_8u_C4R",
+  [KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R] = "nppiFilterSobelHorizBorder_8u_C1R",
+  [KS_NPP_SWAP_CHANNELS_8U_C4R] = "nppiSwapChannels_8u_C4R",
 };
 
 const char *
@@ -83,6 +89,46 @@ typedef NppStatus (*HistEvenC4RFunc) (const guint8 *src, int src_step, NppiSize 
                                       gint32 upper[4], guint8 *buffer, NppStreamContext ctx);
 typedef const NppLibraryVersion *(*GetLibVersionFunc) (void);
 
+typedef struct
+{
+  int x;
+  int y;
+} NppiPoint;
+
+typedef struct
+{
+  int x;
+  int y;
+  int width;
+  int height;
+} NppiRect;
+
+/* nppdefs.h: NPPI_INTER_NN = 1, NPPI_INTER_LINEAR = 2; NPP_MASK_SIZE_5_X_5 =
+ * 201 (NPP_MASK_SIZE_3_X_3 = 200, then 5×5); NPP_BORDER_REPLICATE = 2. Enums
+ * are passed as int. */
+#define NPP_INTER_NN 1
+#define NPP_INTER_LINEAR 2
+#define NPP_MASK_5_X_5 201
+#define NPP_BORDER_REPLICATE 2
+
+typedef NppStatus (*ResizeC4RFunc) (const guint8 *src, int src_step, NppiSize src_size,
+                                    NppiRect src_roi, guint8 *dst, int dst_step,
+                                    NppiSize dst_size, NppiRect dst_roi, int interpolation,
+                                    NppStreamContext ctx);
+typedef NppStatus (*GaussBorderFunc) (const guint8 *src, int src_step, NppiSize src_size,
+                                      NppiPoint src_offset, guint8 *dst, int dst_step,
+                                      NppiSize roi, int mask, int border, NppStreamContext ctx);
+typedef NppStatus (*BoxBorderFunc) (const guint8 *src, int src_step, NppiSize src_size,
+                                    NppiPoint src_offset, guint8 *dst, int dst_step,
+                                    NppiSize roi, NppiSize mask, NppiPoint anchor, int border,
+                                    NppStreamContext ctx);
+typedef NppStatus (*SobelBorderFunc) (const guint8 *src, int src_step, NppiSize src_size,
+                                      NppiPoint src_offset, guint8 *dst, int dst_step,
+                                      NppiSize roi, int border, NppStreamContext ctx);
+typedef NppStatus (*SwapChannelsFunc) (const guint8 *src, int src_step, guint8 *dst,
+                                       int dst_step, NppiSize roi, const int order[4],
+                                       NppStreamContext ctx);
+
 /* 257 levels from 0 to 256: 256 bins of width one, one per 8-bit value. */
 #define HIST_LEVELS 257
 #define HIST_LOWER 0
@@ -98,6 +144,12 @@ struct _KsNpp
   HistBufSizeC4RFunc hist_buf_c4r;
   HistEvenC1RFunc hist_c1r;
   HistEvenC4RFunc hist_c4r;
+  /* Optional (NULL when their library or symbol is missing). */
+  ResizeC4RFunc resize_c4r;
+  GaussBorderFunc gauss_c4r;
+  BoxBorderFunc box_c4r;
+  SobelBorderFunc sobel_horiz_c1r;
+  SwapChannelsFunc swap_c4r;
 };
 
 typedef struct
@@ -168,6 +220,20 @@ lookup (gpointer handle, const char *soname, const char *symbol, gpointer *out, 
   }                                                                           \
   G_STMT_END
 
+/* A function of an optional library: left NULL, with a debug message, when
+ * absent, so that only the rows that need it say so. */
+static void
+optional (const char *dir, const char *soname, const char *symbol, gpointer field, gsize size)
+{
+  gpointer handle = open_in (dir, soname);
+  gpointer sym = handle != NULL ? dlsym (handle, symbol) : NULL;
+
+  if (sym == NULL)
+    g_debug ("NPP: no %s in %s", symbol, soname);
+  else
+    memcpy (field, &sym, size);
+}
+
 static KsNpp *
 load_npp (GError **error)
 {
@@ -209,6 +275,17 @@ load_npp (GError **error)
   LOOKUP (ist, "libnppist.so.13", "nppiHistogramEvenGetBufferSize_8u_C4R_Ctx", hist_buf_c4r);
   LOOKUP (ist, "libnppist.so.13", "nppiHistogramEven_8u_C1R_Ctx", hist_c1r);
   LOOKUP (ist, "libnppist.so.13", "nppiHistogramEven_8u_C4R_Ctx", hist_c4r);
+
+  optional (dir, "libnppig.so.13", "nppiResize_8u_C4R_Ctx", &npp->resize_c4r,
+            sizeof npp->resize_c4r);
+  optional (dir, "libnppif.so.13", "nppiFilterGaussBorder_8u_C4R_Ctx", &npp->gauss_c4r,
+            sizeof npp->gauss_c4r);
+  optional (dir, "libnppif.so.13", "nppiFilterBoxBorder_8u_C4R_Ctx", &npp->box_c4r,
+            sizeof npp->box_c4r);
+  optional (dir, "libnppif.so.13", "nppiFilterSobelHorizBorder_8u_C1R_Ctx", &npp->sobel_horiz_c1r,
+            sizeof npp->sobel_horiz_c1r);
+  optional (dir, "libnppidei.so.13", "nppiSwapChannels_8u_C4R_Ctx", &npp->swap_c4r,
+            sizeof npp->swap_c4r);
 
   /* The version is only for reports: its absence is not an error. */
   if (core != NULL)
@@ -261,6 +338,31 @@ ks_npp_get_version (KsNpp *npp)
   g_return_val_if_fail (npp != NULL, "");
 
   return npp->version;
+}
+
+gboolean
+ks_npp_has (KsNpp *npp, KsNppFunction function)
+{
+  g_return_val_if_fail (npp != NULL, FALSE);
+
+  switch (function)
+    {
+    case KS_NPP_RESIZE_8U_C4R_LINEAR:
+    case KS_NPP_RESIZE_8U_C4R_NN:
+      return npp->resize_c4r != NULL;
+    case KS_NPP_FILTER_GAUSS_BORDER_8U_C4R:
+      return npp->gauss_c4r != NULL;
+    case KS_NPP_FILTER_BOX_BORDER_8U_C4R:
+      return npp->box_c4r != NULL;
+    case KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R:
+      return npp->sobel_horiz_c1r != NULL;
+    case KS_NPP_SWAP_CHANNELS_8U_C4R:
+      return npp->swap_c4r != NULL;
+    case KS_NPP_N_FUNCTIONS:
+      return FALSE;
+    default:
+      return TRUE;
+    }
 }
 
 static gboolean
@@ -359,7 +461,7 @@ to_step (gsize pitch, int *step, GError **error)
 }
 
 static gboolean
-check_call (const KsNppCall *call, GError **error)
+check_call (KsNpp *npp, const KsNppCall *call, GError **error)
 {
   gboolean ok;
 
@@ -379,10 +481,27 @@ check_call (const KsNppCall *call, GError **error)
       ok = call->src[0] != NULL && call->scratch != NULL && call->hist[0] != NULL
            && call->hist[1] != NULL && call->hist[2] != NULL && call->hist[3] != NULL;
       break;
+    case KS_NPP_RESIZE_8U_C4R_LINEAR:
+    case KS_NPP_RESIZE_8U_C4R_NN:
+      ok = call->src[0] != NULL && call->dst != NULL && call->src_width != 0
+           && call->src_height != 0;
+      break;
+    case KS_NPP_FILTER_GAUSS_BORDER_8U_C4R:
+    case KS_NPP_FILTER_BOX_BORDER_8U_C4R:
+    case KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R:
+    case KS_NPP_SWAP_CHANNELS_8U_C4R:
+      ok = call->src[0] != NULL && call->dst != NULL;
+      break;
     case KS_NPP_N_FUNCTIONS:
     default:
       g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "unknown NPP function %d",
                    (int) call->function);
+      return FALSE;
+    }
+  if (ok && !ks_npp_has (npp, call->function))
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE, "this NPP has no %s_Ctx",
+                   function_names[call->function]);
       return FALSE;
     }
   if (!ok)
@@ -434,6 +553,45 @@ run_call (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, GError
         status = npp->hist_c4r (call->src[0], s0, roi, hist, levels, lower, upper, call->scratch,
                                 *ctx);
       }
+      break;
+    case KS_NPP_RESIZE_8U_C4R_LINEAR:
+    case KS_NPP_RESIZE_8U_C4R_NN:
+      {
+        NppiSize src_size;
+        NppiRect src_roi, dst_roi = { 0, 0, roi.width, roi.height };
+
+        if (!to_roi (call->src_width, call->src_height, &src_size, error)
+            || !to_step (call->dst_pitch, &sd, error))
+          return FALSE;
+        src_roi = (NppiRect) { 0, 0, src_size.width, src_size.height };
+        status = npp->resize_c4r (call->src[0], s0, src_size, src_roi, call->dst, sd, roi,
+                                  dst_roi, call->function == KS_NPP_RESIZE_8U_C4R_NN
+                                             ? NPP_INTER_NN : NPP_INTER_LINEAR, *ctx);
+      }
+      break;
+    case KS_NPP_FILTER_GAUSS_BORDER_8U_C4R:
+      if (!to_step (call->dst_pitch, &sd, error))
+        return FALSE;
+      status = npp->gauss_c4r (call->src[0], s0, roi, (NppiPoint) { 0, 0 }, call->dst, sd, roi,
+                               NPP_MASK_5_X_5, NPP_BORDER_REPLICATE, *ctx);
+      break;
+    case KS_NPP_FILTER_BOX_BORDER_8U_C4R:
+      if (!to_step (call->dst_pitch, &sd, error))
+        return FALSE;
+      status = npp->box_c4r (call->src[0], s0, roi, (NppiPoint) { 0, 0 }, call->dst, sd, roi,
+                             (NppiSize) { 5, 5 }, (NppiPoint) { 2, 2 }, NPP_BORDER_REPLICATE,
+                             *ctx);
+      break;
+    case KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R:
+      if (!to_step (call->dst_pitch, &sd, error))
+        return FALSE;
+      status = npp->sobel_horiz_c1r (call->src[0], s0, roi, (NppiPoint) { 0, 0 }, call->dst, sd,
+                                     roi, NPP_BORDER_REPLICATE, *ctx);
+      break;
+    case KS_NPP_SWAP_CHANNELS_8U_C4R:
+      if (!to_step (call->dst_pitch, &sd, error))
+        return FALSE;
+      status = npp->swap_c4r (call->src[0], s0, call->dst, sd, roi, call->order, *ctx);
       break;
     case KS_NPP_N_FUNCTIONS:
     default:
@@ -493,7 +651,7 @@ ks_npp_call (KsNpp *npp, KsEngine *engine, const KsNppCall *call, GError **error
   g_return_val_if_fail (KS_IS_ENGINE (engine), FALSE);
   g_return_val_if_fail (call != NULL, FALSE);
 
-  if (!check_call (call, error) || !fill_context (engine, &ctx, error))
+  if (!check_call (npp, call, error) || !fill_context (engine, &ctx, error))
     return FALSE;
   return run_call (npp, &ctx, call, error);
 }
@@ -536,7 +694,7 @@ ks_npp_time (KsNpp *npp, KsEngine *engine, const KsNppCall *call, guint repeats,
   g_return_val_if_fail (timing != NULL, FALSE);
 
   memset (timing, 0, sizeof *timing);
-  if (!check_call (call, error) || !fill_context (engine, &ctx, error))
+  if (!check_call (npp, call, error) || !fill_context (engine, &ctx, error))
     return FALSE;
 
   /* Whatever the engine queued before must not land inside the first sample. */
@@ -709,6 +867,12 @@ gboolean
 ks_npp_call (KsNpp *npp, KsEngine *engine, const KsNppCall *call, GError **error)
 {
   return no_cuda (error);
+}
+
+gboolean
+ks_npp_has (KsNpp *npp, KsNppFunction function)
+{
+  return FALSE;
 }
 
 gboolean

@@ -21,6 +21,12 @@ typedef enum
   KS_NPP_ADD_8U_C4RSFS,           /* saturating add, scale factor 0 (alpha added too) */
   KS_NPP_HISTOGRAM_EVEN_8U_C1R,   /* 256 bins of a GRAY8 image */
   KS_NPP_HISTOGRAM_EVEN_8U_C4R,   /* 256 bins per channel of an RGBA8 image */
+  KS_NPP_RESIZE_8U_C4R_LINEAR,    /* src_width × src_height → width × height, linear */
+  KS_NPP_RESIZE_8U_C4R_NN,        /* the same, NPPI_INTER_NN */
+  KS_NPP_FILTER_GAUSS_BORDER_8U_C4R, /* 5×5 mask, border replicate */
+  KS_NPP_FILTER_BOX_BORDER_8U_C4R,   /* 5×5 mean, anchor at the centre, border replicate */
+  KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R, /* GRAY8 → GRAY8, 3×3, border replicate */
+  KS_NPP_SWAP_CHANNELS_8U_C4R,    /* dst channel i = src channel order[i] */
   KS_NPP_N_FUNCTIONS
 } KsNppFunction;
 
@@ -40,6 +46,9 @@ typedef struct
   gint32 *hist[4];
   guint8 *scratch;
   gsize scratch_size;
+  guint src_width;     /* resize: the source's size (width × height is the output's) */
+  guint src_height;
+  int order[4];        /* swap channels */
 } KsNppCall;
 
 /* The process-wide NPP, loaded on the first call; owned by the library. NULL
@@ -47,6 +56,9 @@ typedef struct
 KsNpp      *ks_npp_get               (GError **error);
 /* "13.0.1"; "" when NPP does not say. */
 const char *ks_npp_get_version       (KsNpp *npp);
+/* Whether this NPP has the function: the filter, geometry and data-exchange
+ * libraries are optional, so that the rows that need them fail alone. */
+gboolean    ks_npp_has               (KsNpp *npp, KsNppFunction function);
 /* "nppiNot_8u_AC4R" */
 const char *ks_npp_function_name     (KsNppFunction function);
 

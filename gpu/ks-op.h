@@ -58,9 +58,8 @@ struct _KsOp
   guint n_params;
   KsLaunchConfig default_launch;
   guint default_pixels_per_thread;
-  /* Which implementation the engines use; see ks-op-private.h. */
-  int impl_kind;
-  int impl_id;
+  /* How the engines run it (engine-private, gpu/ks-engine-private.h). */
+  const struct _KsOpImpl *impl;
 };
 
 guint         ks_op_registry_count      (void);
@@ -69,9 +68,16 @@ const KsOp   *ks_op_registry_lookup     (const char *id);
 
 /* Whether the op accepts an input of this format; RGBA8 always, GRAY8 where the op says. */
 gboolean      ks_op_accepts_format      (const KsOp *op, KsFormat format);
-/* Bytes read and written once by one run on a width × height input. */
+/* Bytes read and written once by one run on a width × height input, with
+ * the op's default parameters (ks_op_bytes_moved_for: with these). */
 guint64       ks_op_bytes_moved         (const KsOp *op, KsFormat input_format,
                                          guint width, guint height);
+guint64       ks_op_bytes_moved_for     (const KsOp *op, const KsParams *params,
+                                         KsFormat input_format, guint width, guint height);
+/* The output's size for an input of width × height (resize changes it). */
+void          ks_op_output_size         (const KsOp *op, const KsParams *params,
+                                         guint width, guint height,
+                                         guint *out_width, guint *out_height);
 
 const KsParamSpec *ks_op_lookup_param   (const KsOp *op, const char *name, guint *index);
 void          ks_params_init            (KsParams *params, const KsOp *op);

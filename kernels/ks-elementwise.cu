@@ -6,6 +6,12 @@
  * coverage code. The ops are memory-bound: each thread reads its whole span with
  * 16-byte read-only loads before any math, so that all its loads are in flight
  * at once.
+ *
+ * The LUT ops index their 1 KiB of tables with each pixel's value. The
+ * parameters live in the constant bank, whose cache serves one address at a
+ * time, so a warp's 32 different indices would replay the load up to 32 times
+ * per channel; each block therefore copies the parameters into shared memory
+ * once and looks up there, where 32 lanes hit at most a few banks each.
  */
 
 #include "ks-kernels.h"
@@ -16,12 +22,13 @@ namespace {
 template <int OP>
 struct KsEwOp;
 
-#define KS_X_OP(ID, name, fn, n_in, gray)                                        \
+#define KS_X_OP(ID, name, fn, n_in, gray, lut)                                   \
   template <>                                                                    \
   struct KsEwOp<KS_EW_##ID>                                                      \
   {                                                                              \
     static constexpr int inputs = (n_in);                                        \
     static constexpr bool gray_out = (gray) != 0;                                \
+    static constexpr bool reads_lut = (lut) != 0;                                \
     static __device__ __forceinline__ uint32_t                                   \
     apply (uint32_t a, uint32_t b, const KsPixelParams *p)                       \
     {                                                                            \
@@ -110,10 +117,35 @@ ks_store_gray (uint8_t *__restrict__ row, uint32_t x0, uint32_t n, const uint32_
     }
 }
 
+static_assert (sizeof (KsPixelParams) % sizeof (uint32_t) == 0,
+               "the parameters are copied to shared memory in 32-bit words");
+
+/* The block's copy of the parameters in shared memory, for the ops that index
+ * the LUTs. Every thread of the block must call it (it synchronises the
+ * block), so it runs before any thread can leave. The loop strides by the
+ * block's size, whatever its shape: a 1×1 block copies alone, a 1024-thread
+ * one in a single step. Words, not vectors: the parameter is only 4-byte
+ * aligned in the parameter space. */
+__device__ __forceinline__ const KsPixelParams *
+ks_params_to_shared (const KsPixelParams &params)
+{
+  __shared__ KsPixelParams shared_params;
+  constexpr uint32_t n_words = sizeof (KsPixelParams) / sizeof (uint32_t);
+  const uint32_t *src = reinterpret_cast<const uint32_t *> (&params);
+  uint32_t *dst = reinterpret_cast<uint32_t *> (&shared_params);
+  const uint32_t n_threads = blockDim.x * blockDim.y * blockDim.z;
+
+  for (uint32_t k = ks_linear_thread (); k < n_words; k += n_threads)
+    dst[k] = src[k];
+  __syncthreads ();
+  return &shared_params;
+}
+
 /* No __launch_bounds__: with it ptxas spent up to the 64-register cap even on
  * kernels that need 32, halving occupancy. Without it every instantiation
- * stays within 64 registers on sm_80 and later, so blocks of 1024 threads
- * launch. Holding two 16-pixel spans of two inputs took 96, so two-input ops
+ * stays within 64 registers on sm_90, so blocks of 1024 threads launch; on
+ * sm_80 and sm_86 the luma LUT in grid-stride mode at 8 and 16 pixels per
+ * thread takes 66 to 74, and validation turns such blocks down. Holding two 16-pixel spans of two inputs took 96, so two-input ops
  * at 16 pixels per thread go without the grid-stride prefetch: with eight
  * 16-byte loads in flight per thread they do not need it. */
 template <int OP, uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
@@ -127,8 +159,13 @@ ks_elementwise_kernel (KsGeometry g,
 {
   typedef KsEwOp<OP> Op;
   /* A local copy: the pixel functions take a pointer, and a pointer to the
-   * kernel parameter itself would force a copy into local memory. */
+   * kernel parameter itself would force a copy into local memory. The LUT ops
+   * read the block's shared copy instead (see the top of the file). */
   const KsPixelParams prm = params;
+  const KsPixelParams *p = &prm;
+
+  if constexpr (Op::reads_lut)
+    p = ks_params_to_shared (params);
 
   auto load = [&] (uint32_t y, uint32_t x0, uint32_t n) {
     KsEwSpan<PPT> s;
@@ -148,7 +185,7 @@ ks_elementwise_kernel (KsGeometry g,
     uint32_t r[PPT];
 #pragma unroll
     for (uint32_t i = 0; i < PPT; i++)
-      r[i] = Op::apply (s.a[i], s.b[i], &prm);
+      r[i] = Op::apply (s.a[i], s.b[i], p);
 
     uint8_t *row = out + (size_t) y * out_pitch;
     if constexpr (Op::gray_out)
@@ -160,7 +197,10 @@ ks_elementwise_kernel (KsGeometry g,
       ks_coverage_record (cov, g.width, y, x0, n);
   };
 
-  constexpr bool prefetch = PPT * Op::inputs <= 16;
+  /* The luma LUT's per-pixel math is the heaviest: with the prefetch at 16
+   * pixels per thread it took 72 registers on sm_90 (80 instrumented), over
+   * the 64 that 1024-thread blocks allow; without it, 56 and 64. */
+  constexpr bool prefetch = PPT * Op::inputs <= (Op::reads_lut ? 8u : 16u);
   const bool handled = ks_walk_spans<PPT, MODE, prefetch> (g, load, use);
 
   if constexpr (INSTRUMENTED)
@@ -220,7 +260,7 @@ ks_ew_pick (KsElementwiseId op, const KsGeometry *g, bool instrumented)
 
   switch (op)
     {
-#define KS_X_CASE(ID, name, fn, n_in, gray) \
+#define KS_X_CASE(ID, name, fn, n_in, gray, lut) \
     case KS_EW_##ID: return ks_ew_pick_ppt<KS_EW_##ID> (ppt, mode, instrumented);
       KS_ELEMENTWISE_OPS (KS_X_CASE)
 #undef KS_X_CASE
@@ -234,7 +274,7 @@ ks_ew_inputs (KsElementwiseId op)
 {
   switch (op)
     {
-#define KS_X_CASE(ID, name, fn, n_in, gray) case KS_EW_##ID: return (n_in);
+#define KS_X_CASE(ID, name, fn, n_in, gray, lut) case KS_EW_##ID: return (n_in);
       KS_ELEMENTWISE_OPS (KS_X_CASE)
 #undef KS_X_CASE
     default:
@@ -247,7 +287,7 @@ ks_ew_gray_out (KsElementwiseId op)
 {
   switch (op)
     {
-#define KS_X_CASE(ID, name, fn, n_in, gray) case KS_EW_##ID: return (gray) != 0;
+#define KS_X_CASE(ID, name, fn, n_in, gray, lut) case KS_EW_##ID: return (gray) != 0;
       KS_ELEMENTWISE_OPS (KS_X_CASE)
 #undef KS_X_CASE
     default:

@@ -53,6 +53,9 @@ typedef struct
 {
   int32_t i[8];
   float f[4];
+  /* Lookup tables for the LUT ops: R, G, B, and luma. Built on the host once
+   * per parameter change, so both engines map every value identically. */
+  uint8_t lut[4][256];
 } KsPixelParams;
 
 /* Per-pixel instrumentation of one run. All pointers may be NULL when not

@@ -9,7 +9,9 @@
 #include <cuda_runtime_api.h>
 
 #include "ks-kernel-common.h"
+#include "ks-filter.h"
 #include "ks-op-list.h"
+#include "ks-resize.h"
 
 KS_KERNEL_BEGIN_DECLS
 
@@ -53,6 +55,33 @@ cudaError_t ks_cuda_histogram_attributes (KsHistogramMethod method,
                                           int channels,
                                           int instrumented,
                                           struct cudaFuncAttributes *attr);
+
+/* Neighbourhood filters (ks-filter.h): RGBA8 in; RGBA8 out, GRAY8 for Sobel.
+ * The geometry covers the output (the same size as the input); each block
+ * loads its tile and halo into ks_filter_shared_bytes of dynamic shared memory. */
+cudaError_t ks_cuda_filter_launch (KsGeometry geom,
+                                   const KsFilterParams *params,
+                                   const uint8_t *src, size_t src_pitch,
+                                   uint8_t *out, size_t out_pitch,
+                                   KsCoverageBuffers cov,
+                                   cudaStream_t stream);
+cudaError_t ks_cuda_filter_attributes (const KsFilterParams *params,
+                                       KsGeometry geom,
+                                       int instrumented,
+                                       struct cudaFuncAttributes *attr);
+
+/* Resampling (ks-resize.h): RGBA8 src of params->src_width × src_height into
+ * an RGBA8 output of geom.width × geom.height. */
+cudaError_t ks_cuda_resize_launch (KsGeometry geom,
+                                   const KsResizeParams *params,
+                                   const uint8_t *src, size_t src_pitch,
+                                   uint8_t *out, size_t out_pitch,
+                                   KsCoverageBuffers cov,
+                                   cudaStream_t stream);
+cudaError_t ks_cuda_resize_attributes (const KsResizeParams *params,
+                                       KsGeometry geom,
+                                       int instrumented,
+                                       struct cudaFuncAttributes *attr);
 
 /* Writes through an invalid address on purpose: an illegal-address fault, for
  * the tests that check the engine survives a sticky error. */

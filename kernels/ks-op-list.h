@@ -1,6 +1,6 @@
 /* ks-op-list.h: the element-wise ops that both engines instantiate.
  *
- * X (ID, name, pixel function, number of inputs, writes gray)
+ * X (ID, name, pixel function, number of inputs, writes gray, reads the LUTs)
  * An element-wise op is its pixel function in ks-pixel.h plus one line here
  * and one entry in gpu/ks-op-registry.c.
  */
@@ -10,15 +10,18 @@
 
 #include "ks-pixel.h"
 
-#define KS_ELEMENTWISE_OPS(X)                 \
-  X (INVERT, invert, ks_px_invert, 1, 0)      \
-  X (GRAY, gray, ks_px_gray, 1, 1)            \
-  X (ADD, add, ks_px_add, 2, 0)               \
-  X (BLEND, blend, ks_px_blend, 2, 0)
+#define KS_ELEMENTWISE_OPS(X)                       \
+  X (INVERT, invert, ks_px_invert, 1, 0, 0)         \
+  X (GRAY, gray, ks_px_gray, 1, 1, 0)               \
+  X (ADD, add, ks_px_add, 2, 0, 0)                  \
+  X (BLEND, blend, ks_px_blend, 2, 0, 0)            \
+  X (LUT, lut, ks_px_lut, 1, 0, 1)                  \
+  X (LUMA_LUT, luma_lut, ks_px_luma_lut, 1, 0, 1)   \
+  X (SWAP, swap, ks_px_swap, 1, 0, 0)
 
 typedef enum
 {
-#define KS_X_ENUM(ID, name, fn, n_in, gray) KS_EW_##ID,
+#define KS_X_ENUM(ID, name, fn, n_in, gray, lut) KS_EW_##ID,
   KS_ELEMENTWISE_OPS (KS_X_ENUM)
 #undef KS_X_ENUM
   KS_EW_N

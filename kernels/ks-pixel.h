@@ -71,4 +71,34 @@ ks_px_blend (uint32_t a, uint32_t b, const KsPixelParams *p)
                   ks_blend_channel (KS_B (a), KS_B (b), p), KS_A (a));
 }
 
+/* R, G and B through their lookup tables (brightness/contrast, gamma,
+ * threshold, per-channel equalisation); alpha kept. */
+KS_HD uint32_t
+ks_px_lut (uint32_t a, uint32_t b, const KsPixelParams *p)
+{
+  (void) b;
+  return KS_RGBA (p->lut[0][KS_R (a)], p->lut[1][KS_G (a)], p->lut[2][KS_B (a)], KS_A (a));
+}
+
+/* Luma through lut[3], the change added to each channel (equalisation of the
+ * luma that keeps the colours): c' = clamp(c + lut[Y] − Y). Alpha kept. */
+KS_HD uint32_t
+ks_px_luma_lut (uint32_t a, uint32_t b, const KsPixelParams *p)
+{
+  int32_t y = (int32_t) ks_luma601 (a, 0);
+  int32_t d = (int32_t) p->lut[3][y] - y;
+  (void) b;
+  return KS_RGBA (ks_clamp_u8 ((int32_t) KS_R (a) + d), ks_clamp_u8 ((int32_t) KS_G (a) + d),
+                  ks_clamp_u8 ((int32_t) KS_B (a) + d), KS_A (a));
+}
+
+/* Channel permutation: output channel k is input channel i[k] (0 R … 3 A). */
+KS_HD uint32_t
+ks_px_swap (uint32_t a, uint32_t b, const KsPixelParams *p)
+{
+  (void) b;
+  return KS_RGBA ((a >> (8 * p->i[0])) & 0xffu, (a >> (8 * p->i[1])) & 0xffu,
+                  (a >> (8 * p->i[2])) & 0xffu, (a >> (8 * p->i[3])) & 0xffu);
+}
+
 KS_KERNEL_END_DECLS

@@ -512,14 +512,25 @@ ks_pipeline_get_resolved_launch (KsPipeline *self)
   return &self->resolved;
 }
 
+static void
+output_size (KsPipeline *self, guint *width, guint *height)
+{
+  KsImage *a = self->inputs[KS_INPUT_A];
+
+  ks_op_output_size (self->op, &self->params, a->width, a->height, width, height);
+}
+
 void
 ks_pipeline_get_totals (KsPipeline *self, KsLaunchTotals *totals)
 {
+  guint w, h;
+
   g_return_if_fail (KS_IS_PIPELINE (self) && totals != NULL);
   memset (totals, 0, sizeof *totals);
-  if (self->inputs[KS_INPUT_A] != NULL)
-    ks_launch_totals (&self->resolved, self->inputs[KS_INPUT_A]->width,
-                      self->inputs[KS_INPUT_A]->height, totals);
+  if (self->inputs[KS_INPUT_A] == NULL)
+    return;
+  output_size (self, &w, &h);
+  ks_launch_totals (&self->resolved, w, h, totals);
 }
 
 gboolean
@@ -649,7 +660,7 @@ ks_pipeline_get_achieved_gbs (KsPipeline *self)
   a = self->inputs[KS_INPUT_A];
   if (!self->have_result || a == NULL || self->result.kernel_ms <= 0)
     return 0;
-  return ks_op_bytes_moved (self->op, a->format, a->width, a->height)
+  return ks_op_bytes_moved_for (self->op, &self->params, a->format, a->width, a->height)
          / (self->result.kernel_ms * 1e-3) / 1e9;
 }
 
@@ -724,6 +735,7 @@ ks_pipeline_run_now (KsPipeline *self, GError **error)
   KsRunResult result = { 0 };
   KsLaunchTotals totals;
   KsImage *a;
+  guint out_w, out_h;
 
   g_return_val_if_fail (KS_IS_PIPELINE (self), FALSE);
   g_clear_handle_id (&self->run_source, g_source_remove);
@@ -739,9 +751,12 @@ ks_pipeline_run_now (KsPipeline *self, GError **error)
     }
 
   build_request (self, &request);
-  ks_launch_totals (&self->resolved, a->width, a->height, &totals);
+  output_size (self, &out_w, &out_h);
+  ks_launch_totals (&self->resolved, out_w, out_h, &totals);
   /* Reuse the previous output: same op, same size. */
-  if (self->have_result && self->result.output != NULL)
+  if (self->have_result && self->result.output != NULL
+      && ks_buffer_get_width (self->result.output) == out_w
+      && ks_buffer_get_height (self->result.output) == out_h)
     request.output = self->result.output;
   if (totals.unreached_pixels > 0 && self->op->output_kind == KS_OP_OUTPUT_IMAGE)
     {
@@ -749,8 +764,8 @@ ks_pipeline_run_now (KsPipeline *self, GError **error)
        * shows, and record which pixels those are. */
       if (request.output == NULL)
         {
-          request.output = ks_engine_new_buffer (self->engine, self->op->output_format, a->width,
-                                                 a->height, &local);
+          request.output = ks_engine_new_buffer (self->engine, self->op->output_format, out_w,
+                                                 out_h, &local);
           if (request.output == NULL)
             {
               handle_failure (self, local);
@@ -767,7 +782,7 @@ ks_pipeline_run_now (KsPipeline *self, GError **error)
           g_propagate_error (error, g_steal_pointer (&local));
           return FALSE;
         }
-      request.instrument = (guint64) a->width * a->height <= 8192u * 8192u;
+      request.instrument = (guint64) out_w * out_h <= 8192u * 8192u;
     }
 
   if (!ks_engine_run (self->engine, &request, &result, &local))

@@ -1,0 +1,153 @@
+/* ks-ops-filter.c: the neighbourhood filters' registry entries and the
+ * conversion of their typed parameters into KsFilterParams (ks-filter.h):
+ * integer taps, so that both engines compute the same bits. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ks-op-impl.h"
+
+/* 32×8 threads of 4 pixels: a 128×8 tile whose halo rows are shared by
+ * 1024 outputs; up to radius 64 it needs at most 40 KB of shared memory
+ * (ks_filter_shared_bytes), within what every device grants. */
+#define FILTER_LAUNCH { { 32, 8, 1 }, { 1, 1, 1 }, TRUE, KS_LAUNCH_PER_PIXEL, 0 }
+
+static const KsParamSpec box_params[] = {
+  { "radius", "Radius",
+    "Half the window's side in pixels: each pixel becomes the mean of the (2·radius + 1)² "
+    "pixels around it",
+    KS_PARAM_INT, 1, 32, 2, NULL, NULL },
+};
+
+static const KsParamSpec gaussian_params[] = {
+  { "sigma", "Sigma",
+    "Standard deviation of the Gaussian in pixels; the window reaches 3 sigma each way (at most "
+    "64 pixels)",
+    KS_PARAM_DOUBLE, 0.5, 20, 1.5, NULL, NULL },
+};
+
+static const char *const sobel_modes[] = { "horizontal", "vertical", "magnitude", NULL };
+static const char *const sobel_mode_titles[] = {
+  "Horizontal edges (|Gy|)", "Vertical edges (|Gx|)", "Gradient magnitude", NULL,
+};
+
+static const KsParamSpec sobel_params[] = {
+  { "mode", "Edges",
+    "Which derivative of the luma to show: the vertical one finds horizontal edges, the "
+    "horizontal one vertical edges; the magnitude combines both (integer square root)",
+    KS_PARAM_CHOICE, 0, 2, 2, sobel_modes, sobel_mode_titles },
+};
+
+static const KsParamSpec sharpen_params[] = {
+  { "amount", "Amount",
+    "How much of the detail (the image minus its blur) is added back: 0 leaves the image as it "
+    "is, 1 doubles the detail",
+    KS_PARAM_DOUBLE, 0, 5, 1, NULL, NULL },
+  { "radius", "Radius",
+    "Sigma of the Gaussian blur that separates the detail, in pixels: larger radii sharpen "
+    "coarser features",
+    KS_PARAM_DOUBLE, 0.5, 10, 1, NULL, NULL },
+};
+
+/* Integer taps of a sampled Gaussian summing to 1024 exactly: each tap is
+ * rounded, and the rounding remainder goes to the centre tap, so a constant
+ * image stays constant. */
+static void
+gaussian_taps (double sigma, KsFilterParams *f)
+{
+  gint32 radius = (gint32) MIN (ceil (3.0 * sigma), (double) KS_FILTER_MAX_RADIUS);
+  double g[2 * KS_FILTER_MAX_RADIUS + 1];
+  double total = 0;
+  gint32 sum = 0;
+
+  radius = MAX (radius, 1);
+  for (gint32 i = 0; i <= 2 * radius; i++)
+    {
+      double d = i - radius;
+      g[i] = exp (-d * d / (2.0 * sigma * sigma));
+      total += g[i];
+    }
+  for (gint32 i = 0; i <= 2 * radius; i++)
+    {
+      f->taps[i] = (gint32) lround (1024.0 * g[i] / total);
+      sum += f->taps[i];
+    }
+  f->taps[radius] += 1024 - sum;
+  f->radius = radius;
+  f->divisor = 1024 * 1024;
+}
+
+static void
+prepare_box (const KsParams *params, KsKernelRun *run)
+{
+  gint32 r = (gint32) params->values[0];
+
+  run->filter.kind = KS_FILTER_SEPARABLE;
+  run->filter.radius = r;
+  for (gint32 i = 0; i <= 2 * r; i++)
+    run->filter.taps[i] = 1;
+  run->filter.divisor = (2 * r + 1) * (2 * r + 1);
+}
+
+static void
+prepare_gaussian (const KsParams *params, KsKernelRun *run)
+{
+  run->filter.kind = KS_FILTER_SEPARABLE;
+  gaussian_taps (params->values[0], &run->filter);
+}
+
+static void
+prepare_sobel (const KsParams *params, KsKernelRun *run)
+{
+  run->filter.kind = KS_FILTER_SOBEL;
+  run->filter.radius = 1;
+  run->filter.sobel_mode = (gint32) params->values[0];
+}
+
+static void
+prepare_sharpen (const KsParams *params, KsKernelRun *run)
+{
+  run->filter.kind = KS_FILTER_UNSHARP;
+  /* 8.8 fixed point: (P − B) · amount stays far inside 32 bits (255 · 1280). */
+  run->filter.amount = (gint32) lround (params->values[0] * 256.0);
+  gaussian_taps (params->values[1], &run->filter);
+}
+
+static const KsOpImpl box_impl = { KS_IMPL_FILTER, 0, FALSE, prepare_box, NULL, NULL };
+static const KsOpImpl gaussian_impl = { KS_IMPL_FILTER, 0, FALSE, prepare_gaussian, NULL, NULL };
+static const KsOpImpl sobel_impl = { KS_IMPL_FILTER, 0, FALSE, prepare_sobel, NULL, NULL };
+static const KsOpImpl sharpen_impl = { KS_IMPL_FILTER, 0, FALSE, prepare_sharpen, NULL, NULL };
+
+const KsOp _ks_op_box_blur = {
+  "box_blur", "Box blur", "Filters",
+  "The mean of a square window around each pixel, computed as a rows pass then a columns pass; "
+  "alpha is kept. Borders clamp to the edge: pixels outside the image read the nearest edge "
+  "pixel",
+  1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_RGBA8, box_params, G_N_ELEMENTS (box_params), FILTER_LAUNCH,
+  0, &box_impl,
+};
+
+const KsOp _ks_op_gaussian_blur = {
+  "gaussian_blur", "Gaussian blur", "Filters",
+  "A separable Gaussian blur with integer weights (summing to 1024), a rows pass then a "
+  "columns pass, rounded to the nearest level; alpha is kept. Borders clamp to the edge",
+  1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_RGBA8, gaussian_params, G_N_ELEMENTS (gaussian_params),
+  FILTER_LAUNCH, 0, &gaussian_impl,
+};
+
+const KsOp _ks_op_sobel = {
+  "sobel", "Sobel edges", "Filters",
+  "3×3 Sobel derivatives of the BT.601 luma, as a gray image clamped to 255. Borders clamp to "
+  "the edge, so the image's border shows no false edges",
+  1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_GRAY8, sobel_params, G_N_ELEMENTS (sobel_params),
+  FILTER_LAUNCH, 0, &sobel_impl,
+};
+
+const KsOp _ks_op_sharpen = {
+  "sharpen", "Sharpen (unsharp mask)", "Filters",
+  "Adds back the detail a Gaussian blur removes: P + amount · (P − blur(P)), rounded and "
+  "clamped to 0..255; alpha is kept. Borders clamp to the edge",
+  1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_RGBA8, sharpen_params, G_N_ELEMENTS (sharpen_params),
+  FILTER_LAUNCH, 0, &sharpen_impl,
+};
