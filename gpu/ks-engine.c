@@ -531,6 +531,13 @@ prepare (KsEngine *self, const KsRunRequest *request, KsKernelRun *run, KsLaunch
   return TRUE;
 }
 
+/* The LUT ops copy their tables into shared memory (kernels/ks-elementwise.cu). */
+static const gboolean ew_reads_lut[KS_EW_N] = {
+#define KS_X_LUT(ID, name, fn, n_in, gray, lut) [KS_EW_##ID] = (lut),
+  KS_ELEMENTWISE_OPS (KS_X_LUT)
+#undef KS_X_LUT
+};
+
 static gboolean
 attributes_for (KsEngine *self, const KsKernelRun *run, guint channels, KsKernelAttributes *attrs,
                 GError **error)
@@ -548,6 +555,8 @@ attributes_for (KsEngine *self, const KsKernelRun *run, guint channels, KsKernel
   else if (run->kind == KS_IMPL_FILTER)
     attrs->shared_dynamic = ks_filter_shared_bytes (&run->filter, run->geom.block,
                                                     run->geom.pixels_per_thread);
+  else if (run->ew_id >= 0 && run->ew_id < KS_EW_N && ew_reads_lut[run->ew_id])
+    attrs->shared_static = sizeof (KsPixelParams);
   return TRUE;
 }
 

@@ -49,7 +49,7 @@ struct _KsOp
 {
   const char *id;          /* "gray" */
   const char *title;       /* "Grayscale" */
-  const char *group;       /* "Tutorial", "Color", "Filters", … */
+  const char *group;       /* "Tutorial", "Colour", "Filters", "Geometry" */
   const char *description;
   guint n_inputs;          /* 1 or 2; every input has the same size */
   KsOpOutputKind output_kind;

@@ -145,9 +145,10 @@ ks_params_to_shared (const KsPixelParams &params)
  * kernels that need 32, halving occupancy. Without it every instantiation
  * stays within 64 registers on sm_90, so blocks of 1024 threads launch; on
  * sm_80 and sm_86 the luma LUT in grid-stride mode at 8 and 16 pixels per
- * thread takes 66 to 74, and validation turns such blocks down. Holding two 16-pixel spans of two inputs took 96, so two-input ops
- * at 16 pixels per thread go without the grid-stride prefetch: with eight
- * 16-byte loads in flight per thread they do not need it. */
+ * thread takes 66 to 74, and validation turns such blocks down. Holding two
+ * 16-pixel spans of two inputs took 96, so two-input ops at 16 pixels per
+ * thread go without the grid-stride prefetch: with eight 16-byte loads in
+ * flight per thread they do not need it. */
 template <int OP, uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
 __global__ void
 ks_elementwise_kernel (KsGeometry g,

@@ -17,8 +17,8 @@
 static KsEngine *cpu;
 static KsEngine *gpu;
 
-static const guint odd_sizes[][2] = { { 1, 1 }, { 3, 5 }, { 333, 197 }, { 1921, 1081 }, { 4097, 31 },
-                                      { 31, 4097 } };
+static const guint odd_sizes[][2] = { { 1, 1 }, { 3, 5 }, { 333, 197 }, { 1921, 1081 },
+                                      { 4097, 31 }, { 31, 4097 } };
 
 typedef struct
 {

@@ -9,7 +9,8 @@
 
 #include "ks-test-helpers.h"
 
-#define PX(r, g, b, a) ((guint32) (r) | (guint32) (g) << 8 | (guint32) (b) << 16 | (guint32) (a) << 24)
+#define PX(r, g, b, a) \
+  ((guint32) (r) | (guint32) (g) << 8 | (guint32) (b) << 16 | (guint32) (a) << 24)
 #define CH(p, c) (((p) >> (8 * (c))) & 0xffu)
 
 static KsEngine *engine;
