@@ -575,20 +575,43 @@ ks_engine_kernel_attributes (KsEngine *self, const KsRunRequest *request,
   return attributes_for (self, &run, channels, attrs, error);
 }
 
+typedef struct
+{
+  KsEngine *engine;
+  const KsKernelRun *run;
+  guint channels;
+} CandidateData;
+
+static gboolean
+candidate_attributes (const KsLaunchConfig *candidate, KsKernelAttributes *attrs,
+                      gpointer user_data)
+{
+  CandidateData *d = user_data;
+  KsKernelRun run = *d->run;
+
+  ks_launch_config_to_geometry (candidate, run.geom.width, run.geom.height, &run.geom);
+  return attributes_for (d->engine, &run, d->channels, attrs, NULL);
+}
+
 static gboolean
 validate_run (KsEngine *self, const KsRunRequest *request, KsKernelRun *run,
               KsLaunchConfig *resolved, KsLaunchConfig *suggestion, guint *channels,
               GError **error)
 {
   KsKernelAttributes attrs;
+  CandidateData data;
 
   if (!prepare (self, request, run, resolved, channels, error))
     return FALSE;
   run->instrument = request->instrument;
   if (!attributes_for (self, run, *channels, &attrs, error))
     return FALSE;
-  return ks_launch_config_validate (resolved, run->geom.width, run->geom.height,
-                                    ks_device_get_limits (self->device), &attrs, suggestion, error);
+  data.engine = self;
+  data.run = run;
+  data.channels = *channels;
+  return ks_launch_config_validate_full (resolved, run->geom.width, run->geom.height,
+                                         ks_device_get_limits (self->device), &attrs,
+                                         candidate_attributes, &data, suggestion, error);
 }
 
 gboolean

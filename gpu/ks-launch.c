@@ -269,10 +269,51 @@ make_suggestion (const KsLaunchConfig *c, guint width, guint height, const KsDev
   ks_launch_config_resolve (s, width, height, s->pixels_per_thread, l);
 }
 
+/* Shrinks a suggestion until the kernel's needs for it fit the device. */
+static void
+refine_suggestion (KsLaunchConfig *s, guint width, guint height, const KsDeviceLimits *limits,
+                   KsKernelAttributesFunc attrs_func, gpointer user_data)
+{
+  for (int i = 0; i < 32; i++)
+    {
+      KsKernelAttributes a;
+      g_autofree char *problem = NULL;
+
+      memset (&a, 0, sizeof a);
+      if (!attrs_func (s, &a, user_data))
+        return;
+      problem = first_violation (s, limits, &a);
+      if (problem == NULL)
+        return;
+      if (s->pixels_per_thread > 1)
+        s->pixels_per_thread /= 2;
+      else if (s->block.x * s->block.y * s->block.z == 1)
+        return;
+      else if (s->block.y > s->block.x)
+        s->block.y = (s->block.y + 1) / 2;
+      else if (s->block.x > 1)
+        s->block.x = (s->block.x + 1) / 2;
+      else
+        s->block.z = (s->block.z + 1) / 2;
+      s->auto_grid = TRUE;
+      ks_launch_config_resolve (s, width, height, s->pixels_per_thread, limits);
+    }
+}
+
 gboolean
 ks_launch_config_validate (const KsLaunchConfig *resolved, guint width, guint height,
                            const KsDeviceLimits *limits, const KsKernelAttributes *attrs,
                            KsLaunchConfig *suggestion, GError **error)
+{
+  return ks_launch_config_validate_full (resolved, width, height, limits, attrs, NULL, NULL,
+                                         suggestion, error);
+}
+
+gboolean
+ks_launch_config_validate_full (const KsLaunchConfig *resolved, guint width, guint height,
+                                const KsDeviceLimits *limits, const KsKernelAttributes *attrs,
+                                KsKernelAttributesFunc attrs_func, gpointer user_data,
+                                KsLaunchConfig *suggestion, GError **error)
 {
   g_autofree char *problem = NULL;
   KsLaunchConfig s;
@@ -286,7 +327,17 @@ ks_launch_config_validate (const KsLaunchConfig *resolved, guint width, guint he
         *suggestion = *resolved;
       return TRUE;
     }
-  make_suggestion (resolved, width, height, limits, attrs, &s);
+  if (attrs_func != NULL && attrs != NULL)
+    {
+      /* Shared memory follows the block: the refinement below asks for it
+       * again at each size, so the first cut looks at threads and registers. */
+      KsKernelAttributes threads_only = *attrs;
+      threads_only.shared_static = threads_only.shared_dynamic = 0;
+      make_suggestion (resolved, width, height, limits, &threads_only, &s);
+      refine_suggestion (&s, width, height, limits, attrs_func, user_data);
+    }
+  else
+    make_suggestion (resolved, width, height, limits, attrs, &s);
   if (suggestion != NULL)
     *suggestion = s;
   ks_dim3_format (&s.block, bs, sizeof bs);

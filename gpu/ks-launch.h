@@ -85,6 +85,23 @@ gboolean     ks_launch_config_validate   (const KsLaunchConfig *resolved,
                                           KsLaunchConfig *suggestion,
                                           GError **error);
 
+/* The kernel's needs for another configuration (shared memory can depend on
+ * the block and the pixels per thread). */
+typedef gboolean (*KsKernelAttributesFunc) (const KsLaunchConfig *candidate,
+                                            KsKernelAttributes *attrs, gpointer user_data);
+
+/* As ks_launch_config_validate, but the suggestion is checked against the
+ * kernel's needs for the suggested configuration itself, and shrunk (pixels
+ * per thread first, then the block) until it fits. */
+gboolean     ks_launch_config_validate_full (const KsLaunchConfig *resolved,
+                                             guint width, guint height,
+                                             const KsDeviceLimits *limits,
+                                             const KsKernelAttributes *attrs,
+                                             KsKernelAttributesFunc attrs_func,
+                                             gpointer user_data,
+                                             KsLaunchConfig *suggestion,
+                                             GError **error);
+
 /* Theoretical occupancy of a valid configuration. */
 void         ks_launch_occupancy         (const KsLaunchConfig *resolved,
                                           const KsDeviceLimits *limits,
