@@ -265,6 +265,29 @@ test_histograms_from_engine (Fixture *f, gconstpointer data)
   g_assert_cmpuint (sum, ==, 512 * 512);
 }
 
+/* Every op of the registry reaches the screen, the resize's smaller output too. */
+static void
+test_every_op_displays (Fixture *f, gconstpointer data)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (f->window);
+
+  for (guint i = 0; i < ks_op_registry_count (); i++)
+    {
+      const KsOp *op = ks_op_registry_get (i);
+      g_autoptr (KsImage) shown = NULL;
+
+      ks_pipeline_set_op (pipeline, op);
+      if (op->output_kind != KS_OP_OUTPUT_IMAGE)
+        continue;
+      shown = displayed_output (f->window);
+      g_assert_nonnull (shown);
+      if (g_str_equal (op->id, "resize"))
+        g_assert_cmpuint (shown->width, ==, 256);
+      else
+        g_assert_cmpuint (shown->width, ==, 512);
+    }
+}
+
 static void
 test_screenshot (Fixture *f, gconstpointer data)
 {
@@ -315,6 +338,8 @@ main (int argc, char *argv[])
               test_corrupt_file_keeps_image, fixture_teardown);
   g_test_add ("/ks/ui/window/histograms-from-engine", Fixture, NULL, fixture_setup,
               test_histograms_from_engine, fixture_teardown);
+  g_test_add ("/ks/ui/window/every-op-displays", Fixture, NULL, fixture_setup,
+              test_every_op_displays, fixture_teardown);
   g_test_add ("/ks/ui/window/screenshot", Fixture, NULL, fixture_setup, test_screenshot,
               fixture_teardown);
   return g_test_run ();
