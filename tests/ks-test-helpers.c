@@ -285,3 +285,26 @@ ks_test_ref_image (const char *op, gboolean truncate, const KsImage *a, const Ks
       }
   return out;
 }
+
+void
+ks_test_assert_coverage_equal (const KsCoverage *a, const KsCoverage *b, const char *what)
+{
+  gsize n;
+
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (a->width, ==, b->width);
+  g_assert_cmpuint (a->height, ==, b->height);
+  n = (gsize) a->width * a->height;
+  g_assert_cmpuint (a->idle_threads, ==, b->idle_threads);
+  g_assert_cmpuint (a->unwritten_pixels, ==, b->unwritten_pixels);
+  g_assert_cmpuint (a->multiply_written_pixels, ==, b->multiply_written_pixels);
+  g_assert_cmpmem (a->writes, n * 4, b->writes, n * 4);
+  /* Owners mean something only where a pixel was written. */
+  for (gsize i = 0; i < n; i++)
+    if (a->writes[i] != 0
+        && (a->owner_block[i] != b->owner_block[i] || a->owner_thread[i] != b->owner_thread[i]))
+      g_error ("%s: pixel %" G_GSIZE_FORMAT ": CPU says block %u thread %u, CUDA block %u "
+               "thread %u", what, i, a->owner_block[i], a->owner_thread[i], b->owner_block[i],
+               b->owner_thread[i]);
+}

@@ -49,6 +49,10 @@ void        ks_test_assert_images_equal (const KsImage *expected, const KsImage 
                                          const char *what);
 /* Counts pixels whose bytes are all `value`. */
 guint64     ks_test_count_filled_pixels (const KsImage *image, guint8 value);
+/* Two engines' coverage of one launch: the same pixels written as often,
+ * by the same block and thread (where written), and as many idle threads. */
+void        ks_test_assert_coverage_equal (const KsCoverage *cpu, const KsCoverage *gpu,
+                                           const char *what);
 
 /* The error's message must contain every NULL-terminated needle. */
 void        ks_test_assert_message_has (const GError *error, ...) G_GNUC_NULL_TERMINATED;

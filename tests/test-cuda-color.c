@@ -73,23 +73,7 @@ compare_engines (const KsTestRun *spec, KsImage *input, const char *what)
     g_assert_cmpmem (&rc.launch, sizeof rc.launch, &rg.launch, sizeof rg.launch);
   ks_test_assert_images_equal (oc, og, what);
   if (spec->instrument)
-    {
-      const KsCoverage *a = rc.coverage, *b = rg.coverage;
-      gsize n;
-      g_assert_nonnull (a);
-      g_assert_nonnull (b);
-      n = (gsize) a->width * a->height;
-      g_assert_cmpuint (a->idle_threads, ==, b->idle_threads);
-      g_assert_cmpuint (a->unwritten_pixels, ==, b->unwritten_pixels);
-      g_assert_cmpuint (a->multiply_written_pixels, ==, b->multiply_written_pixels);
-      g_assert_cmpmem (a->writes, n * 4, b->writes, n * 4);
-      for (gsize i = 0; i < n; i++)
-        if (a->writes[i] != 0
-            && (a->owner_block[i] != b->owner_block[i] || a->owner_thread[i] != b->owner_thread[i]))
-          g_error ("%s: pixel %" G_GSIZE_FORMAT ": CPU says block %u thread %u, CUDA block %u "
-                   "thread %u", what, i, a->owner_block[i], a->owner_thread[i], b->owner_block[i],
-                   b->owner_thread[i]);
-    }
+    ks_test_assert_coverage_equal (rc.coverage, rg.coverage, what);
   ks_run_result_clear (&rc);
   ks_run_result_clear (&rg);
 }

@@ -75,19 +75,7 @@ compare (const KsImage *in, guint w, guint h, const KsLaunchConfig *launch, gboo
 
       ks_test_assert_images_equal (oc, og, what);
       if (instrument)
-        {
-          const KsCoverage *a = rc.coverage, *b = rg.coverage;
-          gsize n = (gsize) w * h;
-          g_assert_nonnull (a);
-          g_assert_nonnull (b);
-          g_assert_cmpuint (a->idle_threads, ==, b->idle_threads);
-          g_assert_cmpuint (a->unwritten_pixels, ==, b->unwritten_pixels);
-          g_assert_cmpmem (a->writes, n * 4, b->writes, n * 4);
-          for (gsize i = 0; i < n; i++)
-            if (a->writes[i] != 0 && (a->owner_block[i] != b->owner_block[i]
-                                      || a->owner_thread[i] != b->owner_thread[i]))
-              g_error ("%s: pixel %" G_GSIZE_FORMAT ": owners differ", what, i);
-        }
+        ks_test_assert_coverage_equal (rc.coverage, rg.coverage, what);
       ks_run_result_clear (&rc);
       ks_run_result_clear (&rg);
     }
