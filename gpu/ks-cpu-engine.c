@@ -1,8 +1,16 @@
 /* The CPU engine: the same ops with the same launch geometry as the CUDA
- * kernels. Blocks are handed out to worker threads; inside a block the threads
- * of one row cover consecutive pixels, so a block row is processed as one span
- * (one loop the compiler can vectorise) while coverage still names the thread
- * that owns each pixel. */
+ * kernels, parallel across the cores.
+ *
+ * Instrumented runs walk the grid block by block and thread by thread, as the
+ * GPU does, recording for every pixel the block and thread that wrote it and
+ * counting the threads that fell outside the data; inside a block the threads
+ * of one row cover consecutive pixels, so a block row is one span (one loop
+ * the compiler can vectorise).
+ *
+ * Uninstrumented runs compute the same pixels with the same values faster: the
+ * pixels a launch writes always form a rectangle from the origin (the whole
+ * image for a grid-stride loop; the grid's extent clipped to the image for one
+ * thread per pixel), each written once, so workers take bands of its rows. */
 #include "config.h"
 
 #include <string.h>
@@ -11,6 +19,25 @@
 #include "ks-error.h"
 
 #define BLOCKS_PER_CHUNK 64
+/* Uninstrumented runs hand out bands of whole rows: a band per worker and
+ * then some, so that a worker that falls behind does not hold up the run,
+ * yet each band stays long enough that the filters' halo rows (computed by
+ * both neighbours of a band boundary) cost little. */
+#define BANDS_PER_WORKER 8
+#define MIN_BAND_ROWS 8
+/* Below this many pixels one thread is faster than starting another. */
+#define MIN_PIXELS_PER_WORKER 65536
+/* Pixels per piece of a row in the histogram and the vector rows. */
+#define PIECE 256
+
+/* The hot loops are compiled for AVX2 as well as the baseline, picked at
+ * load time: SSE2 has no 32-bit multiply (pmulld), which the luma needs. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define KS_HOT __attribute__ ((target_clones ("avx2", "default"), optimize ("O3")))
+#else
+#define KS_HOT
+#endif
+
 
 typedef void (*RowFunc) (const guint8 *a, const guint8 *b, guint8 *out, guint n,
                          const KsPixelParams *p);
@@ -27,7 +54,7 @@ load32 (const guint8 *p)
   static void row_##name (const guint8 *a, const guint8 *b, guint8 *out, guint n,                \
                           const KsPixelParams *p)                                                \
   {                                                                                              \
-    for (guint i = 0; i < n; i++)                                                                \
+    for (gsize i = 0; i < n; i++)                                                                \
       {                                                                                          \
         guint32 v = fn (load32 (a + 4 * i), (n_in) > 1 ? load32 (b + 4 * i) : 0u, p);          \
         if (gray)                                                                                \
@@ -39,10 +66,75 @@ load32 (const guint8 *p)
 KS_ELEMENTWISE_OPS (KS_X_ROW)
 #undef KS_X_ROW
 
+/* CPU-only rows of the hottest ops: the same integers as ks_px_gray,
+ * ks_px_invert and ks_px_add (tests/test-ops-*.c hold them to independent
+ * references), written without branches so that GCC vectorises them. */
+
+/* ks_luma601: s / 1000 for s ≤ 255 500 is ((s >> 3) · 33555) >> 22 — exact
+ * over that whole range (checked exhaustively), and the product stays below
+ * 2^32, so the division becomes a 32-bit multiply and shifts. */
+KS_HOT static void
+luma_row (const guint8 *a, guint8 *out, guint n, guint32 bias)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      guint32 v = load32 (a + 4 * i);
+      guint32 s = 299u * (v & 0xffu) + 587u * ((v >> 8) & 0xffu) + 114u * ((v >> 16) & 0xffu)
+                  + bias;
+      out[i] = (guint8) (((s >> 3) * 33555u) >> 22);
+    }
+}
+
+static void
+row_gray_fast (const guint8 *a, const guint8 *b, guint8 *out, guint n, const KsPixelParams *p)
+{
+  (void) b;
+  luma_row (a, out, n, p->i[0] ? 0u : 500u);
+}
+
+KS_HOT static void
+row_invert_fast (const guint8 *a, const guint8 *b, guint8 *out, guint n, const KsPixelParams *p)
+{
+  (void) b;
+  (void) p;
+  for (gsize i = 0; i < n; i++)
+    {
+      guint32 v = load32 (a + 4 * i) ^ 0x00ffffffu;
+      memcpy (out + 4 * i, &v, 4);
+    }
+}
+
+/* Saturating add of R, G and B within 32-bit words: the low seven bits of
+ * each byte added without carries between bytes, the top bits put back by
+ * xor; a byte overflowed where its carry-out (bit 7 of the majority of x, y
+ * and not-sum) is set, and (c << 1) − (c >> 7) turns each such bit into 0xff.
+ * Alpha is masked off before and taken from a after. */
+KS_HOT static void
+row_add_fast (const guint8 *a, const guint8 *b, guint8 *out, guint n, const KsPixelParams *p)
+{
+  (void) p;
+  for (gsize i = 0; i < n; i++)
+    {
+      guint32 va = load32 (a + 4 * i), vb = load32 (b + 4 * i);
+      guint32 x = va & 0x00ffffffu, y = vb & 0x00ffffffu;
+      guint32 sum = ((x & 0x007f7f7fu) + (y & 0x007f7f7fu)) ^ ((x ^ y) & 0x00808080u);
+      guint32 c = ((x & y) | ((x | y) & ~sum)) & 0x00808080u;
+      guint32 v = (sum | ((c << 1) - (c >> 7))) | (va & 0xff000000u);
+      memcpy (out + 4 * i, &v, 4);
+    }
+}
+
 static const RowFunc row_funcs[KS_EW_N] = {
 #define KS_X_TABLE(ID, name, fn, n_in, gray, lut) [KS_EW_##ID] = row_##name,
   KS_ELEMENTWISE_OPS (KS_X_TABLE)
 #undef KS_X_TABLE
+};
+
+/* Where a CPU-only row exists, it replaces the generic one. */
+static const RowFunc fast_row_funcs[KS_EW_N] = {
+  [KS_EW_GRAY] = row_gray_fast,
+  [KS_EW_INVERT] = row_invert_fast,
+  [KS_EW_ADD] = row_add_fast,
 };
 
 typedef struct
@@ -53,86 +145,128 @@ typedef struct
   guint out_bpp;
   guint channels;
   guint64 n_blocks;
+  /* Uninstrumented runs: the rectangle the grid writes, in bands of rows. */
+  guint rect_width;
+  guint rect_height;
+  guint band_rows;
+  guint64 n_units;       /* blocks or bands */
   gsize next_chunk;      /* atomic */
   guint64 idle_threads;  /* atomic adds at the end of each worker */
   GMutex lock;
   guint32 hist[4][256];  /* merged under lock */
 } Job;
 
+/* Four copies of each channel's bins, used in turn by consecutive pixels:
+ * runs of equal values (flat image areas) would otherwise make every
+ * increment wait for the store of the previous one. */
+#define HIST_COPIES 4
+
 typedef struct
 {
   Job *job;
-  guint32 hist[4][256];
+  guint32 hist[HIST_COPIES][4][256];
   guint64 idle;
+  gpointer filter_scratch;  /* ks-cpu-filter.c's, for this thread */
 } Worker;
 
 static void
 histogram_span (Worker *w, const guint8 *src, guint n)
 {
+  guint32 (*h)[4][256] = w->hist;
+  guint8 luma[PIECE];
+  guint i = 0;
+
   if (w->job->channels == 1)
     {
-      for (guint i = 0; i < n; i++)
-        w->hist[0][src[i]]++;
+      for (; i + HIST_COPIES <= n; i += HIST_COPIES)
+        {
+          h[0][0][src[i]]++;
+          h[1][0][src[i + 1]]++;
+          h[2][0][src[i + 2]]++;
+          h[3][0][src[i + 3]]++;
+        }
+      for (; i < n; i++)
+        h[0][0][src[i]]++;
       return;
     }
-  for (guint i = 0; i < n; i++)
+  for (guint done = 0; done < n; done += PIECE)
     {
-      guint32 p = load32 (src + 4 * i);
-      w->hist[0][KS_R (p)]++;
-      w->hist[1][KS_G (p)]++;
-      w->hist[2][KS_B (p)]++;
-      w->hist[3][ks_luma601 (p, 0)]++;
-    }
-}
+      guint m = MIN (PIECE, n - done);
+      const guint8 *s = src + 4 * (gsize) done;
 
-/* Pixels [x0, x0 + n) of row y, handled by the threads tx0, tx0 + 1, … of the block. */
-static void
-do_span (Worker *w, guint x0, guint y, guint n, guint64 bid, guint ty)
-{
-  const Job *job = w->job;
-  const KsKernelRun *run = job->run;
-  const KsGeometry *g = &run->geom;
-  const guint8 *a;
-
-  /* Filters and resampling read around and away from (x0, y): they find their
-   * own source pixels. */
-  if (run->kind == KS_IMPL_FILTER)
-    _ks_cpu_filter_span (run, x0, y, n);
-  else if (run->kind == KS_IMPL_RESIZE)
-    _ks_cpu_resize_span (run, x0, y, n);
-  else if (run->kind == KS_IMPL_HISTOGRAM)
-    {
-      a = (const guint8 *) run->inputs[0]->data + (gsize) y * run->inputs[0]->pitch
-          + (gsize) x0 * job->in_bpp;
-      histogram_span (w, a, n);
-    }
-  else
-    {
-      const guint8 *b = run->inputs[1] != NULL
-                          ? (const guint8 *) run->inputs[1]->data + (gsize) y * run->inputs[1]->pitch
-                              + (gsize) x0 * job->in_bpp
-                          : NULL;
-      guint8 *out = (guint8 *) run->output->data + (gsize) y * run->output->pitch
-                    + (gsize) x0 * job->out_bpp;
-      a = (const guint8 *) run->inputs[0]->data + (gsize) y * run->inputs[0]->pitch
-          + (gsize) x0 * job->in_bpp;
-      job->row (a, b, out, n, &run->pixel_params);
-    }
-
-  if (run->coverage != NULL)
-    {
-      KsCoverage *c = run->coverage;
-      guint ppt = g->pixels_per_thread;
-      gsize base = (gsize) y * g->width + x0;
-      for (guint i = 0; i < n; i++)
+      /* The rounded luma of ks_luma601 (p, 0), a piece at a time in vectors. */
+      luma_row (s, luma, m, 500u);
+      for (i = 0; i < m; i++)
         {
-          c->writes[base + i]++;
-          c->owner_block[base + i] = (guint32) bid;
-          c->owner_thread[base + i] = i / ppt + g->block.x * ty;
+          guint32 p = load32 (s + 4 * i);
+          guint c = i % HIST_COPIES;
+          h[c][0][KS_R (p)]++;
+          h[c][1][KS_G (p)]++;
+          h[c][2][KS_B (p)]++;
+          h[c][3][luma[i]]++;
         }
     }
 }
 
+/* The work of rows [y0, y0 + rows) × pixels [x0, x0 + n). */
+static void
+do_rect (Worker *w, guint x0, guint y0, guint n, guint rows)
+{
+  const Job *job = w->job;
+  const KsKernelRun *run = job->run;
+
+  /* Filters and resampling read around and away from (x0, y): they find their
+   * own source pixels. */
+  if (run->kind == KS_IMPL_FILTER)
+    {
+      _ks_cpu_filter_rect (run, x0, y0, n, rows, &w->filter_scratch);
+      return;
+    }
+  for (guint y = y0; y < y0 + rows; y++)
+    {
+      const guint8 *a = (const guint8 *) run->inputs[0]->data + (gsize) y * run->inputs[0]->pitch
+                        + (gsize) x0 * job->in_bpp;
+
+      if (run->kind == KS_IMPL_RESIZE)
+        _ks_cpu_resize_span (run, x0, y, n);
+      else if (run->kind == KS_IMPL_HISTOGRAM)
+        histogram_span (w, a, n);
+      else
+        {
+          const guint8 *b = run->inputs[1] != NULL
+                              ? (const guint8 *) run->inputs[1]->data
+                                  + (gsize) y * run->inputs[1]->pitch + (gsize) x0 * job->in_bpp
+                              : NULL;
+          guint8 *out = (guint8 *) run->output->data + (gsize) y * run->output->pitch
+                        + (gsize) x0 * job->out_bpp;
+          job->row (a, b, out, n, &run->pixel_params);
+        }
+    }
+}
+
+/* Coverage of pixels [x0, x0 + n) of rows [y0, y0 + rows), handled by the
+ * threads tx0, tx0 + 1, … of rows ty0, ty0 + 1, … of block bid. */
+static void
+record_coverage (Worker *w, guint x0, guint y0, guint n, guint rows, guint64 bid, guint ty0)
+{
+  const KsGeometry *g = &w->job->run->geom;
+  KsCoverage *c = w->job->run->coverage;
+  guint ppt = g->pixels_per_thread;
+
+  for (guint r = 0; r < rows; r++)
+    {
+      gsize base = (gsize) (y0 + r) * g->width + x0;
+      for (gsize i = 0; i < n; i++)
+        {
+          c->writes[base + i]++;
+          c->owner_block[base + i] = (guint32) bid;
+          c->owner_thread[base + i] = i / ppt + g->block.x * (ty0 + r);
+        }
+    }
+}
+
+/* Instrumented runs walk the blocks as the GPU would, so that coverage names
+ * the block and thread that own each pixel and counts the idle threads. */
 static void
 do_block (Worker *w, guint64 bid)
 {
@@ -144,6 +278,7 @@ do_block (Worker *w, guint64 bid)
   guint64 cols = ks_ceil_div_u32 (g->width, (guint32) ppt);
   guint64 first_col = bx * bdx;
   guint64 busy_x = first_col < cols ? MIN (bdx, cols - first_col) : 0;
+  guint64 rows = 0;
 
   /* Only threads with a global z of 0 map onto the image. */
   w->idle += bdx * bdy * (bz == 0 ? bdz - 1 : bdz);
@@ -165,16 +300,34 @@ do_block (Worker *w, guint64 bid)
           guint64 sx = (guint64) g->grid.x * bdx * ppt, sy = (guint64) g->grid.y * bdy;
           for (guint64 y = gy; y < g->height; y += sy)
             for (guint64 x0 = first_col * ppt; x0 < g->width; x0 += sx)
-              do_span (w, (guint) x0, (guint) y, (guint) MIN (bdx * ppt, g->width - x0), bid,
-                       (guint) ty);
+              {
+                guint n = (guint) MIN (bdx * ppt, g->width - x0);
+                do_rect (w, (guint) x0, (guint) y, n, 1);
+                record_coverage (w, (guint) x0, (guint) y, n, 1, bid, (guint) ty);
+              }
         }
       else
-        {
-          guint64 x0 = first_col * ppt;
-          do_span (w, (guint) x0, (guint) gy, (guint) MIN (busy_x * ppt, g->width - x0), bid,
-                   (guint) ty);
-        }
+        rows++;
     }
+
+  /* Per pixel: the block's busy rows are rows by·bdy … by·bdy + rows − 1, one
+   * span each, all of the same columns; run them as one rectangle. */
+  if (rows > 0)
+    {
+      guint64 x0 = first_col * ppt;
+      guint n = (guint) MIN (busy_x * ppt, g->width - x0);
+      do_rect (w, (guint) x0, (guint) (by * bdy), n, (guint) rows);
+      record_coverage (w, (guint) x0, (guint) (by * bdy), n, (guint) rows, bid, 0);
+    }
+}
+
+static void
+do_band (Worker *w, guint64 band)
+{
+  const Job *job = w->job;
+  guint y0 = (guint) band * job->band_rows;
+
+  do_rect (w, 0, y0, job->rect_width, MIN (job->band_rows, job->rect_height - y0));
 }
 
 static gpointer
@@ -182,27 +335,53 @@ worker_main (gpointer data)
 {
   Worker *w = data;
   Job *job = w->job;
+  gboolean blocks = job->run->coverage != NULL;
+  guint64 per_chunk = blocks ? BLOCKS_PER_CHUNK : 1;
 
   for (;;)
     {
-      guint64 start = (guint64) (gsize) g_atomic_pointer_add (&job->next_chunk, BLOCKS_PER_CHUNK);
+      guint64 start = (guint64) (gsize) g_atomic_pointer_add (&job->next_chunk, per_chunk);
       guint64 end;
 
-      if (start >= job->n_blocks)
+      if (start >= job->n_units)
         break;
-      end = MIN (start + BLOCKS_PER_CHUNK, job->n_blocks);
-      for (guint64 b = start; b < end; b++)
-        do_block (w, b);
+      end = MIN (start + per_chunk, job->n_units);
+      for (guint64 u = start; u < end; u++)
+        if (blocks)
+          do_block (w, u);
+        else
+          do_band (w, u);
     }
 
   g_mutex_lock (&job->lock);
   job->idle_threads += w->idle;
   if (job->run->histogram != NULL)
-    for (guint c = 0; c < 4; c++)
-      for (guint i = 0; i < 256; i++)
-        job->hist[c][i] += w->hist[c][i];
+    for (guint k = 0; k < HIST_COPIES; k++)
+      for (guint c = 0; c < 4; c++)
+        for (guint i = 0; i < 256; i++)
+          job->hist[c][i] += w->hist[k][c][i];
   g_mutex_unlock (&job->lock);
+  g_clear_pointer (&w->filter_scratch, g_free);
   return NULL;
+}
+
+/* Without coverage to record, the order of the work is free: what the grid
+ * writes is a rectangle from the origin — every pixel in grid-stride mode,
+ * the grid's extent clipped to the image per pixel — each of its pixels
+ * written once, and that is all a run's result depends on. */
+static void
+plan_rect (Job *job)
+{
+  const KsGeometry *g = &job->run->geom;
+  guint64 w = g->width, h = g->height;
+
+  if (g->mode != KS_MAP_GRID_STRIDE)
+    {
+      w = MIN (w, (guint64) g->grid.x * g->block.x * g->pixels_per_thread);
+      h = MIN (h, (guint64) g->grid.y * g->block.y);
+    }
+  job->rect_width = (guint) w;
+  job->rect_height = (guint) h;
 }
 
 gboolean
@@ -223,13 +402,29 @@ _ks_cpu_run (guint n_workers, const KsKernelRun *run, GError **error)
   if (run->kind == KS_IMPL_ELEMENTWISE || run->kind == KS_IMPL_EQUALIZE)
     {
       g_assert (run->ew_id >= 0 && run->ew_id < KS_EW_N);
-      job.row = row_funcs[run->ew_id];
+      job.row = fast_row_funcs[run->ew_id] != NULL ? fast_row_funcs[run->ew_id]
+                                                   : row_funcs[run->ew_id];
     }
   g_mutex_init (&job.lock);
+  n_workers = MAX (1, n_workers);
 
-  /* No more workers than chunks of blocks: tiny grids run on the caller's thread. */
-  n = (guint) MIN ((guint64) MAX (1, n_workers),
-                   (job.n_blocks + BLOCKS_PER_CHUNK - 1) / BLOCKS_PER_CHUNK);
+  if (run->coverage != NULL)
+    {
+      job.n_units = job.n_blocks;
+      /* No more workers than chunks of blocks: tiny grids run on the caller's thread. */
+      n = (guint) MIN ((guint64) n_workers, (job.n_blocks + BLOCKS_PER_CHUNK - 1) / BLOCKS_PER_CHUNK);
+    }
+  else
+    {
+      guint64 pixels;
+
+      plan_rect (&job);
+      pixels = (guint64) job.rect_width * job.rect_height;
+      n = (guint) MIN ((guint64) n_workers, pixels / MIN_PIXELS_PER_WORKER);
+      n = MAX (n, 1);
+      job.band_rows = MAX (MIN_BAND_ROWS, ks_ceil_div_u32 (job.rect_height, n * BANDS_PER_WORKER));
+      job.n_units = job.rect_width == 0 ? 0 : ks_ceil_div_u32 (job.rect_height, job.band_rows);
+    }
   n = MAX (n, 1);
   workers = g_new0 (Worker, n);
   threads = g_new0 (GThread *, n);
@@ -241,7 +436,7 @@ _ks_cpu_run (guint n_workers, const KsKernelRun *run, GError **error)
       if (threads[i] == NULL)
         {
           /* Let the workers already started finish their share, then fail. */
-          job.n_blocks = 0;
+          job.n_units = 0;
           for (guint j = 1; j < i; j++)
             g_thread_join (threads[j]);
           g_mutex_clear (&job.lock);
