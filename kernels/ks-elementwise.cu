@@ -7,11 +7,23 @@
  * 16-byte read-only loads before any math, so that all its loads are in flight
  * at once.
  *
- * The LUT ops index their 1 KiB of tables with each pixel's value. The
- * parameters live in the constant bank, whose cache serves one address at a
- * time, so a warp's 32 different indices would replay the load up to 32 times
- * per channel; each block therefore copies the parameters into shared memory
- * once and looks up there, where 32 lanes hit at most a few banks each.
+ * The LUT ops index their tables with each pixel's value. The parameters live
+ * in the constant bank, whose cache serves one address at a time, so a warp's
+ * 32 different indices would replay the load up to 32 times per channel; each
+ * block therefore copies the tables it reads into shared memory once and looks
+ * up there. The tables stay bytes: a 256-byte table spans 64 words, two per
+ * bank, so a warp's 32 random lookups conflict about 2-way; as 32-bit words
+ * it would span 256 words, eight per bank, and conflict more.
+ *
+ * The copy itself is the expensive part: each lane of a copying warp reads a
+ * different word of the parameter bank, so the constant cache replays it 32
+ * times, and the barrier after it held every block's first loads back. So the
+ * block copies only the tables its op reads (768 bytes for KS_EW_LUT, 256 for
+ * KS_EW_LUMA_LUT, against the 1072 of the whole parameters), and the colour
+ * ops default to a grid-stride launch (gpu/ks-ops-color.c), in which each
+ * block copies once for many spans. (Loading the first span before the copy
+ * does not survive compilation: nvcc sinks the read-only loads below the
+ * barrier.)
  */
 
 #include "ks-kernels.h"
@@ -117,24 +129,30 @@ ks_store_gray (uint8_t *__restrict__ row, uint32_t x0, uint32_t n, const uint32_
     }
 }
 
-static_assert (sizeof (KsPixelParams) % sizeof (uint32_t) == 0,
-               "the parameters are copied to shared memory in 32-bit words");
-
-/* The block's copy of the parameters in shared memory, for the ops that index
- * the LUTs. Every thread of the block must call it (it synchronises the
- * block), so it runs before any thread can leave. The loop strides by the
+/* The block's copy, in shared memory, of the tables that op OP reads, as a
+ * KsPixelParams whose other fields are left unset (the LUT pixel functions
+ * read nothing else). Every thread of the block must call it (it synchronises
+ * the block), so it runs before any thread can leave. The loop strides by the
  * block's size, whatever its shape: a 1×1 block copies alone, a 1024-thread
  * one in a single step. Words, not vectors: the parameter is only 4-byte
  * aligned in the parameter space. */
+template <int OP>
 __device__ __forceinline__ const KsPixelParams *
 ks_params_to_shared (const KsPixelParams &params)
 {
   __shared__ KsPixelParams shared_params;
-  constexpr uint32_t n_words = sizeof (KsPixelParams) / sizeof (uint32_t);
-  const uint32_t *src = reinterpret_cast<const uint32_t *> (&params);
-  uint32_t *dst = reinterpret_cast<uint32_t *> (&shared_params);
+  /* KS_EW_LUT reads lut[0..2], KS_EW_LUMA_LUT lut[3]; any other LUT op
+   * copies all four. */
+  constexpr uint32_t first_table = OP == KS_EW_LUMA_LUT ? 3u : 0u;
+  constexpr uint32_t n_tables = OP == KS_EW_LUT ? 3u : OP == KS_EW_LUMA_LUT ? 1u : 4u;
+  constexpr uint32_t n_words = n_tables * KS_HIST_BINS / sizeof (uint32_t);
+  const uint32_t *src = reinterpret_cast<const uint32_t *> (&params.lut[first_table][0]);
+  uint32_t *dst = reinterpret_cast<uint32_t *> (&shared_params.lut[first_table][0]);
   const uint32_t n_threads = blockDim.x * blockDim.y * blockDim.z;
 
+  static_assert (sizeof (params.lut[0]) == KS_HIST_BINS, "one byte per level");
+  static_assert (offsetof (KsPixelParams, lut) % sizeof (uint32_t) == 0,
+                 "the tables are copied in 32-bit words");
   for (uint32_t k = ks_linear_thread (); k < n_words; k += n_threads)
     dst[k] = src[k];
   __syncthreads ();
@@ -166,7 +184,7 @@ ks_elementwise_kernel (KsGeometry g,
   const KsPixelParams *p = &prm;
 
   if constexpr (Op::reads_lut)
-    p = ks_params_to_shared (params);
+    p = ks_params_to_shared<OP> (params);
 
   auto load = [&] (uint32_t y, uint32_t x0, uint32_t n) {
     KsEwSpan<PPT> s;

@@ -173,7 +173,175 @@ ks_thread_is_busy (const KsGeometry &g)
   return gz == 0 && gy < g.height && gx < g.width;
 }
 
+/* What the launcher derives from the parameters once, for every thread: the
+ * divisor as a multiply and a shift (a 32-bit division is a long sequence per
+ * quotient; the blur needs three per pixel), and whether the taps are
+ * symmetric (box, Gaussian), which the unrolled rows pass requires. */
+struct KsFilterAux
+{
+  uint32_t div_m;     /* ceil(2^div_k / divisor) */
+  uint32_t div_k;     /* 31 + floor(log2 divisor) */
+  uint32_t symmetric; /* taps[i] == taps[2r − i] for every i */
+};
+
+/* floor(n / divisor), exact for n < 2^30: with e = div_m·divisor − 2^div_k
+ * < divisor and 2^div_k > 2^30·divisor, n·e < 2^div_k. The blur's
+ * numerators stay below 256·divisor ≤ 2^28. */
+__device__ __forceinline__ uint32_t
+ks_div_magic (uint32_t n, const KsFilterAux &a)
+{
+  return (uint32_t) (((uint64_t) n * a.div_m) >> a.div_k);
+}
+
+/* Channel C (0 R, 1 G, 2 B) of a packed pixel: one instruction each. */
+template <uint32_t C>
+__device__ __forceinline__ uint32_t
+ks_channel (uint32_t v)
+{
+  if constexpr (C == 0)
+    return v & 0xffu;
+  else
+    return __byte_perm (v, 0u, C == 1 ? 0x4441u : 0x4442u);
+}
+
+template <uint32_t N>
+struct KsConst
+{
+  static constexpr uint32_t value = N;
+};
+
+/* Four source words into a shared row at word wi, from source column x
+ * (clamped to [0, last_x]): one 16-byte load and store when the four are
+ * inside the row and aligned, else word by word, never past the row's stride. */
+__device__ __forceinline__ void
+ks_fill_words (uint32_t *srow, uint32_t wi, uint32_t stride, const uint32_t *grow, int32_t x,
+               int32_t last_x, bool vec)
+{
+  if (vec && x >= 0 && x + 3 <= last_x && wi + 4u <= stride)
+    *reinterpret_cast<uint4 *> (srow + wi) = __ldg (reinterpret_cast<const uint4 *> (grow + x));
+  else
+    {
+#pragma unroll
+      for (uint32_t j = 0; j < 4; j++)
+        if (wi + j < stride)
+          srow[wi + j] = __ldg (grow + ks_clamp_i32 (x + (int32_t) j, 0, last_x));
+    }
+}
+
+/* The rows pass for Q consecutive outputs at column c of a shared row (trow[u]
+ * is source column tx0 + u) with a radius known at compile time and
+ * symmetric taps w[0 .. R] (w[R] the centre): the window is read once (16-byte
+ * loads for Q = 4, from the aligned pad of R rounded up to 4), each word
+ * unpacked once per channel, and each mirrored pair added before its multiply. */
+template <uint32_t R, uint32_t Q>
+__device__ __forceinline__ void
+ks_rows_fixed (const uint32_t *trow, uint32_t c, const uint32_t (&w)[R + 1],
+               uint32_t (&h)[3][Q])
+{
+  constexpr uint32_t P4 = (R + 3u) / 4u * 4u;
+  constexpr uint32_t NW = Q == 4 ? Q + 2u * P4 : Q + 2u * R;
+  constexpr uint32_t OFF = Q == 4 ? P4 - R : 0u;
+  uint32_t x[NW];
+
+  if constexpr (Q == 4)
+    {
+      const uint4 *v = reinterpret_cast<const uint4 *> (trow + c - P4);
+#pragma unroll
+      for (uint32_t i = 0; i < NW / 4; i++)
+        {
+          const uint4 q = v[i];
+          x[4 * i + 0] = q.x;
+          x[4 * i + 1] = q.y;
+          x[4 * i + 2] = q.z;
+          x[4 * i + 3] = q.w;
+        }
+    }
+  else
+    {
+#pragma unroll
+      for (uint32_t i = 0; i < NW; i++)
+        x[i] = trow[(int32_t) (c + i) - (int32_t) R];
+    }
+
+  auto channel = [&] (auto cc) {
+    constexpr uint32_t C = decltype (cc)::value;
+    uint32_t e[Q + 2 * R];
+#pragma unroll
+    for (uint32_t i = 0; i < Q + 2 * R; i++)
+      e[i] = ks_channel<C> (x[i + OFF]);
+#pragma unroll
+    for (uint32_t q = 0; q < Q; q++)
+      {
+        uint32_t s = w[R] * e[q + R];
+#pragma unroll
+        for (uint32_t t = 0; t < R; t++)
+          s += w[t] * (e[q + t] + e[q + 2 * R - t]);
+        h[C][q] = s;
+      }
+  };
+  channel (KsConst<0> ());
+  channel (KsConst<1> ());
+  channel (KsConst<2> ());
+}
+
+/* The rows pass for any radius and any taps. */
+template <uint32_t Q>
+__device__ __forceinline__ void
+ks_rows_generic (const uint32_t *trow, uint32_t c, uint32_t r, const int32_t *taps,
+                 uint32_t (&h)[3][Q])
+{
+  const uint32_t *s = trow + c - r;
+
+#pragma unroll
+  for (uint32_t q = 0; q < Q; q++)
+    h[0][q] = h[1][q] = h[2][q] = 0u;
+  for (uint32_t t = 0; t <= 2u * r; t++)
+    {
+      const uint32_t w = (uint32_t) taps[t];
+#pragma unroll
+      for (uint32_t q = 0; q < Q; q++)
+        {
+          const uint32_t v = s[t + q];
+          h[0][q] += w * ks_channel<0> (v);
+          h[1][q] += w * ks_channel<1> (v);
+          h[2][q] += w * ks_channel<2> (v);
+        }
+    }
+}
+
+template <uint32_t Q>
+__device__ __forceinline__ void
+ks_store_sums (uint32_t *o, size_t plane, const uint32_t (&h)[3][Q])
+{
+#pragma unroll
+  for (uint32_t ch = 0; ch < 3; ch++)
+    {
+      uint32_t *p = o + ch * plane;
+      if constexpr (Q == 4)
+        *reinterpret_cast<uint4 *> (p) = make_uint4 (h[ch][0], h[ch][1], h[ch][2], h[ch][3]);
+      else if constexpr (Q == 2)
+        *reinterpret_cast<uint2 *> (p) = make_uint2 (h[ch][0], h[ch][1]);
+      else
+        p[0] = h[ch][0];
+    }
+}
+
+/* The largest radius with an unrolled rows pass; larger ones (and asymmetric
+ * taps) take the generic loop. 5 covers the default box (2) and Gaussian
+ * (sigma 1.5); up to 8 cost the default kernel 96 registers instead of 72. */
+#define KS_FILTER_UNROLLED_RADIUS 5
+
 /* Box, Gaussian (UNSHARP false) and unsharp mask (UNSHARP true).
+ *
+ * Shared memory (ks_filter_shared_bytes): a chunk of source rows as packed
+ * RGBA words, word pad + u of a row holding source column tx0 + u (clamped),
+ * filled over [−pad, colsP + pad) so that every word the rows pass reads was
+ * written; then the rows pass's R, G, B sums, which every owning thread reads
+ * for its PPT columns.
+ *
+ * Loads and the rows pass map threadIdx.x to columns and (y, z) to rows, so
+ * that a 32-wide block fills a 128-column tile in one step without divisions;
+ * only the few halo words go through a linear index.
  *
  * No __launch_bounds__, for the reason given in ks-elementwise.cu. */
 template <bool UNSHARP, uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
@@ -181,15 +349,18 @@ __global__ void
 ks_separable_kernel (KsGeometry g, KsFilterParams p,
                      const uint8_t *__restrict__ src, size_t src_pitch,
                      uint8_t *__restrict__ out, size_t out_pitch,
-                     KsCoverageBuffers cov)
+                     KsCoverageBuffers cov, KsFilterAux aux)
 {
   extern __shared__ uint4 ks_filter_smem[];
   __shared__ int32_t taps[2 * KS_FILTER_MAX_RADIUS + 1];
+  constexpr uint32_t Q = PPT >= 4 ? 4u : PPT;
 
   const uint32_t r = (uint32_t) p.radius;
   const uint32_t n_taps = 2u * r + 1u;
   const uint32_t tid = ks_linear_thread ();
   const uint32_t n_threads = blockDim.x * blockDim.y * blockDim.z;
+  const uint32_t ylin = threadIdx.y + blockDim.y * threadIdx.z;
+  const uint32_t ny = blockDim.y * blockDim.z;
   const uint32_t out_cols = blockDim.x * PPT;
   const KsDim3 block = { blockDim.x, blockDim.y, blockDim.z };
   const uint32_t chunk_rows = ks_filter_chunk_rows (&p, block, PPT);
@@ -198,9 +369,8 @@ ks_separable_kernel (KsGeometry g, KsFilterParams p,
   uint32_t *tile = reinterpret_cast<uint32_t *> (ks_filter_smem);
   uint32_t *sums = tile + (size_t) chunk_rows * stride; /* [3][chunk_rows][out_cols] */
   const size_t plane = (size_t) chunk_rows * out_cols;
-  /* The interior of a source row is read with 16-byte loads when the rows
-   * and every tile's first column are 16-byte aligned. */
-  const bool vec = ((uintptr_t) src % 16u == 0) && (src_pitch % 16u == 0) && (out_cols % 4u == 0);
+  const bool vec = ((uintptr_t) src % 16u == 0) && (src_pitch % 16u == 0);
+  const uint32_t unrolled = aux.symmetric && r >= 1u && r <= KS_FILTER_UNROLLED_RADIUS ? r : 0u;
   KsTileWalk walk;
 
   if constexpr (INSTRUMENTED)
@@ -214,18 +384,22 @@ ks_separable_kernel (KsGeometry g, KsFilterParams p,
 
   for (uint32_t k = tid; k < n_taps; k += n_threads)
     taps[k] = p.taps[k];
+  /* The taps are read only after the first chunk's barrier. */
 
   auto do_tile = [&] (uint32_t tx0, uint32_t ty0) {
     const uint32_t ox = tx0 + threadIdx.x * PPT;
     const uint32_t oy = ty0 + threadIdx.y;
     const bool mine = threadIdx.z == 0 && ox < g.width && oy < g.height;
     const uint32_t cols = min (out_cols, g.width - tx0);
+    /* Columns the rows pass computes: whole spans, as owners read them. */
+    const uint32_t cols_p = min (out_cols, (cols + PPT - 1u) / PPT * PPT);
+    const uint32_t n_inner = (cols_p + 3u) / 4u;   /* quads at words pad + 4k */
+    const uint32_t n_halo = pad / 2u;               /* pad / 4 quads each side */
     const uint32_t rows_out = min (blockDim.y, g.height - ty0);
     const uint32_t total = rows_out + 2u * r;
-    const uint32_t row_words = cols + 2u * r;
-    const int32_t sx0 = (int32_t) tx0 - (int32_t) r;
     const int32_t last_x = (int32_t) g.width - 1;
     const int32_t last_y = (int32_t) g.height - 1;
+    const bool vt = vec && tx0 % 4u == 0;
     uint32_t acc[3][PPT];
 
 #pragma unroll
@@ -237,64 +411,58 @@ ks_separable_kernel (KsGeometry g, KsFilterParams p,
         const uint32_t rows = min (chunk_rows, total - c0);
         const int32_t sy0 = (int32_t) ty0 - (int32_t) r + (int32_t) c0;
 
-        /* Load the chunk. The halo (and, unaligned, everything) word by word
-         * with clamped coordinates; the interior of aligned tiles by vectors. */
-        if (vec)
+        for (uint32_t row = ylin; row < rows; row += ny)
           {
-            const uint32_t n_vec = cols / 4u;
-            for (uint32_t k = tid; k < rows * n_vec; k += n_threads)
-              {
-                const uint32_t row = k / n_vec, v = k % n_vec;
-                const int32_t sy = ks_clamp_i32 (sy0 + (int32_t) row, 0, last_y);
-                const uint4 *s = reinterpret_cast<const uint4 *> (src + (size_t) sy * src_pitch
-                                                                  + (size_t) tx0 * 4u);
-                reinterpret_cast<uint4 *> (tile + (size_t) row * stride + pad)[v] = __ldg (s + v);
-              }
-            const uint32_t n_rest = row_words - 4u * n_vec;
-            for (uint32_t k = tid; k < rows * n_rest; k += n_threads)
-              {
-                const uint32_t row = k / n_rest;
-                uint32_t col = k % n_rest; /* left halo, the interior's tail, right halo */
-                col = col < r ? col : col + 4u * n_vec;
-                const int32_t sy = ks_clamp_i32 (sy0 + (int32_t) row, 0, last_y);
-                const int32_t sx = ks_clamp_i32 (sx0 + (int32_t) col, 0, last_x);
-                tile[(size_t) row * stride + pad - r + col] =
-                  __ldg (reinterpret_cast<const uint32_t *> (src + (size_t) sy * src_pitch) + sx);
-              }
+            const int32_t sy = ks_clamp_i32 (sy0 + (int32_t) row, 0, last_y);
+            const uint32_t *grow = reinterpret_cast<const uint32_t *> (src + (size_t) sy * src_pitch);
+            uint32_t *srow = tile + (size_t) row * stride;
+
+            for (uint32_t k = threadIdx.x; k < n_inner; k += blockDim.x)
+              ks_fill_words (srow, pad + 4u * k, stride, grow, (int32_t) (tx0 + 4u * k), last_x, vt);
           }
-        else
+        for (uint32_t k = tid; k < rows * n_halo; k += n_threads)
           {
-            for (uint32_t k = tid; k < rows * row_words; k += n_threads)
-              {
-                const uint32_t row = k / row_words, col = k % row_words;
-                const int32_t sy = ks_clamp_i32 (sy0 + (int32_t) row, 0, last_y);
-                const int32_t sx = ks_clamp_i32 (sx0 + (int32_t) col, 0, last_x);
-                tile[(size_t) row * stride + pad - r + col] =
-                  __ldg (reinterpret_cast<const uint32_t *> (src + (size_t) sy * src_pitch) + sx);
-              }
+            const uint32_t row = k / n_halo, h = k % n_halo;
+            const uint32_t wi = h < n_halo / 2u ? 4u * h : pad + 4u * (n_inner + h - n_halo / 2u);
+            const int32_t sy = ks_clamp_i32 (sy0 + (int32_t) row, 0, last_y);
+            const uint32_t *grow = reinterpret_cast<const uint32_t *> (src + (size_t) sy * src_pitch);
+
+            ks_fill_words (tile + (size_t) row * stride, wi, stride, grow,
+                           (int32_t) tx0 - (int32_t) pad + (int32_t) wi, last_x, vt);
           }
         __syncthreads ();
 
-        /* The rows pass: consecutive threads take consecutive columns, so
-         * their shared reads and writes fall in distinct banks. */
-        for (uint32_t k = tid; k < rows * cols; k += n_threads)
-          {
-            const uint32_t row = k / cols, col = k % cols;
-            const uint32_t *s = tile + (size_t) row * stride + pad - r + col;
-            uint32_t sr = 0, sg = 0, sb = 0;
+        /* The rows pass, Q columns per thread and step. */
+        const uint32_t n_groups = cols_p / Q;
+        auto rows_pass = [&] (auto rc) {
+          constexpr uint32_t R = decltype (rc)::value;
+          uint32_t w[R + 1];
 
-            for (uint32_t t = 0; t < n_taps; t++)
-              {
-                const uint32_t v = s[t];
-                const uint32_t w = (uint32_t) taps[t];
-                sr += w * KS_R (v);
-                sg += w * KS_G (v);
-                sb += w * KS_B (v);
-              }
-            const size_t o = (size_t) row * out_cols + col;
-            sums[o] = sr;
-            sums[plane + o] = sg;
-            sums[2 * plane + o] = sb;
+#pragma unroll
+          for (uint32_t t = 0; t <= R; t++)
+            w[t] = (uint32_t) taps[t];
+          for (uint32_t row = ylin; row < rows; row += ny)
+            {
+              const uint32_t *trow = tile + (size_t) row * stride + pad;
+              for (uint32_t k = threadIdx.x; k < n_groups; k += blockDim.x)
+                {
+                  uint32_t h[3][Q];
+                  if constexpr (R == 0)
+                    ks_rows_generic<Q> (trow, k * Q, r, taps, h);
+                  else
+                    ks_rows_fixed<R, Q> (trow, k * Q, w, h);
+                  ks_store_sums<Q> (sums + (size_t) row * out_cols + k * Q, plane, h);
+                }
+            }
+        };
+        switch (unrolled)
+          {
+          case 1: rows_pass (KsConst<1> ()); break;
+          case 2: rows_pass (KsConst<2> ()); break;
+          case 3: rows_pass (KsConst<3> ()); break;
+          case 4: rows_pass (KsConst<4> ()); break;
+          case 5: rows_pass (KsConst<5> ()); break;
+          default: rows_pass (KsConst<0> ()); break;
           }
         __syncthreads ();
 
@@ -333,17 +501,16 @@ ks_separable_kernel (KsGeometry g, KsFilterParams p,
     if (mine)
       {
         const uint32_t n = min (PPT, g.width - ox);
-        const uint32_t d = (uint32_t) p.divisor;
-        const uint32_t half = d / 2u;
+        const uint32_t half = (uint32_t) p.divisor / 2u;
         uint32_t px[PPT], res[PPT];
 
         ks_load_rgba<PPT> (src + (size_t) oy * src_pitch, ox, n, px);
 #pragma unroll
         for (uint32_t i = 0; i < PPT; i++)
           {
-            const uint32_t br = (acc[0][i] + half) / d;
-            const uint32_t bg = (acc[1][i] + half) / d;
-            const uint32_t bb = (acc[2][i] + half) / d;
+            const uint32_t br = ks_div_magic (acc[0][i] + half, aux);
+            const uint32_t bg = ks_div_magic (acc[1][i] + half, aux);
+            const uint32_t bb = ks_div_magic (acc[2][i] + half, aux);
             if constexpr (UNSHARP)
               res[i] = KS_RGBA (ks_unsharp_channel ((int32_t) KS_R (px[i]), (int32_t) br, p.amount),
                                 ks_unsharp_channel ((int32_t) KS_G (px[i]), (int32_t) bg, p.amount),
@@ -361,22 +528,92 @@ ks_separable_kernel (KsGeometry g, KsFilterParams p,
   ks_tile_walk<MODE> (g, walk, do_tile);
 }
 
-/* Sobel on the rounded BT.601 luma, into GRAY8. */
+/* Rounded BT.601 luma: 299 = 256 + 43 and 587 = 512 + 75 make the weights
+ * bytes, so two 4-way byte dot products replace three extracts and three
+ * multiplies; the division by the constant 1000 is a multiply-high. */
+__device__ __forceinline__ uint32_t
+ks_luma601_fast (uint32_t v)
+{
+  const uint32_t s = __dp4a (v, 0x00724b2bu, 500u) + (__dp4a (v, 0x00000201u, 0u) << 8);
+  return s / 1000u;
+}
+
+/* min(isqrt(s), 255) for s ≤ 2·1020²: 255 from 255² up; below, the float
+ * square root (exact integers under 2^24, conversions by the 1.5·2^23 magic
+ * add instead of the quarter-rate converters) rounded to the nearest integer,
+ * then corrected by one either way. */
+__device__ __forceinline__ uint32_t
+ks_isqrt255 (uint32_t s)
+{
+  if (s >= 255u * 255u)
+    return 255u;
+  const float f = __uint_as_float (0x4b000000u | s) - 8388608.0f;
+  const float root = (f + 0.25f) * rsqrtf (f + 0.25f);
+  uint32_t q = __float_as_uint (root + 12582912.0f) - 0x4b400000u;
+  if (q * q > s)
+    q--;
+  else if ((q + 1u) * (q + 1u) <= s)
+    q++;
+  return q;
+}
+
+__device__ __forceinline__ uint32_t
+ks_sobel_fast (int32_t gx, int32_t gy, int32_t mode)
+{
+  if (mode == KS_SOBEL_HORIZONTAL)
+    return min ((uint32_t) abs (gy), 255u);
+  if (mode == KS_SOBEL_VERTICAL)
+    return min ((uint32_t) abs (gx), 255u);
+  return ks_isqrt255 ((uint32_t) (gx * gx + gy * gy));
+}
+
+/* PPT Sobel values from the window's columns: V = top + 2·middle + bottom
+ * and D = bottom − top per column, columns 0 .. PPT + 1 being source columns
+ * −1 .. PPT of the span. */
+template <uint32_t N>
+__device__ __forceinline__ void
+ks_sobel_span (const int32_t (&a)[N + 2], const int32_t (&b)[N + 2], const int32_t (&c)[N + 2],
+               int32_t mode, uint32_t *res)
+{
+  int32_t v[N + 2], d[N + 2];
+
+#pragma unroll
+  for (uint32_t i = 0; i < N + 2; i++)
+    {
+      v[i] = a[i] + 2 * b[i] + c[i];
+      d[i] = c[i] - a[i];
+    }
+#pragma unroll
+  for (uint32_t i = 0; i < N; i++)
+    res[i] = ks_sobel_fast (v[i + 2] - v[i], d[i] + 2 * d[i + 1] + d[i + 2], mode);
+}
+
+/* Sobel on the rounded BT.601 luma, into GRAY8.
+ *
+ * Shared memory (ks_filter_shared_bytes): block.y + 2 rows of luma bytes,
+ * byte 4 + u of a row holding source column tx0 + u (clamped), so that every
+ * four source pixels read with one 16-byte load become one aligned word.
+ * Filled over [−4, cols_p + 4), which covers every byte an owner reads. */
 template <uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
 __global__ void
 ks_sobel_kernel (KsGeometry g, KsFilterParams p,
                  const uint8_t *__restrict__ src, size_t src_pitch,
                  uint8_t *__restrict__ out, size_t out_pitch,
-                 KsCoverageBuffers cov)
+                 KsCoverageBuffers cov, KsFilterAux aux)
 {
   extern __shared__ uint4 ks_filter_smem[];
-  uint8_t *luma = reinterpret_cast<uint8_t *> (ks_filter_smem);
+  uint32_t *luma = reinterpret_cast<uint32_t *> (ks_filter_smem);
   const uint32_t tid = ks_linear_thread ();
   const uint32_t n_threads = blockDim.x * blockDim.y * blockDim.z;
-  const uint32_t stride = blockDim.x * PPT + 2u;
+  const uint32_t ylin = threadIdx.y + blockDim.y * threadIdx.z;
+  const uint32_t ny = blockDim.y * blockDim.z;
+  const uint32_t out_cols = blockDim.x * PPT;
+  const uint32_t sw = (out_cols + 3u) / 4u + 2u; /* words per row */
   const int32_t mode = p.sobel_mode;
+  const bool vec = ((uintptr_t) src % 16u == 0) && (src_pitch % 16u == 0);
   KsTileWalk walk;
 
+  (void) aux;
   if constexpr (INSTRUMENTED)
     {
       if (!ks_thread_is_busy<PPT> (g))
@@ -389,40 +626,92 @@ ks_sobel_kernel (KsGeometry g, KsFilterParams p,
     const uint32_t ox = tx0 + threadIdx.x * PPT;
     const uint32_t oy = ty0 + threadIdx.y;
     const bool mine = threadIdx.z == 0 && ox < g.width && oy < g.height;
-    const uint32_t tw = min (blockDim.x * PPT, g.width - tx0) + 2u;
+    const uint32_t cols = min (out_cols, g.width - tx0);
+    const uint32_t cols_p = min (out_cols, (cols + PPT - 1u) / PPT * PPT);
+    const uint32_t n_inner = (cols_p + 3u) / 4u;              /* words 1 .. n_inner */
+    const uint32_t n_words = min ((cols_p + 11u) / 4u, sw);    /* bytes up to 4 + cols_p + 4 */
+    const uint32_t n_halo = n_words - n_inner;                 /* word 0 and the right ones */
     const uint32_t th = min (blockDim.y, g.height - ty0) + 2u;
     const int32_t last_x = (int32_t) g.width - 1;
     const int32_t last_y = (int32_t) g.height - 1;
+    const bool vt = vec && tx0 % 4u == 0;
 
-    for (uint32_t k = tid; k < tw * th; k += n_threads)
+    auto fill = [&] (uint32_t row, uint32_t k) {
+      const int32_t sy = ks_clamp_i32 ((int32_t) ty0 - 1 + (int32_t) row, 0, last_y);
+      const uint32_t *grow = reinterpret_cast<const uint32_t *> (src + (size_t) sy * src_pitch);
+      const int32_t x = (int32_t) tx0 - 4 + 4 * (int32_t) k;
+      uint32_t px[4];
+
+      if (vt && x >= 0 && x + 3 <= last_x)
+        {
+          const uint4 v = __ldg (reinterpret_cast<const uint4 *> (grow + x));
+          px[0] = v.x;
+          px[1] = v.y;
+          px[2] = v.z;
+          px[3] = v.w;
+        }
+      else
+        {
+#pragma unroll
+          for (uint32_t j = 0; j < 4; j++)
+            px[j] = __ldg (grow + ks_clamp_i32 (x + (int32_t) j, 0, last_x));
+        }
+      luma[(size_t) row * sw + k] =
+        __byte_perm (__byte_perm (ks_luma601_fast (px[0]), ks_luma601_fast (px[1]), 0x0040),
+                     __byte_perm (ks_luma601_fast (px[2]), ks_luma601_fast (px[3]), 0x0040),
+                     0x5410);
+    };
+
+    for (uint32_t row = ylin; row < th; row += ny)
+      for (uint32_t k = threadIdx.x; k < n_inner; k += blockDim.x)
+        fill (row, 1u + k);
+    for (uint32_t k = tid; k < th * n_halo; k += n_threads)
       {
-        const uint32_t row = k / tw, col = k % tw;
-        const int32_t sy = ks_clamp_i32 ((int32_t) ty0 - 1 + (int32_t) row, 0, last_y);
-        const int32_t sx = ks_clamp_i32 ((int32_t) tx0 - 1 + (int32_t) col, 0, last_x);
-        const uint32_t v =
-          __ldg (reinterpret_cast<const uint32_t *> (src + (size_t) sy * src_pitch) + sx);
-        luma[(size_t) row * stride + col] = (uint8_t) ks_luma601 (v, 0);
+        const uint32_t row = k / n_halo, h = k % n_halo;
+        fill (row, h == 0 ? 0u : n_inner + h);
       }
     __syncthreads ();
 
     if (mine)
       {
         const uint32_t n = min (PPT, g.width - ox);
-        const uint8_t *t = luma + (size_t) threadIdx.y * stride + threadIdx.x * PPT;
+        const uint32_t u0 = threadIdx.x * PPT;
         uint32_t res[PPT];
 
-#pragma unroll
-        for (uint32_t i = 0; i < PPT; i++)
+        if constexpr (PPT >= 4)
           {
-            /* Pixels past the right edge read inside the tile's row stride
-             * (or stale bytes) and are never stored. */
-            const int32_t a0 = t[i], a1 = t[i + 1], a2 = t[i + 2];
-            const int32_t b0 = t[stride + i], b2 = t[stride + i + 2];
-            const int32_t c0 = t[2 * stride + i], c1 = t[2 * stride + i + 1];
-            const int32_t c2 = t[2 * stride + i + 2];
-            const int32_t gx = (a2 + 2 * b2 + c2) - (a0 + 2 * b0 + c0);
-            const int32_t gy = (c0 + 2 * c1 + c2) - (a0 + 2 * a1 + a2);
-            res[i] = ks_sobel_value (gx, gy, mode);
+            /* Words k − 1, k, k + 1 of each row hold source columns
+             * u − 4 .. u + 7: the span's four, one each side. */
+#pragma unroll
+            for (uint32_t s = 0; s < PPT / 4; s++)
+              {
+                const uint32_t k = (u0 + 4u * s) / 4u + 1u;
+                int32_t l[3][6];
+#pragma unroll
+                for (uint32_t j = 0; j < 3; j++)
+                  {
+                    const uint32_t *w = luma + (size_t) (threadIdx.y + j) * sw + k;
+                    const uint32_t w0 = w[-1], w1 = w[0], w2 = w[1];
+                    l[j][0] = (int32_t) (w0 >> 24);
+                    l[j][1] = (int32_t) (w1 & 0xffu);
+                    l[j][2] = (int32_t) __byte_perm (w1, 0u, 0x4441u);
+                    l[j][3] = (int32_t) __byte_perm (w1, 0u, 0x4442u);
+                    l[j][4] = (int32_t) (w1 >> 24);
+                    l[j][5] = (int32_t) (w2 & 0xffu);
+                  }
+                ks_sobel_span<4> (l[0], l[1], l[2], mode, res + 4 * s);
+              }
+          }
+        else
+          {
+            const uint8_t *t = reinterpret_cast<const uint8_t *> (luma) + 3u + u0;
+            int32_t l[3][PPT + 2];
+#pragma unroll
+            for (uint32_t j = 0; j < 3; j++)
+#pragma unroll
+              for (uint32_t i = 0; i < PPT + 2; i++)
+                l[j][i] = t[(size_t) (threadIdx.y + j) * sw * 4u + i];
+            ks_sobel_span<PPT> (l[0], l[1], l[2], mode, res);
           }
         ks_filter_store_gray<PPT> (out + (size_t) oy * out_pitch, ox, n, res);
         if constexpr (INSTRUMENTED)
@@ -436,7 +725,7 @@ ks_sobel_kernel (KsGeometry g, KsFilterParams p,
 }
 
 typedef void (*KsFilterKernel) (KsGeometry, KsFilterParams, const uint8_t *, size_t, uint8_t *,
-                                size_t, KsCoverageBuffers);
+                                size_t, KsCoverageBuffers, KsFilterAux);
 
 template <uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
 KsFilterKernel
@@ -505,6 +794,27 @@ ks_filter_params_are_valid (const KsFilterParams *p)
   return sum >= 1 && sum <= 1024 && p->divisor == sum * sum;
 }
 
+KsFilterAux
+ks_filter_aux (const KsFilterParams *p)
+{
+  KsFilterAux a = { 1u, 31u, 1u };
+
+  if (p->kind != KS_FILTER_SOBEL)
+    {
+      const uint32_t d = (uint32_t) p->divisor;
+      uint32_t lg = 0;
+
+      while ((d >> lg) > 1u)
+        lg++;
+      a.div_k = 31u + lg;
+      a.div_m = (uint32_t) (((1ull << a.div_k) + d - 1u) / d);
+      for (int32_t k = 0; k < p->radius; k++)
+        if (p->taps[k] != p->taps[2 * p->radius - k])
+          a.symmetric = 0u;
+    }
+  return a;
+}
+
 } /* namespace */
 
 extern "C" cudaError_t
@@ -554,7 +864,8 @@ ks_cuda_filter_launch (KsGeometry geom, const KsFilterParams *params,
 
   kernel<<<ks_dim3 (geom.grid), ks_dim3 (geom.block), shared, stream>>> (geom, *params, src,
                                                                           src_pitch, out,
-                                                                          out_pitch, cov);
+                                                                          out_pitch, cov,
+                                                                          ks_filter_aux (params));
   return cudaGetLastError ();
 }
 

@@ -151,7 +151,7 @@ ks_filter_shared_bytes (const KsFilterParams *p, KsDim3 block, uint32_t ppt)
   size_t out_cols = (size_t) block.x * ppt;
 
   if (p->kind == KS_FILTER_SOBEL)
-    return (out_cols + 2u * r) * ((size_t) block.y + 2u * r); /* luma bytes */
+    return ((out_cols + 3u) / 4u + 2u) * 4u * ((size_t) block.y + 2u * r); /* luma bytes */
   return ks_filter_chunk_bytes (r, (uint32_t) out_cols, ks_filter_chunk_rows (p, block, ppt));
 }
 
