@@ -96,12 +96,25 @@ op_wants_gray_row (const KsOp *op)
   return op->output_kind == KS_OP_OUTPUT_HISTOGRAM && ks_op_accepts_format (op, KS_FORMAT_GRAY8);
 }
 
+/* The setting the benchmark runs an op in when it is not the op's default,
+ * named in the row's id: threshold runs in trunc mode, the one NPP's
+ * nppiThreshold computes (see bench_params). NULL for the others. */
+static const char *
+bench_tag (const KsOp *op)
+{
+  return g_str_equal (op->id, "threshold") ? "trunc" : NULL;
+}
+
 static char *
 item_id (const BenchItem *item)
 {
   gboolean tag_format = item->format == KS_FORMAT_RGBA8 && op_wants_gray_row (item->op);
   g_autofree char *format = g_ascii_strdown (ks_format_name (item->format), -1);
+  const char *tag = bench_tag (item->op);
 
+  /* Tagged ops have neither methods nor GRAY8 rows. */
+  if (tag != NULL && item->method == NULL && !tag_format)
+    return g_strdup_printf ("%s[%s]", item->op->id, tag);
   if (item->method != NULL && tag_format)
     return g_strdup_printf ("%s[%s,%s]", item->op->id, item->method, format);
   if (item->method != NULL)
@@ -207,6 +220,9 @@ parse_selection (const char *text, GArray *items, GError **error)
               have_format = TRUE;
               continue;
             }
+          /* "threshold[trunc]", the row's own id, selects the row. */
+          if (bench_tag (op) != NULL && strcmp (token, bench_tag (op)) == 0)
+            continue;
           for (guint c = 0; spec != NULL && spec->choices[c] != NULL; c++)
             if (strcmp (spec->choices[c], token) == 0)
               {
@@ -330,8 +346,13 @@ linear_buffer (KsEngine *engine, gsize bytes, GError **error)
 }
 
 /* Parameters that make an op comparable with NPP's fixed-mask filters: a 5×5
- * window (radius 2; sigma 0.5 reaches ceil(3σ) = 2). Other ops keep their
- * defaults. Unknown names are skipped: ops come and go in the registry. */
+ * window (radius 2; sigma 0.5 reaches ceil(3σ) = 2). Threshold runs in trunc
+ * mode, which nppiThreshold_8u_AC4R with NPP_CMP_GREATER computes (the row's
+ * id says so: bench_tag). Brightness/contrast's defaults make the identity
+ * table, which would check nothing against NPP's lookup: a table that moves
+ * most levels instead (the time of a lookup does not depend on the table).
+ * Other ops keep their defaults. Unknown names are skipped: ops come and go
+ * in the registry. */
 static void
 bench_params (const KsOp *op, KsParams *params)
 {
@@ -339,6 +360,29 @@ bench_params (const KsOp *op, KsParams *params)
     ks_params_set (params, op, "radius", "2", NULL);
   else if (g_str_equal (op->id, "gaussian_blur"))
     ks_params_set (params, op, "sigma", "0.5", NULL);
+  else if (g_str_equal (op->id, "threshold"))
+    ks_params_set (params, op, "mode", "trunc", NULL);
+  else if (g_str_equal (op->id, "brightness_contrast"))
+    {
+      ks_params_set (params, op, "brightness", "10", NULL);
+      ks_params_set (params, op, "contrast", "1.5", NULL);
+    }
+}
+
+/* Whether threshold runs in the mode NPP's threshold computes: the op's
+ * "mode" choice is "trunc". */
+static gboolean
+threshold_is_trunc (const KsOp *op, const KsParams *params)
+{
+  const KsParamSpec *spec = ks_op_lookup_param (op, "mode", NULL);
+  double v = ks_params_get (params, op, "mode");
+
+  if (spec == NULL || spec->type != KS_PARAM_CHOICE || spec->choices == NULL || v < 0)
+    return FALSE;
+  for (guint c = 0; spec->choices[c] != NULL; c++)
+    if (c == (guint) v)
+      return strcmp (spec->choices[c], "trunc") == 0;
+  return FALSE;
 }
 
 /* NPP's channel order for our channel_swap's "order" choice (a permutation of
@@ -367,7 +411,7 @@ swap_order (const KsOp *op, const KsParams *params, int order[4])
 }
 
 static gboolean
-npp_function_for (const BenchItem *item, KsNppFunction *function)
+npp_function_for (const BenchItem *item, const KsParams *params, KsNppFunction *function)
 {
   const char *id = item->op->id;
 
@@ -408,9 +452,36 @@ tutorial:
     case KS_EW_ADD:
       *function = KS_NPP_ADD_8U_C4RSFS;
       return TRUE;
+    case KS_EW_LUT:
+      /* Every LUT op (brightness/contrast, gamma, threshold) is an exact
+       * per-channel 256-entry lookup: NPP's palette with the op's own tables.
+       * Threshold in trunc mode has NPP's own threshold instead. */
+      if (g_str_equal (id, "threshold") && threshold_is_trunc (item->op, params))
+        *function = KS_NPP_THRESHOLD_8U_AC4R_GT;
+      else
+        *function = KS_NPP_LUT_PALETTE_8U_AC4R;
+      return TRUE;
     default:
       return FALSE;
     }
+}
+
+/* The op's R, G and B tables, as the engines build them (the op's prepare),
+ * uploaded for NPP's palette: one row of 256 bytes per channel. */
+static KsBuffer *
+lut_tables (BenchState *state, const KsOp *op, const KsParams *params, GError **error)
+{
+  KsKernelRun run;
+  g_autoptr (KsImage) image = NULL;
+
+  memset (&run, 0, sizeof run);
+  _ks_op_prepare (op, params, &run);
+  image = ks_image_new (KS_FORMAT_GRAY8, 256, 3, error);
+  if (image == NULL)
+    return NULL;
+  for (guint c = 0; c < 3; c++)
+    memcpy (ks_image_row (image, c), run.pixel_params.lut[c], 256);
+  return ks_engine_upload (state->engine, image, NULL, error);
 }
 
 /* Whether NPP computed what we did. NPP's AC4 functions leave the destination's
@@ -427,7 +498,8 @@ images_agree (const KsImage *ours, const KsImage *theirs, KsNppFunction function
    * are NPP's own (its bilinear weights, its fixed Gaussian taps), and Sobel
    * runs on a gray image where ours reads RGBA: those only need the same
    * size and a close image, so within a few levels for resize, and the
-   * others are not compared at all (see the row's note). */
+   * others are not compared at all (see the row's note). The palette lookup
+   * (with the op's own tables) and the threshold are exact: 0. */
   switch (function)
     {
     case KS_NPP_RGB_TO_GRAY_8U_AC4C1R:
@@ -497,12 +569,13 @@ measure_npp (BenchState *state, const BenchItem *item, const KsRunRequest *reque
   g_autoptr (KsBuffer) dst = NULL;
   g_autoptr (KsBuffer) hist = NULL;
   g_autoptr (KsBuffer) scratch = NULL;
+  g_autoptr (KsBuffer) tables = NULL;
   g_autoptr (KsImage) theirs = NULL;
   g_autoptr (GError) local = NULL;
   g_autoptr (KsBenchNpp) npp = NULL;
   guint width = state->width, height = state->height;
 
-  if (!npp_function_for (item, &function) || state->npp == NULL)
+  if (!npp_function_for (item, &request->params, &function) || state->npp == NULL)
     return TRUE;
 
   /* Resize writes the output's size; everything else the input's. */
@@ -534,6 +607,40 @@ measure_npp (BenchState *state, const BenchItem *item, const KsRunRequest *reque
     {
       row->npp_note = g_strdup ("no channel order to give NPP");
       return TRUE;
+    }
+  if (function == KS_NPP_LUT_PALETTE_8U_AC4R)
+    {
+      if (!ks_npp_has (state->npp, function))
+        {
+          row->npp_note = g_strdup ("this NPP has no nppiLUTPalette_8u_AC4R_Ctx (libnppicc)");
+          return TRUE;
+        }
+      tables = lut_tables (state, item->op, &request->params, &local);
+      if (tables == NULL)
+        goto npp_failed;
+      for (guint c = 0; c < 3; c++)
+        call.tables[c] = (const guint8 *) ks_buffer_get_data (tables)
+                         + c * ks_buffer_get_pitch (tables);
+      row->npp_note = g_strdup ("NPP looks up the op's own 256-entry tables (nBitSize 8)");
+    }
+  if (function == KS_NPP_THRESHOLD_8U_AC4R_GT)
+    {
+      double level = ks_params_get (&request->params, item->op, "level");
+
+      if (!ks_npp_has (state->npp, function))
+        {
+          row->npp_note = g_strdup ("this NPP has no nppiThreshold_8u_AC4R_Ctx (libnppitc)");
+          return TRUE;
+        }
+      if (!(level >= 0 && level <= 255))
+        {
+          row->npp_note = g_strdup ("no threshold level to give NPP");
+          return TRUE;
+        }
+      for (guint c = 0; c < 3; c++)
+        call.thresholds[c] = (guint8) level;
+      row->npp_note = g_strdup_printf ("ours in trunc mode, level %u: NPP_CMP_GREATER",
+                                       (guint) level);
     }
 
   if (function == KS_NPP_HISTOGRAM_EVEN_8U_C1R || function == KS_NPP_HISTOGRAM_EVEN_8U_C4R)

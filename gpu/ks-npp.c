@@ -24,6 +24,8 @@ static const char *const function_names[KS_NPP_N_FUNCTIONS] = {
   [KS_NPP_FILTER_BOX_BORDER_8U_C4R] = "nppiFilterBoxBorder_8u_C4R",
   [KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R] = "nppiFilterSobelHorizBorder_8u_C1R",
   [KS_NPP_SWAP_CHANNELS_8U_C4R] = "nppiSwapChannels_8u_C4R",
+  [KS_NPP_LUT_PALETTE_8U_AC4R] = "nppiLUTPalette_8u_AC4R",
+  [KS_NPP_THRESHOLD_8U_AC4R_GT] = "nppiThreshold_8u_AC4R[gt]",
 };
 
 const char *
@@ -110,6 +112,10 @@ typedef struct
 #define NPP_INTER_LINEAR 2
 #define NPP_MASK_5_X_5 201
 #define NPP_BORDER_REPLICATE 2
+/* nppdefs.h's NppCmpOp: LESS, LESS_EQ, EQ, GREATER_EQ, GREATER, from 0. */
+#define NPP_CMP_GREATER 4
+/* Every bit of an 8-bit value indexes the palette: 256 entries. */
+#define PALETTE_BITS 8
 
 typedef NppStatus (*ResizeC4RFunc) (const guint8 *src, int src_step, NppiSize src_size,
                                     NppiRect src_roi, guint8 *dst, int dst_step,
@@ -128,6 +134,22 @@ typedef NppStatus (*SobelBorderFunc) (const guint8 *src, int src_step, NppiSize 
 typedef NppStatus (*SwapChannelsFunc) (const guint8 *src, int src_step, guint8 *dst,
                                        int dst_step, NppiSize roi, const int order[4],
                                        NppStreamContext ctx);
+
+/* nppi_color_conversion.h (libnppicc): "pTables Host pointer to an array of 3
+ * device memory pointers, one per color CHANNEL, pointing to user defined
+ * OUTPUT palette values"; nBitSize, 1 to 8, is how many low bits of each
+ * source value index the table: 8 makes it a plain 256-entry lookup. Alpha
+ * "is not processed". */
+typedef NppStatus (*LUTPaletteAC4RFunc) (const guint8 *src, int src_step, guint8 *dst,
+                                         int dst_step, NppiSize roi, const guint8 *tables[3],
+                                         int bit_size, NppStreamContext ctx);
+/* nppi_threshold_and_compare_operations.h (libnppitc): where (channel OP
+ * threshold) holds the channel becomes the threshold, else it is copied;
+ * only NPP_CMP_LESS and NPP_CMP_GREATER are valid. The thresholds are values,
+ * not device memory. Alpha is not affected. */
+typedef NppStatus (*ThresholdAC4RFunc) (const guint8 *src, int src_step, guint8 *dst,
+                                        int dst_step, NppiSize roi, const guint8 thresholds[3],
+                                        int comparison, NppStreamContext ctx);
 
 /* 257 levels from 0 to 256: 256 bins of width one, one per 8-bit value. */
 #define HIST_LEVELS 257
@@ -150,6 +172,8 @@ struct _KsNpp
   BoxBorderFunc box_c4r;
   SobelBorderFunc sobel_horiz_c1r;
   SwapChannelsFunc swap_c4r;
+  LUTPaletteAC4RFunc lut_palette_ac4r;
+  ThresholdAC4RFunc threshold_ac4r;
 };
 
 typedef struct
@@ -286,6 +310,10 @@ load_npp (GError **error)
             sizeof npp->sobel_horiz_c1r);
   optional (dir, "libnppidei.so.13", "nppiSwapChannels_8u_C4R_Ctx", &npp->swap_c4r,
             sizeof npp->swap_c4r);
+  optional (dir, "libnppicc.so.13", "nppiLUTPalette_8u_AC4R_Ctx", &npp->lut_palette_ac4r,
+            sizeof npp->lut_palette_ac4r);
+  optional (dir, "libnppitc.so.13", "nppiThreshold_8u_AC4R_Ctx", &npp->threshold_ac4r,
+            sizeof npp->threshold_ac4r);
 
   /* The version is only for reports: its absence is not an error. */
   if (core != NULL)
@@ -358,6 +386,10 @@ ks_npp_has (KsNpp *npp, KsNppFunction function)
       return npp->sobel_horiz_c1r != NULL;
     case KS_NPP_SWAP_CHANNELS_8U_C4R:
       return npp->swap_c4r != NULL;
+    case KS_NPP_LUT_PALETTE_8U_AC4R:
+      return npp->lut_palette_ac4r != NULL;
+    case KS_NPP_THRESHOLD_8U_AC4R_GT:
+      return npp->threshold_ac4r != NULL;
     case KS_NPP_N_FUNCTIONS:
       return FALSE;
     default:
@@ -490,7 +522,12 @@ check_call (KsNpp *npp, const KsNppCall *call, GError **error)
     case KS_NPP_FILTER_BOX_BORDER_8U_C4R:
     case KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R:
     case KS_NPP_SWAP_CHANNELS_8U_C4R:
+    case KS_NPP_THRESHOLD_8U_AC4R_GT:
       ok = call->src[0] != NULL && call->dst != NULL;
+      break;
+    case KS_NPP_LUT_PALETTE_8U_AC4R:
+      ok = call->src[0] != NULL && call->dst != NULL && call->tables[0] != NULL
+           && call->tables[1] != NULL && call->tables[2] != NULL;
       break;
     case KS_NPP_N_FUNCTIONS:
     default:
@@ -592,6 +629,23 @@ run_call (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, GError
       if (!to_step (call->dst_pitch, &sd, error))
         return FALSE;
       status = npp->swap_c4r (call->src[0], s0, call->dst, sd, roi, call->order, *ctx);
+      break;
+    case KS_NPP_LUT_PALETTE_8U_AC4R:
+      {
+        /* The array is on the host, what it points to on the device. */
+        const guint8 *tables[3] = { call->tables[0], call->tables[1], call->tables[2] };
+
+        if (!to_step (call->dst_pitch, &sd, error))
+          return FALSE;
+        status = npp->lut_palette_ac4r (call->src[0], s0, call->dst, sd, roi, tables,
+                                        PALETTE_BITS, *ctx);
+      }
+      break;
+    case KS_NPP_THRESHOLD_8U_AC4R_GT:
+      if (!to_step (call->dst_pitch, &sd, error))
+        return FALSE;
+      status = npp->threshold_ac4r (call->src[0], s0, call->dst, sd, roi, call->thresholds,
+                                    NPP_CMP_GREATER, *ctx);
       break;
     case KS_NPP_N_FUNCTIONS:
     default:

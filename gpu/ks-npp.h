@@ -27,13 +27,18 @@ typedef enum
   KS_NPP_FILTER_BOX_BORDER_8U_C4R,   /* 5×5 mean, anchor at the centre, border replicate */
   KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R, /* GRAY8 → GRAY8, 3×3, border replicate */
   KS_NPP_SWAP_CHANNELS_8U_C4R,    /* dst channel i = src channel order[i] */
+  KS_NPP_LUT_PALETTE_8U_AC4R,     /* R, G, B each through its own 256-entry table; alpha kept */
+  KS_NPP_THRESHOLD_8U_AC4R_GT,    /* R, G, B above thresholds[c] become thresholds[c]; alpha kept */
   KS_NPP_N_FUNCTIONS
 } KsNppFunction;
 
 /* One call's operands, all in device memory of the engine's device. Pitches
  * are in bytes. Image functions use src/dst; the histograms use src[0], hist
  * (256 counters per channel: hist[0] for C1R, hist[0..3] for C4R) and a
- * scratch buffer of at least ks_npp_scratch_size bytes. */
+ * scratch buffer of at least ks_npp_scratch_size bytes. The palette lookup
+ * reads tables[0..2], 256 bytes each in device memory (NPP's documentation:
+ * "Host pointer to an array of 3 device memory pointers"); the threshold's
+ * three levels are plain values, held here on the host. */
 typedef struct
 {
   KsNppFunction function;
@@ -49,6 +54,8 @@ typedef struct
   guint src_width;     /* resize: the source's size (width × height is the output's) */
   guint src_height;
   int order[4];        /* swap channels */
+  const guint8 *tables[3]; /* palette lookup: R, G, B tables of 256 bytes, device memory */
+  guint8 thresholds[3];    /* threshold: R, G, B levels */
 } KsNppCall;
 
 /* The process-wide NPP, loaded on the first call; owned by the library. NULL
@@ -56,8 +63,9 @@ typedef struct
 KsNpp      *ks_npp_get               (GError **error);
 /* "13.0.1"; "" when NPP does not say. */
 const char *ks_npp_get_version       (KsNpp *npp);
-/* Whether this NPP has the function: the filter, geometry and data-exchange
- * libraries are optional, so that the rows that need them fail alone. */
+/* Whether this NPP has the function: the filter, geometry, data-exchange and
+ * threshold libraries (and the palette lookup) are optional, so that the rows
+ * that need them fail alone. */
 gboolean    ks_npp_has               (KsNpp *npp, KsNppFunction function);
 /* "nppiNot_8u_AC4R" */
 const char *ks_npp_function_name     (KsNppFunction function);
