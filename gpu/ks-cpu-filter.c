@@ -1,15 +1,14 @@
 /* ks-cpu-filter.c: the neighbourhood filters of ks-filter.h on the CPU, a
  * rectangle of output pixels at a time (the CPU engine's threads call it
- * concurrently; what persists between calls lives in the calling thread's
- * scratch).
+ * concurrently).
  *
- * The separable filters cut the rectangle's columns into pieces of PIECE_W
- * pixels. Down a piece, the rows pass of each source row (its pixels with the
- * halo, clamped to the edge, unpacked into planar R, G, B arrays and summed
- * along the taps) is computed once into a ring of 2r + 1 rows and reused by
- * the 2r + 1 output rows that need it; the columns pass then sums the ring.
- * All are plain loops over arrays that the compiler vectorises. The sums are
- * the same integers as ks-filter.h's, only reached in another order. */
+ * The separable filters work an output row at a time, in pieces of PIECE_W
+ * pixels: the vertical pass first, straight from the source rows, then the
+ * horizontal pass over its sums. Both run on 4 lanes per pixel, R, G, B and
+ * alpha as they lie in memory (alpha computed and dropped: cheaper than
+ * unpacking into planes), in plain loops over arrays that the compiler
+ * vectorises. Taps that are zero at both ends are dropped. The sums are the
+ * same integers as ks-filter.h's, only reached in another order. */
 #include "config.h"
 
 #include <string.h>
@@ -82,184 +81,201 @@ divide (guint32 x, Divider v)
   return (t + ((x - t) >> v.sh1)) >> v.sh2;
 }
 
+/* The taps with the zero pairs at both ends dropped (radius e ≤ r): a zero
+ * tap adds nothing whatever pixel it reads, so the sums are the same. σ 0.5's
+ * "5 × 5" Gaussian is 0, 109, 806, 109, 0: three taps each way, not five. */
 typedef struct
 {
-  guint radius;
-  guint32 *ring;  /* (2r + 1) × 3 × PIECE_W: rows pass of source rows, by row mod 2r + 1 */
-} Scratch;
+  guint e;
+  gboolean symmetric;  /* w[t] = w[2e − t]: pairs of taps share a multiply */
+  guint32 w[2 * KS_FILTER_MAX_RADIUS + 1];
+} Taps;
 
-static Scratch *
-scratch_get (gpointer *scratch, guint radius)
+static void
+taps_trim (const KsFilterParams *p, Taps *t)
 {
-  Scratch *s = *scratch;
+  guint r = (guint) p->radius, lo = 0;
 
-  if (s == NULL || s->radius != radius)
+  while (lo < r && p->taps[lo] == 0 && p->taps[2 * r - lo] == 0)
+    lo++;
+  t->e = r - lo;
+  t->symmetric = TRUE;
+  for (guint i = 0; i <= 2 * t->e; i++)
     {
-      g_free (s);
-      s = g_malloc (sizeof (Scratch) + sizeof (guint32) * 3 * PIECE_W * (2 * radius + 1));
-      s->radius = radius;
-      s->ring = (guint32 *) (s + 1);
-      *scratch = s;
+      t->w[i] = (guint32) p->taps[lo + i];
+      t->symmetric = t->symmetric && p->taps[lo + i] == p->taps[2 * r - lo - i];
     }
-  return s;
 }
 
-/* r_, g_, b_[0 .. n + 2r) = the channels of P(x0 − r … x0 + n + r − 1) of a row. */
-KS_HOT static void
-unpack_row (const guint8 *row, guint width, gint64 x0, guint n, guint radius, guint32 *r_,
-            guint32 *g_, guint32 *b_)
-{
-  gint64 first = x0 - (gint64) radius, end = x0 + n + radius;
-  gint64 lo = MAX (first, 0), hi = MIN (end, (gint64) width);
-  guint32 v;
-
-  for (gint64 x = first; x < lo; x++)
-    {
-      v = load_px (row, 0);
-      r_[x - first] = KS_R (v);
-      g_[x - first] = KS_G (v);
-      b_[x - first] = KS_B (v);
-    }
-  {
-    const guint8 *src = row + 4 * lo;
-    guint32 *rr = r_ + (lo - first), *gg = g_ + (lo - first), *bb = b_ + (lo - first);
-    guint m = (guint) (hi - lo);
-    for (guint i = 0; i < m; i++)
-      {
-        memcpy (&v, src + 4 * i, 4);
-        rr[i] = KS_R (v);
-        gg[i] = KS_G (v);
-        bb[i] = KS_B (v);
-      }
+/* acc[i] = Σ_t w[t] · in[t][i], i < m, for 8-bit inputs (the source rows, the
+ * vertical pass) and 32-bit ones (the vertical sums, the horizontal pass): a
+ * few taps per loop, so that each loop is a plain vectorisable one over the
+ * lanes, the pairs of a symmetric kernel added before their one multiply. */
+#define KS_DEFINE_PASSES(SUFFIX, T)                                                              \
+  KS_HOT static void                                                                            \
+  centre_##SUFFIX (guint32 *restrict acc, const T *restrict c, guint32 wc, gsize m)             \
+  {                                                                                             \
+    for (gsize i = 0; i < m; i++)                                                               \
+      acc[i] = wc * c[i];                                                                       \
+  }                                                                                             \
+  KS_HOT static void                                                                            \
+  tap_##SUFFIX (guint32 *restrict acc, const T *restrict a, guint32 w, gsize m)                 \
+  {                                                                                             \
+    for (gsize i = 0; i < m; i++)                                                               \
+      acc[i] += w * a[i];                                                                       \
+  }                                                                                             \
+  KS_HOT static void                                                                            \
+  centre_pair_##SUFFIX (guint32 *restrict acc, const T *restrict c, guint32 wc,                 \
+                        const T *restrict a, const T *restrict b, guint32 w, gsize m)           \
+  {                                                                                             \
+    for (gsize i = 0; i < m; i++)                                                               \
+      acc[i] = wc * c[i] + w * ((guint32) a[i] + b[i]);                                         \
+  }                                                                                             \
+  KS_HOT static void                                                                            \
+  pair_##SUFFIX (guint32 *restrict acc, const T *restrict a, const T *restrict b, guint32 w,    \
+                 gsize m)                                                                       \
+  {                                                                                             \
+    for (gsize i = 0; i < m; i++)                                                               \
+      acc[i] += w * ((guint32) a[i] + b[i]);                                                    \
+  }                                                                                             \
+  KS_HOT static void                                                                            \
+  two_pairs_##SUFFIX (guint32 *restrict acc, const T *restrict a, const T *restrict b,          \
+                      guint32 w, const T *restrict a2, const T *restrict b2, guint32 w2,        \
+                      gsize m)                                                                  \
+  {                                                                                             \
+    for (gsize i = 0; i < m; i++)                                                               \
+      acc[i] += w * ((guint32) a[i] + b[i]) + w2 * ((guint32) a2[i] + b2[i]);                   \
+  }                                                                                             \
+  static void                                                                                   \
+  weighted_sum_##SUFFIX (guint32 *acc, const T *const *in, const Taps *t, gsize m)              \
+  {                                                                                             \
+    guint e = t->e;                                                                             \
+    gint s;                                                                                     \
+                                                                                                \
+    if (!t->symmetric)                                                                          \
+      {                                                                                         \
+        centre_##SUFFIX (acc, in[0], t->w[0], m);                                               \
+        for (guint k = 1; k <= 2 * e; k++)                                                      \
+          tap_##SUFFIX (acc, in[k], t->w[k], m);                                                \
+        return;                                                                                 \
+      }                                                                                         \
+    if (e == 0)                                                                                 \
+      {                                                                                         \
+        centre_##SUFFIX (acc, in[0], t->w[0], m);                                               \
+        return;                                                                                 \
+      }                                                                                         \
+    centre_pair_##SUFFIX (acc, in[e], t->w[e], in[e - 1], in[e + 1], t->w[e - 1], m);           \
+    for (s = (gint) e - 2; s >= 1; s -= 2)                                                      \
+      two_pairs_##SUFFIX (acc, in[s], in[2 * e - s], t->w[s], in[s - 1], in[2 * e - s + 1],     \
+                          t->w[s - 1], m);                                                      \
+    if (s == 0)                                                                                 \
+      pair_##SUFFIX (acc, in[0], in[2 * e], t->w[0], m);                                        \
   }
-  for (gint64 x = hi; x < end; x++)
-    {
-      v = load_px (row, (gint64) width - 1);
-      r_[x - first] = KS_R (v);
-      g_[x - first] = KS_G (v);
-      b_[x - first] = KS_B (v);
-    }
-}
 
-/* out[c · PIECE_W + i] = Σ_t taps[t] · P(x0 + i + t − r) of one source row. */
+KS_DEFINE_PASSES (u8, guint8)
+KS_DEFINE_PASSES (u32, guint32)
+#undef KS_DEFINE_PASSES
+
+/* dst[i] = round(acc[i] / divisor): a shift for the Gaussians' 2^20, the
+ * Divider for the boxes' (2r + 1)². Every lane of a 4-channel row, alpha
+ * too, in one plain loop; keep_alpha then puts the centre's alpha back
+ * (faster than selecting the lanes inside the loop). */
 KS_HOT static void
-rows_pass (const guint8 *row, guint width, gint64 x0, guint n, const KsFilterParams *p,
-           guint32 *out)
+round_shift (const guint32 *restrict acc, gsize m, guint32 half, guint sh, guint8 *restrict dst)
 {
-  guint32 r_[PIECE_W + HALO_MAX], g_[PIECE_W + HALO_MAX], b_[PIECE_W + HALO_MAX];
-  guint radius = (guint) p->radius;
-  guint32 *o0 = out, *o1 = out + PIECE_W, *o2 = out + 2 * PIECE_W;
-
-  unpack_row (row, width, x0, n, radius, r_, g_, b_);
-  for (gsize i = 0; i < n; i++)
-    {
-      guint32 w = (guint32) p->taps[0];
-      o0[i] = w * r_[i];
-      o1[i] = w * g_[i];
-      o2[i] = w * b_[i];
-    }
-  for (guint t = 1; t <= 2 * radius; t++)
-    {
-      guint32 w = (guint32) p->taps[t];
-      for (gsize i = 0; i < n; i++)
-        {
-          o0[i] += w * r_[i + t];
-          o1[i] += w * g_[i + t];
-          o2[i] += w * b_[i + t];
-        }
-    }
+  for (gsize i = 0; i < m; i++)
+    dst[i] = (guint8) ((acc[i] + half) >> sh);
 }
 
-/* acc[c · PIECE_W + i] = Σ_j taps[j] · h_j, the ring's rows in window order. */
 KS_HOT static void
-columns_pass (guint32 *const *h, guint n, const KsFilterParams *p, guint32 *acc)
+round_divide (const guint32 *restrict acc, gsize m, guint32 half, Divider dv, guint8 *restrict dst)
 {
-  guint k = 2 * (guint) p->radius + 1;
-
-  for (guint c = 0; c < 3; c++)
-    {
-      guint32 *a = acc + c * PIECE_W;
-      const guint32 *h0 = h[0] + c * PIECE_W;
-      guint32 w0 = (guint32) p->taps[0];
-
-      for (gsize i = 0; i < n; i++)
-        a[i] = w0 * h0[i];
-      for (guint j = 1; j < k; j++)
-        {
-          const guint32 *hj = h[j] + c * PIECE_W;
-          guint32 w = (guint32) p->taps[j];
-          for (gsize i = 0; i < n; i++)
-            a[i] += w * hj[i];
-        }
-    }
+  for (gsize i = 0; i < m; i++)
+    dst[i] = (guint8) divide (acc[i] + half, dv);
 }
 
-/* The rounded blur, alpha from the centre pixel. */
 KS_HOT static void
-blur_out (const guint8 *centre, const guint32 *acc, guint n, guint32 half, Divider dv,
-          guint8 *dst)
+keep_alpha (const guint8 *restrict centre, guint n, guint8 *restrict dst)
 {
   for (gsize i = 0; i < n; i++)
     {
-      guint32 px, v;
-      memcpy (&px, centre + 4 * i, 4);
-      v = divide (acc[i] + half, dv) | (divide (acc[PIECE_W + i] + half, dv) << 8)
-          | (divide (acc[2 * PIECE_W + i] + half, dv) << 16) | (px & 0xff000000u);
+      guint32 c, v;
+      memcpy (&c, centre + 4 * i, 4);
+      memcpy (&v, dst + 4 * i, 4);
+      v = (v & 0x00ffffffu) | (c & 0xff000000u);
       memcpy (dst + 4 * i, &v, 4);
     }
 }
 
-static void
-unsharp_out (const guint8 *centre, const guint32 *acc, guint n, guint32 half, Divider dv,
-             gint32 amount, guint8 *dst)
+/* Alpha lanes included; keep_alpha restores them afterwards. */
+KS_HOT static void
+unsharp_lanes (const guint8 *restrict centre, const guint8 *restrict blurred, gsize m,
+               gint32 amount, guint8 *restrict dst)
 {
-  for (gsize i = 0; i < n; i++)
-    {
-      guint32 px = load_px (centre, i);
-      gint32 br = (gint32) divide (acc[i] + half, dv);
-      gint32 bg = (gint32) divide (acc[PIECE_W + i] + half, dv);
-      gint32 bb = (gint32) divide (acc[2 * PIECE_W + i] + half, dv);
-      guint32 v = KS_RGBA (ks_unsharp_channel ((gint32) KS_R (px), br, amount),
-                           ks_unsharp_channel ((gint32) KS_G (px), bg, amount),
-                           ks_unsharp_channel ((gint32) KS_B (px), bb, amount), KS_A (px));
-      memcpy (dst + 4 * i, &v, 4);
-    }
+  for (gsize i = 0; i < m; i++)
+    dst[i] = (guint8) ks_unsharp_channel ((gint32) centre[i], (gint32) blurred[i], amount);
 }
 
-/* Output pixels [x0, x0 + n) (n ≤ PIECE_W) of rows [y0, y0 + rows). */
-static void
-separable_piece (const KsKernelRun *run, gint64 x0, guint y0, guint n, guint rows,
-                 Scratch *scratch)
+typedef struct
 {
-  const KsFilterParams *p = &run->filter;
+  Taps taps;
+  guint32 half;
+  gboolean pow2;  /* divisor = 2^shift */
+  guint shift;
+  Divider dv;
+} Plan;
+
+static void
+plan_init (const KsFilterParams *p, Plan *pl)
+{
+  guint32 d = (guint32) p->divisor;
+
+  taps_trim (p, &pl->taps);
+  pl->half = d / 2;
+  pl->pow2 = (d & (d - 1)) == 0;
+  pl->shift = (guint) g_bit_nth_lsf (d, -1);
+  pl->dv = divider_new (d);
+}
+
+/* Output pixels [x0, x0 + n) (n ≤ PIECE_W) of row y. The vertical pass first,
+ * straight from the 2e + 1 source rows (in cache from the rows above) into
+ * 4 lanes per pixel, alpha included, over the columns inside the image; the
+ * clamped columns of the halo are copies of the edge ones, as a column's
+ * vertical sum only depends on the column. Then the horizontal pass over
+ * lanes 4 apart and the rounding. */
+static void
+separable_piece (const KsKernelRun *run, const Plan *pl, gint64 x0, guint y, guint n)
+{
   const KsBuffer *src = run->inputs[0];
-  const KsBuffer *out = run->output;
-  guint radius = (guint) p->radius, k = 2 * radius + 1;
-  guint32 acc[3 * PIECE_W];
-  guint32 *window[2 * KS_FILTER_MAX_RADIUS + 1];
-  Divider dv = divider_new ((guint32) p->divisor);
-  guint32 half = (guint32) p->divisor / 2;
-  /* Source rows by their unclamped index v ≥ y0 − r; row v lives in ring slot (v − y0 + r) mod k. */
-  gint64 vbase = (gint64) y0 - radius;
+  guint e = pl->taps.e;
+  gint64 first = x0 - (gint64) e, end = x0 + n + e;
+  gint64 lo = MAX (first, 0), hi = MIN (end, (gint64) src->width);
+  guint32 v[4 * (PIECE_W + HALO_MAX)], acc[4 * PIECE_W];
+  guint8 blurred[4 * PIECE_W];
+  const guint8 *rows[HALO_MAX + 1];
+  const guint32 *cols[HALO_MAX + 1];
+  const guint8 *centre = src_row (src, y) + 4 * x0;
+  guint8 *dst = (guint8 *) run->output->data + (gsize) y * run->output->pitch + (gsize) x0 * 4;
+  guint8 *out = run->filter.kind == KS_FILTER_UNSHARP ? blurred : dst;
 
-  for (guint v = 0; v + 1 < k; v++)
-    rows_pass (src_row (src, vbase + v), src->width, x0, n, p, scratch->ring + (gsize) v * 3 * PIECE_W);
-  for (guint r = 0; r < rows; r++)
-    {
-      guint y = y0 + r;
-      guint newest = r + k - 1;
-      guint8 *dst = (guint8 *) out->data + (gsize) y * out->pitch + (gsize) x0 * 4;
+  for (guint k = 0; k <= 2 * e; k++)
+    rows[k] = src_row (src, (gint64) y - e + k) + 4 * lo;
+  weighted_sum_u8 (v + 4 * (lo - first), rows, &pl->taps, 4 * (gsize) (hi - lo));
+  for (gint64 x = first; x < lo; x++)
+    memcpy (v + 4 * (x - first), v + 4 * (lo - first), 16);
+  for (gint64 x = hi; x < end; x++)
+    memcpy (v + 4 * (x - first), v + 4 * (hi - 1 - first), 16);
 
-      rows_pass (src_row (src, vbase + newest), src->width, x0, n, p,
-                 scratch->ring + (gsize) (newest % k) * 3 * PIECE_W);
-      for (guint j = 0; j < k; j++)
-        window[j] = scratch->ring + (gsize) ((r + j) % k) * 3 * PIECE_W;
-      columns_pass (window, n, p, acc);
-      if (p->kind == KS_FILTER_UNSHARP)
-        unsharp_out (src_row (src, y) + x0 * 4, acc, n, half, dv, p->amount, dst);
-      else
-        blur_out (src_row (src, y) + x0 * 4, acc, n, half, dv, dst);
-    }
+  for (guint k = 0; k <= 2 * e; k++)
+    cols[k] = v + 4 * k;
+  weighted_sum_u32 (acc, cols, &pl->taps, 4 * (gsize) n);
+  if (pl->pow2)
+    round_shift (acc, 4 * (gsize) n, pl->half, pl->shift, out);
+  else
+    round_divide (acc, 4 * (gsize) n, pl->half, pl->dv, out);
+  if (run->filter.kind == KS_FILTER_UNSHARP)
+    unsharp_lanes (centre, blurred, 4 * (gsize) n, run->filter.amount, dst);
+  keep_alpha (centre, n, dst);
 }
 
 static void
@@ -285,8 +301,7 @@ sobel_piece (const KsKernelRun *run, gint64 x0, guint y, guint n, guint8 *dst)
 }
 
 void
-_ks_cpu_filter_rect (const KsKernelRun *run, guint x0, guint y0, guint n, guint rows,
-                     gpointer *scratch)
+_ks_cpu_filter_rect (const KsKernelRun *run, guint x0, guint y0, guint n, guint rows)
 {
   KsBuffer *out = run->output;
 
@@ -302,17 +317,17 @@ _ks_cpu_filter_rect (const KsKernelRun *run, guint x0, guint y0, guint n, guint 
       return;
     }
   {
-    Scratch *s = scratch_get (scratch, (guint) run->filter.radius);
-    for (guint done = 0; done < n; done += PIECE_W)
-      separable_piece (run, (gint64) x0 + done, y0, MIN (PIECE_W, n - done), rows, s);
+    Plan pl;
+
+    plan_init (&run->filter, &pl);
+    for (guint y = y0; y < y0 + rows; y++)
+      for (guint done = 0; done < n; done += PIECE_W)
+        separable_piece (run, &pl, (gint64) x0 + done, y, MIN (PIECE_W, n - done));
   }
 }
 
 void
 _ks_cpu_filter_span (const KsKernelRun *run, guint x0, guint y, guint n)
 {
-  gpointer scratch = NULL;
-
-  _ks_cpu_filter_rect (run, x0, y, n, 1, &scratch);
-  g_free (scratch);
+  _ks_cpu_filter_rect (run, x0, y, n, 1);
 }

@@ -76,11 +76,10 @@ gboolean   _ks_cpu_run                (guint n_workers, const KsKernelRun *run, 
  * CPU engine's threads own; ks-cpu-filter.c, ks-cpu-resize.c). */
 void       _ks_cpu_filter_span        (const KsKernelRun *run, guint x0, guint y, guint n);
 void       _ks_cpu_resize_span        (const KsKernelRun *run, guint x0, guint y, guint n);
-/* A filter over `rows` rows of n pixels from (x0, y0): the rows pass is done
- * once per source row and reused down the rectangle. *scratch is the calling
- * thread's, kept between calls of one run and freed with g_free by the caller. */
+/* A filter over `rows` rows of n pixels from (x0, y0), a row at a time:
+ * the columns pass straight from the source rows, then the rows pass. */
 void       _ks_cpu_filter_rect        (const KsKernelRun *run, guint x0, guint y0, guint n,
-                                       guint rows, gpointer *scratch);
+                                       guint rows);
 
 /* ks-cuda-engine.c: one per KsEngine on a CUDA device. */
 typedef struct _KsCudaContext KsCudaContext;
