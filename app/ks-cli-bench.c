@@ -54,8 +54,9 @@ ks_cli_cmd_bench (int argc, char **argv)
   g_autofree char *ops = NULL;
   g_autofree char *engine_name = NULL;
   g_autofree char *json_path = NULL;
-  int repeat = 0, device = -1;
-  gboolean no_npp = FALSE, help = FALSE;
+  g_autofree char *block = NULL;
+  int repeat = 0, device = -1, ppt = 0;
+  gboolean no_npp = FALSE, help = FALSE, stride = FALSE, per_pixel = FALSE, dirty = FALSE;
   const GOptionEntry entries[] = {
     { "size", 0, 0, G_OPTION_ARG_STRING, &size, "Image size (default 7680x4320)", "WxH" },
     { "ops", 0, 0, G_OPTION_ARG_STRING, &ops,
@@ -68,6 +69,16 @@ ks_cli_cmd_bench (int argc, char **argv)
     { "device", 'd', 0, G_OPTION_ARG_INT, &device, "CUDA device ordinal (default 0)", "N" },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "Also write the results as JSON", "FILE" },
     { "no-npp", 0, 0, G_OPTION_ARG_NONE, &no_npp, "Do not measure NPP", NULL },
+    { "dirty-flush", 0, 0, G_OPTION_ARG_NONE, &dirty,
+      "Evict L2 by overwriting a buffer instead of reading one: every timed kernel then also "
+      "writes back the dirty lines left behind", NULL },
+    { "block", 'b', 0, G_OPTION_ARG_STRING, &block,
+      "Block size of every op (default: each op's own)", "X[xY[xZ]]" },
+    { "ppt", 0, 0, G_OPTION_ARG_INT, &ppt,
+      "Pixels per thread of every op: 1, 2, 4, 8 or 16 (default: each op's own)", "N" },
+    { "stride", 's', 0, G_OPTION_ARG_NONE, &stride, "Grid-stride loop for every op", NULL },
+    { "per-pixel", 0, 0, G_OPTION_ARG_NONE, &per_pixel,
+      "One pass, a span per thread, for every op", NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = g_option_context_new (NULL);
@@ -106,6 +117,27 @@ ks_cli_cmd_bench (int argc, char **argv)
     }
   options.repeats = (guint) repeat;
   options.skip_npp = no_npp;
+  options.dirty_flush = dirty;
+  if (block != NULL && !ks_dim3_parse (block, &options.block, &error))
+    {
+      g_prefix_error (&error, "--block %s: ", block);
+      error->domain = KS_CLI_ERROR;
+      error->code = KS_CLI_ERROR_USAGE;
+      return ks_cli_report_error (error);
+    }
+  if (ppt != 0 && ppt != 1 && ppt != 2 && ppt != 4 && ppt != 8 && ppt != 16)
+    {
+      ks_cli_usage_error (&error, "--ppt must be 1, 2, 4, 8 or 16, not %d", ppt);
+      return ks_cli_report_error (error);
+    }
+  options.pixels_per_thread = (guint) ppt;
+  if (stride && per_pixel)
+    {
+      ks_cli_usage_error (&error, "--stride and --per-pixel exclude each other");
+      return ks_cli_report_error (error);
+    }
+  options.mapping = stride ? KS_BENCH_MAPPING_GRID_STRIDE
+                    : per_pixel ? KS_BENCH_MAPPING_PER_PIXEL : KS_BENCH_MAPPING_OP;
   if (ops != NULL)
     {
       op_list = split_ops (ops);

@@ -28,6 +28,7 @@ typedef struct
   guint width;
   guint height;
   guint repeats;
+  const KsBenchOptions *options;
   KsBuffer *rgba[2];
   KsBuffer *gray;
   KsNpp *npp;
@@ -718,6 +719,20 @@ npp_failed:
   return TRUE;
 }
 
+/* The options' launch over the op's own, field by field. */
+static void
+apply_launch (const KsBenchOptions *options, KsLaunchConfig *launch)
+{
+  if (options->block.x != 0 && options->block.y != 0 && options->block.z != 0)
+    launch->block = options->block;
+  if (options->pixels_per_thread != 0)
+    launch->pixels_per_thread = options->pixels_per_thread;
+  if (options->mapping == KS_BENCH_MAPPING_PER_PIXEL)
+    launch->mode = KS_LAUNCH_PER_PIXEL;
+  else if (options->mapping == KS_BENCH_MAPPING_GRID_STRIDE)
+    launch->mode = KS_LAUNCH_GRID_STRIDE;
+}
+
 static gboolean
 measure_item (BenchState *state, const BenchItem *item, KsBenchRow *row, GError **error)
 {
@@ -728,6 +743,7 @@ measure_item (BenchState *state, const BenchItem *item, KsBenchRow *row, GError 
 
   ks_run_request_init (&request, item->op);
   bench_params (item->op, &request.params);
+  apply_launch (state->options, &request.launch);
   if (item->method != NULL
       && !ks_params_set (&request.params, item->op, "method", item->method, error))
     return FALSE;
@@ -762,6 +778,7 @@ measure_item (BenchState *state, const BenchItem *item, KsBenchRow *row, GError 
                              error))
     goto out;
   row->gbs = gbs_of (row->bytes, row->timing.median_ms);
+  row->launch = result.launch;
 
   if (ks_engine_is_cuda (state->engine) && !measure_npp (state, item, &request, &result, row,
                                                         error))
@@ -807,8 +824,10 @@ ks_bench_run (KsEngine *engine, const KsBenchOptions *options, KsBenchProgressFu
   cuda = ks_engine_is_cuda (engine);
   device = ks_engine_get_device (engine);
   state.engine = engine;
+  state.options = options;
   /* Inputs of every size are read from device memory, not from L2. */
-  ks_engine_set_flush_caches (engine, TRUE);
+  ks_engine_set_flush_caches (engine, options->dirty_flush ? KS_CACHE_FLUSH_WRITE
+                                                        : KS_CACHE_FLUSH_READ);
   state.width = options->width != 0 ? options->width : KS_BENCH_DEFAULT_WIDTH;
   state.height = options->height != 0 ? options->height : KS_BENCH_DEFAULT_HEIGHT;
   state.repeats = options->repeats;
@@ -845,6 +864,7 @@ ks_bench_run (KsEngine *engine, const KsBenchOptions *options, KsBenchProgressFu
   report->width = state.width;
   report->height = state.height;
   report->repeats = state.repeats;
+  report->dirty_flush = options->dirty_flush;
   report->peak_bandwidth_gbs = ks_device_get_peak_bandwidth_gbs (device);
   report->copy_gbs = NAN;
   report->copy_bytes = options->copy_bytes != 0 ? options->copy_bytes
@@ -912,7 +932,7 @@ ks_bench_run (KsEngine *engine, const KsBenchOptions *options, KsBenchProgressFu
   ret = g_steal_pointer (&report);
 
 out:
-  ks_engine_set_flush_caches (engine, FALSE);
+  ks_engine_set_flush_caches (engine, KS_CACHE_FLUSH_NONE);
   bench_state_clear (&state);
   return ret;
 }
@@ -937,6 +957,15 @@ append_number (GString *s, double value, int width, int precision, const char *s
     g_string_append_printf (s, " %*s%*s", width, "-", (int) strlen (suffix), "");
 }
 
+/* "32x8 ppt4 stride": the block, the pixels per thread and the mapping. */
+static char *
+launch_label (const KsLaunchConfig *launch)
+{
+  return g_strdup_printf ("%ux%u%s ppt%u%s", launch->block.x, launch->block.y,
+                          launch->block.z > 1 ? "x…" : "", launch->pixels_per_thread,
+                          launch->mode == KS_LAUNCH_GRID_STRIDE ? " stride" : "");
+}
+
 char *
 ks_bench_report_format_table (const KsBenchReport *report)
 {
@@ -949,6 +978,10 @@ ks_bench_report_format_table (const KsBenchReport *report)
   g_string_append_printf (s, "Benchmark on %s (%s), %u×%u, median of %u runs after a warm-up\n",
                           report->device_name, report->device_id, report->width, report->height,
                           report->repeats);
+  if (report->is_cuda)
+    g_string_append_printf (s, "L2 evicted before every timed run by %s\n",
+                            report->dirty_flush ? "overwriting a buffer (dirty lines left)"
+                                                : "reading a buffer (clean lines left)");
   if (isfinite (report->copy_gbs))
     g_string_append_printf (s, "Device-to-device copy: %.1f GB/s (%.3f ms for %.2f GiB, ±%.3f)",
                             report->copy_gbs, report->copy_timing.median_ms,
@@ -970,8 +1003,8 @@ ks_bench_report_format_table (const KsBenchReport *report)
     if (g_array_index (report->rows, KsBenchRow, i).npp != NULL)
       any_npp = TRUE;
 
-  g_string_append_printf (s, "\n%-24s %-5s %10s %8s %8s %7s", "op", "input", "median ms", "±MAD",
-                          "GB/s", "of copy");
+  g_string_append_printf (s, "\n%-24s %-5s %-18s %10s %8s %8s %7s", "op", "input", "launch",
+                          "median ms", "±MAD", "GB/s", "of copy");
   if (any_npp)
     g_string_append_printf (s, "  %-24s %10s %8s %8s %8s %5s", "NPP", "median ms", "±MAD", "GB/s",
                             "ours/NPP", "same");
@@ -981,7 +1014,10 @@ ks_bench_report_format_table (const KsBenchReport *report)
     {
       const KsBenchRow *row = &g_array_index (report->rows, KsBenchRow, i);
 
-      g_string_append_printf (s, "%-24s %-5s", row->id, ks_format_name (row->input_format));
+      g_autofree char *launch = launch_label (&row->launch);
+
+      g_string_append_printf (s, "%-24s %-5s %-18s", row->id, ks_format_name (row->input_format),
+                              launch);
       append_ms (s, row->timing.median_ms, 10);
       append_ms (s, row->timing.mad_ms, 8);
       append_number (s, row->gbs, 8, 1, "");
@@ -1110,6 +1146,9 @@ ks_bench_report_to_json (const KsBenchReport *report)
   g_string_append_printf (s, "%u,\n  ", report->height);
   json_key (s, "repeats");
   g_string_append_printf (s, "%u,\n  ", report->repeats);
+  json_key (s, "l2_flush");
+  json_string (s, !report->is_cuda ? NULL : report->dirty_flush ? "write" : "read");
+  g_string_append (s, ",\n  ");
   json_key (s, "peak_bandwidth_gbs");
   json_number (s, report->peak_bandwidth_gbs > 0 ? report->peak_bandwidth_gbs : NAN);
   g_string_append (s, ",\n  ");
@@ -1161,7 +1200,15 @@ ks_bench_report_to_json (const KsBenchReport *report)
       json_string (s, ks_format_name (row->input_format));
       g_string_append (s, ",\n      ");
       json_key (s, "bytes");
-      g_string_append_printf (s, "%" G_GUINT64_FORMAT ",\n", row->bytes);
+      g_string_append_printf (s, "%" G_GUINT64_FORMAT ",\n      ", row->bytes);
+      json_key (s, "launch");
+      g_string_append_printf (s, "{ \"block\": [%u, %u, %u], \"grid\": [%u, %u, %u], "
+                              "\"pixels_per_thread\": %u, \"mapping\": ",
+                              row->launch.block.x, row->launch.block.y, row->launch.block.z,
+                              row->launch.grid.x, row->launch.grid.y, row->launch.grid.z,
+                              row->launch.pixels_per_thread);
+      json_string (s, row->launch.mode == KS_LAUNCH_GRID_STRIDE ? "grid-stride" : "per-pixel");
+      g_string_append (s, " },\n");
       json_timing (s, &row->timing, "      ");
       g_string_append (s, ",\n      ");
       json_key (s, "gbs");

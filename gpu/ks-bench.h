@@ -22,6 +22,13 @@ G_BEGIN_DECLS
 #define KS_BENCH_DEFAULT_COPY_BYTES (G_GUINT64_CONSTANT (1) << 30)
 #define KS_BENCH_COPY_REPEATS 50u
 
+typedef enum
+{
+  KS_BENCH_MAPPING_OP = 0,      /* the op's own */
+  KS_BENCH_MAPPING_PER_PIXEL,
+  KS_BENCH_MAPPING_GRID_STRIDE,
+} KsBenchMapping;
+
 typedef struct
 {
   guint width;              /* 0: KS_BENCH_DEFAULT_WIDTH */
@@ -32,6 +39,14 @@ typedef struct
   guint repeats;            /* 0: 100 on CUDA, 10 on the CPU engine */
   guint64 copy_bytes;       /* 0: 1 GiB */
   gboolean skip_npp;
+  /* Evict L2 before each timed run by overwriting a buffer, not by reading
+   * it (ks_engine_set_flush_caches): the timed kernels then also write back
+   * the dirty lines the flush left. */
+  gboolean dirty_flush;
+  /* The launch of every op, for sweeps; zeros keep each op's own. */
+  KsDim3 block;             /* {0, 0, 0}: the op's block */
+  guint pixels_per_thread;  /* 0: the op's */
+  KsBenchMapping mapping;
 } KsBenchOptions;
 
 void ks_bench_options_init (KsBenchOptions *options);
@@ -52,6 +67,7 @@ typedef struct
   char *method;             /* the histogram's "method" choice, or NULL */
   KsFormat input_format;
   guint64 bytes;            /* ks_op_bytes_moved */
+  KsLaunchConfig launch;    /* resolved: the launch that was timed */
   KsTiming timing;
   double gbs;
   double share_of_copy;     /* gbs / copy bandwidth; NAN without a copy measurement */
@@ -67,6 +83,7 @@ typedef struct
   guint width;
   guint height;
   guint repeats;
+  gboolean dirty_flush;       /* L2 was evicted by writing, not by reading */
   double peak_bandwidth_gbs;  /* the device's theoretical peak; 0 when unknown */
   double copy_gbs;            /* NAN when not measured */
   KsTiming copy_timing;

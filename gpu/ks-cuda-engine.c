@@ -25,9 +25,11 @@ struct _KsCudaContext
   gsize staging_size;
   guint32 *bins;          /* device: 4 × 256 histogram counters */
   guint32 *bins_host;     /* pinned */
-  void *flush;            /* scratch memory overwritten to evict the L2 cache */
+  void *flush;            /* scratch memory read or overwritten to evict the L2 cache */
   gsize flush_size;
-  gboolean flush_before_run;
+  guint32 *flush_sink;    /* the eviction kernel's never-taken store */
+  int sm_count;           /* sizes the eviction kernel's grid */
+  KsCacheFlush flush_before_run;
 };
 
 static gboolean
@@ -68,6 +70,7 @@ _ks_cuda_context_free (KsCudaContext *ctx)
         cudaStreamSynchronize (ctx->stream);
       cudaFree (ctx->bins);
       cudaFree (ctx->flush);
+      cudaFree (ctx->flush_sink);
       cudaFreeHost (ctx->bins_host);
       cudaFreeHost (ctx->staging);
       if (ctx->start != NULL)
@@ -214,7 +217,7 @@ _ks_cuda_fill (KsCudaContext *ctx, KsBuffer *buffer, guint8 value, GError **erro
 }
 
 void
-_ks_cuda_set_flush_before_run (KsCudaContext *ctx, gboolean flush)
+_ks_cuda_set_flush_before_run (KsCudaContext *ctx, KsCacheFlush flush)
 {
   ctx->flush_before_run = flush;
 }
@@ -225,7 +228,9 @@ _ks_cuda_flush_caches (KsCudaContext *ctx, GError **error)
   if (ctx->flush == NULL)
     {
       int l2 = 0;
-      if (!CHECK (cudaDeviceGetAttribute (&l2, cudaDevAttrL2CacheSize, ctx->device), error))
+      if (!CHECK (cudaDeviceGetAttribute (&l2, cudaDevAttrL2CacheSize, ctx->device), error)
+          || !CHECK (cudaDeviceGetAttribute (&ctx->sm_count, cudaDevAttrMultiProcessorCount,
+                                             ctx->device), error))
         return FALSE;
       ctx->flush_size = MAX ((gsize) 2 * l2, (gsize) 64 << 20);
       if (!CHECK (cudaMalloc (&ctx->flush, ctx->flush_size), error))
@@ -233,8 +238,20 @@ _ks_cuda_flush_caches (KsCudaContext *ctx, GError **error)
           ctx->flush = NULL;
           return FALSE;
         }
+      if (!CHECK (cudaMalloc ((void **) &ctx->flush_sink, sizeof (guint32)), error)
+          || !CHECK (cudaMemsetAsync (ctx->flush, 0, ctx->flush_size, ctx->stream), error))
+        {
+          cudaFree (ctx->flush);
+          cudaFree (ctx->flush_sink);
+          ctx->flush = NULL;
+          ctx->flush_sink = NULL;
+          return FALSE;
+        }
     }
-  return CHECK (cudaMemsetAsync (ctx->flush, 0, ctx->flush_size, ctx->stream), error);
+  if (ctx->flush_before_run == KS_CACHE_FLUSH_WRITE)
+    return CHECK (cudaMemsetAsync (ctx->flush, 0, ctx->flush_size, ctx->stream), error);
+  return CHECK (ks_cuda_evict_launch (ctx->flush, ctx->flush_size, ctx->flush_sink,
+                                      ctx->sm_count, ctx->stream), error);
 }
 
 static int
@@ -557,7 +574,7 @@ _ks_cuda_flush_caches (KsCudaContext *ctx, GError **error)
 }
 
 void
-_ks_cuda_set_flush_before_run (KsCudaContext *ctx, gboolean flush)
+_ks_cuda_set_flush_before_run (KsCudaContext *ctx, KsCacheFlush flush)
 {
 }
 

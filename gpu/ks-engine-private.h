@@ -102,7 +102,7 @@ gboolean   _ks_cuda_attributes        (KsCudaContext *ctx, const KsKernelRun *ru
 gboolean   _ks_cuda_run               (KsCudaContext *ctx, const KsKernelRun *run,
                                        double *kernel_ms, GError **error);
 gboolean   _ks_cuda_flush_caches      (KsCudaContext *ctx, GError **error);
-void       _ks_cuda_set_flush_before_run (KsCudaContext *ctx, gboolean flush);
+void       _ks_cuda_set_flush_before_run (KsCudaContext *ctx, KsCacheFlush flush);
 gboolean   _ks_cuda_copy_bandwidth    (KsCudaContext *ctx, guint64 bytes, guint repeats,
                                        KsTiming *timing, GError **error);
 /* Launches a kernel that faults on purpose (tests only). */

@@ -606,6 +606,9 @@ validate_run (KsEngine *self, const KsRunRequest *request, KsKernelRun *run,
   run->instrument = request->instrument;
   if (!attributes_for (self, run, *channels, &attrs, error))
     return FALSE;
+  ks_launch_config_fit_occupancy (resolved, run->geom.width, run->geom.height,
+                                  ks_device_get_limits (self->device), &attrs);
+  ks_launch_config_to_geometry (resolved, run->geom.width, run->geom.height, &run->geom);
   data.engine = self;
   data.run = run;
   data.channels = *channels;
@@ -655,6 +658,7 @@ equalize_prepass (KsEngine *self, const KsParams *op_params, KsKernelRun *run, g
   KsBuffer *in = run->inputs[0];
   KsKernelRun pass;
   KsLaunchConfig launch = histogram->default_launch;
+  KsKernelAttributes attrs;
   guint32 hist[4][256];
   KsParams params;
 
@@ -668,6 +672,11 @@ equalize_prepass (KsEngine *self, const KsParams *op_params, KsKernelRun *run, g
   ks_launch_config_resolve (&launch, in->width, in->height,
                             16 / ks_format_bytes_per_pixel (in->format),
                             ks_device_get_limits (self->device));
+  ks_launch_config_to_geometry (&launch, in->width, in->height, &pass.geom);
+  if (!attributes_for (self, &pass, channels, &attrs, error))
+    return FALSE;
+  ks_launch_config_fit_occupancy (&launch, in->width, in->height,
+                                  ks_device_get_limits (self->device), &attrs);
   ks_launch_config_to_geometry (&launch, in->width, in->height, &pass.geom);
   if (!run_backend (self, &pass, ms, error))
     return FALSE;
@@ -906,7 +915,7 @@ ks_engine_measure_copy_bandwidth (KsEngine *self, guint64 bytes, guint repeats, 
 }
 
 void
-ks_engine_set_flush_caches (KsEngine *self, gboolean flush)
+ks_engine_set_flush_caches (KsEngine *self, KsCacheFlush flush)
 {
   g_return_if_fail (KS_IS_ENGINE (self));
   if (self->cuda != NULL)

@@ -147,12 +147,24 @@ gboolean    ks_engine_process      (KsEngine *self, const KsRunRequest *request,
 gboolean    ks_engine_measure_copy_bandwidth (KsEngine *self, guint64 bytes, guint repeats,
                                               double *gbs, KsTiming *timing, GError **error);
 
-/* Benchmarks: before every timed kernel, overwrite a scratch buffer twice the
- * size of the L2 cache, so that repeated runs read their input from device
+/* Benchmarks: before every timed kernel, evict the L2 cache through a scratch
+ * buffer twice its size, so that repeated runs read their input from device
  * memory and not from L2 (an 8K gray image fits in an H200's L2). CUDA only;
- * the flush is outside the timed region. */
-void        ks_engine_set_flush_caches (KsEngine *self, gboolean flush);
-/* Enqueues one such flush on the engine's stream now (for timing other code). */
+ * the flush is outside the timed region.
+ * READ reads the buffer: L2 is left holding clean lines, and the timed kernel
+ * moves only its own bytes. WRITE overwrites it (a memset, as some benchmark
+ * harnesses do): L2 is left full of dirty lines, which the timed kernel writes
+ * back as it evicts them, a fixed cost of up to the L2's size in writes. */
+typedef enum
+{
+  KS_CACHE_FLUSH_NONE = 0,
+  KS_CACHE_FLUSH_READ,
+  KS_CACHE_FLUSH_WRITE,
+} KsCacheFlush;
+
+void        ks_engine_set_flush_caches (KsEngine *self, KsCacheFlush flush);
+/* Enqueues one such flush on the engine's stream now (for timing other code),
+ * the kind set with ks_engine_set_flush_caches, READ when none is set. */
 gboolean    ks_engine_flush_caches (KsEngine *self, GError **error);
 
 /* Whether this engine can still run work; FALSE with the reason after a

@@ -71,32 +71,60 @@ block_threads (const KsLaunchConfig *c)
   return (guint64) c->block.x * c->block.y * c->block.z;
 }
 
-void
-ks_launch_config_resolve (KsLaunchConfig *config, guint width, guint height,
-                          guint default_pixels_per_thread, const KsDeviceLimits *limits)
+/* Fills an automatic grid: enough blocks to cover the image, or, for the
+ * grid-stride loop, at most blocks_per_sm on every multiprocessor (the loop
+ * does the rest). */
+static void
+resolve_grid (KsLaunchConfig *config, guint width, guint height, guint64 blocks_per_sm,
+              const KsDeviceLimits *limits)
 {
-  guint64 cols, gx, gy, threads;
-
-  if (config->pixels_per_thread == 0)
-    config->pixels_per_thread = default_pixels_per_thread != 0 ? default_pixels_per_thread : 1;
-  if (!config->auto_grid || config->block.x == 0 || config->block.y == 0 || config->block.z == 0)
-    return;
+  guint64 cols, gx, gy;
 
   cols = ks_ceil_div_u32 (width, config->pixels_per_thread);
   gx = (cols + config->block.x - 1) / config->block.x;
   gy = ((guint64) height + config->block.y - 1) / config->block.y;
-  threads = block_threads (config);
-  if (config->mode == KS_LAUNCH_GRID_STRIDE && threads > 0)
+  if (config->mode == KS_LAUNCH_GRID_STRIDE)
     {
-      /* Enough blocks to fill every multiprocessor once; the loop does the rest. */
-      guint64 per_sm = MAX (1, MIN (limits->max_blocks_per_sm, limits->max_threads_per_sm / threads));
-      guint64 cap = MAX (1, (guint64) limits->sm_count * per_sm);
+      guint64 cap = MAX (1, (guint64) limits->sm_count * MAX (1, blocks_per_sm));
       gx = MIN (gx, cap);
       gy = MIN (gy, MAX (1, cap / gx));
     }
   config->grid.x = (guint) MIN (gx, MAX (1u, limits->max_grid_dim[0]));
   config->grid.y = (guint) MIN (gy, MAX (1u, limits->max_grid_dim[1]));
   config->grid.z = 1;
+}
+
+void
+ks_launch_config_resolve (KsLaunchConfig *config, guint width, guint height,
+                          guint default_pixels_per_thread, const KsDeviceLimits *limits)
+{
+  guint64 threads;
+
+  if (config->pixels_per_thread == 0)
+    config->pixels_per_thread = default_pixels_per_thread != 0 ? default_pixels_per_thread : 1;
+  if (!config->auto_grid || config->block.x == 0 || config->block.y == 0 || config->block.z == 0)
+    return;
+  threads = block_threads (config);
+  /* Before the kernel is known, the most blocks its threads allow. */
+  resolve_grid (config, width, height,
+                MIN (limits->max_blocks_per_sm, limits->max_threads_per_sm / MAX (1, threads)),
+                limits);
+}
+
+void
+ks_launch_config_fit_occupancy (KsLaunchConfig *config, guint width, guint height,
+                                const KsDeviceLimits *limits, const KsKernelAttributes *attrs)
+{
+  KsOccupancy occupancy;
+
+  if (!config->auto_grid || config->mode != KS_LAUNCH_GRID_STRIDE || config->block.x == 0
+      || config->block.y == 0 || config->block.z == 0 || config->pixels_per_thread == 0)
+    return;
+  ks_launch_occupancy (config, limits, attrs, &occupancy);
+  /* No block fits: validation says why; the grid stays as it was. */
+  if (occupancy.active_blocks_per_sm == 0)
+    return;
+  resolve_grid (config, width, height, occupancy.active_blocks_per_sm, limits);
 }
 
 void

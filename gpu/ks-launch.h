@@ -70,6 +70,13 @@ void         ks_launch_config_init       (KsLaunchConfig *config, guint bx, guin
 void         ks_launch_config_resolve    (KsLaunchConfig *config, guint width, guint height,
                                           guint default_pixels_per_thread,
                                           const KsDeviceLimits *limits);
+/* An automatic grid-stride grid, once the kernel is known: no more blocks
+ * than stay resident together (its occupancy), so that the whole grid runs as
+ * one wave. A second, partial wave would leave most multiprocessors idle
+ * while it drains. Other configurations are left as they are. */
+void         ks_launch_config_fit_occupancy (KsLaunchConfig *config, guint width, guint height,
+                                             const KsDeviceLimits *limits,
+                                             const KsKernelAttributes *attrs);
 void         ks_launch_config_to_geometry (const KsLaunchConfig *config, guint width, guint height,
                                            KsGeometry *geom);
 void         ks_launch_totals            (const KsLaunchConfig *resolved, guint width, guint height,

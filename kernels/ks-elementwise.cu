@@ -219,8 +219,8 @@ ks_elementwise_kernel (KsGeometry g,
   /* The luma LUT's per-pixel math is the heaviest: with the prefetch at 16
    * pixels per thread it took 72 registers on sm_90 (80 instrumented), over
    * the 64 that 1024-thread blocks allow; without it, 56 and 64. */
-  constexpr bool prefetch = PPT * Op::inputs <= (Op::reads_lut ? 8u : 16u);
-  const bool handled = ks_walk_spans<PPT, MODE, prefetch> (g, load, use);
+  constexpr uint32_t depth = ks_prefetch_depth (PPT * 4u * Op::inputs, Op::reads_lut ? 32u : 64u);
+  const bool handled = ks_walk_spans<PPT, MODE, depth> (g, load, use);
 
   if constexpr (INSTRUMENTED)
     {

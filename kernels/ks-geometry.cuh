@@ -89,86 +89,146 @@ ks_coverage_record (const KsCoverageBuffers &cov, uint32_t width,
     }
 }
 
+/* A thread's spans in grid-stride mode, in the order it visits them: across
+ * its row by the grid's width in pixels, then down by the grid's height,
+ * back at its first x. gx is formed in 64 bits because gridDim.x * blockDim.x
+ * * PPT can pass 2^32; after the range test every x fits 32 bits, and the
+ * strides are stepped with overflow-free comparisons (remaining > stride)
+ * instead of x + stride < end. */
+template <uint32_t PPT>
+struct KsSpanCursor
+{
+  uint32_t width, height, sx, sy, row_x0;
+  uint32_t y, x0, n; /* the span the cursor is on */
+  bool valid;        /* false once the thread has no span left (or had none) */
+
+  __device__ __forceinline__ explicit KsSpanCursor (const KsGeometry &g)
+  {
+    const uint32_t gy = blockIdx.y * blockDim.y + threadIdx.y;
+    const uint32_t gz = blockIdx.z * blockDim.z + threadIdx.z;
+    const uint64_t first_x = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) * PPT;
+    const uint64_t sx64 = (uint64_t) gridDim.x * blockDim.x * PPT;
+
+    width = g.width;
+    height = g.height;
+    /* A stride of at least the width means one span per row. */
+    sx = sx64 < width ? (uint32_t) sx64 : width;
+    sy = gridDim.y * blockDim.y;
+    valid = gz == 0 && gy < height && first_x < width;
+    y = gy;
+    x0 = valid ? (uint32_t) first_x : 0u;
+    row_x0 = x0;
+    n = valid ? min (PPT, width - x0) : 0u;
+  }
+
+  __device__ __forceinline__ void
+  advance ()
+  {
+    if (width - x0 > sx)
+      x0 += sx;
+    else if (height - y > sy)
+      {
+        y += sy;
+        x0 = row_x0;
+      }
+    else
+      {
+        valid = false;
+        return;
+      }
+    n = min (PPT, width - x0);
+  }
+};
+
 /* Runs load (y, x0, n) and then use (span, y, x0, n) for every span of at most
  * PPT pixels that this thread handles, n being the pixels of the span inside
  * the row (PPT except at the right edge). Returns false when the thread is
  * idle.
  *
- * With PREFETCH, grid-stride mode loads the next span before it uses the
- * current one, so every thread keeps a load in flight while it computes or
- * counts: with the few blocks per multiprocessor that grid-stride launches use,
- * one small load per thread is not enough bytes in flight to cover the memory
- * latency. It doubles the registers that hold spans, so callers whose spans are
- * already large (and so already many bytes in flight) go without.
- *
- * gx is formed in 64 bits because gridDim.x * blockDim.x * PPT can pass 2^32;
- * after the range test every x fits 32 bits, and the strides are stepped with
- * overflow-free comparisons (remaining > stride) instead of x + stride < end. */
-template <uint32_t PPT, uint32_t MODE, bool PREFETCH, typename Load, typename Use>
+ * In grid-stride mode the thread keeps DEPTH spans loaded ahead of the one it
+ * uses, so that its loads are in flight while it computes, counts or stores:
+ * with the one wave of blocks that grid-stride launches use, a thread that
+ * waited for each load in turn would leave too few bytes in flight to cover
+ * the memory latency. Each span held costs its registers, so callers whose
+ * spans are large go with fewer. The spans are used in the walk's order
+ * whatever the depth. */
+template <uint32_t PPT, uint32_t MODE, uint32_t DEPTH, typename Load, typename Use>
 __device__ __forceinline__ bool
 ks_walk_spans (const KsGeometry &g, Load &&load, Use &&use)
 {
-  const uint32_t width = g.width;
-  const uint32_t height = g.height;
-  const uint32_t gy = blockIdx.y * blockDim.y + threadIdx.y;
-  const uint32_t gz = blockIdx.z * blockDim.z + threadIdx.z;
-  const uint64_t first_x = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) * PPT;
+  KsSpanCursor<PPT> c (g);
 
-  if (gz != 0 || gy >= height || first_x >= width)
+  if (!c.valid)
     return false;
 
-  uint32_t y = gy;
-  uint32_t x0 = (uint32_t) first_x;
-  uint32_t n = min (PPT, width - x0);
-
-  if constexpr (MODE == KS_MAP_PER_PIXEL)
+  if constexpr (MODE == KS_MAP_PER_PIXEL || DEPTH == 0)
     {
-      auto span = load (y, x0, n);
-      use (span, y, x0, n);
+      do
+        {
+          auto span = load (c.y, c.x0, c.n);
+          const uint32_t y = c.y, x0 = c.x0, n = c.n;
+          if constexpr (MODE != KS_MAP_PER_PIXEL)
+            c.advance ();
+          use (span, y, x0, n);
+        }
+      while (MODE != KS_MAP_PER_PIXEL && c.valid);
     }
   else
     {
-      const uint64_t sx64 = (uint64_t) gridDim.x * blockDim.x * PPT;
-      /* A stride of at least the width means one span per row. */
-      const uint32_t sx = sx64 < width ? (uint32_t) sx64 : width;
-      const uint32_t sy = gridDim.y * blockDim.y;
-      const uint32_t row_x0 = x0;
+      typedef decltype (load (0u, 0u, 0u)) Span;
+      Span q[DEPTH];
+      uint32_t qy[DEPTH], qx[DEPTH], qn[DEPTH];
+      uint32_t queued = 0;
 
-      auto span = load (y, x0, n);
-      for (;;)
+      /* Fill the queue, then: take the front, load one more at the back, use
+       * the front. */
+#pragma unroll
+      for (uint32_t k = 0; k < DEPTH; k++)
+        if (c.valid)
+          {
+            q[k] = load (c.y, c.x0, c.n);
+            qy[k] = c.y;
+            qx[k] = c.x0;
+            qn[k] = c.n;
+            queued++;
+            c.advance ();
+          }
+      while (queued > 0)
         {
-          uint32_t next_y = y;
-          uint32_t next_x0;
-
-          if (width - x0 > sx)
-            next_x0 = x0 + sx;
-          else if (height - y > sy)
+          const Span span = q[0];
+          const uint32_t y = qy[0], x0 = qx[0], n = qn[0];
+#pragma unroll
+          for (uint32_t k = 0; k + 1 < DEPTH; k++)
             {
-              next_y = y + sy;
-              next_x0 = row_x0;
+              q[k] = q[k + 1];
+              qy[k] = qy[k + 1];
+              qx[k] = qx[k + 1];
+              qn[k] = qn[k + 1];
+            }
+          if (c.valid)
+            {
+              q[DEPTH - 1] = load (c.y, c.x0, c.n);
+              qy[DEPTH - 1] = c.y;
+              qx[DEPTH - 1] = c.x0;
+              qn[DEPTH - 1] = c.n;
+              c.advance ();
             }
           else
-            break;
-
-          const uint32_t next_n = min (PPT, width - next_x0);
-          if constexpr (PREFETCH)
-            {
-              auto next = load (next_y, next_x0, next_n);
-              use (span, y, x0, n);
-              span = next;
-            }
-          else
-            {
-              use (span, y, x0, n);
-              span = load (next_y, next_x0, next_n);
-            }
-          y = next_y;
-          x0 = next_x0;
-          n = next_n;
+            queued--;
+          use (span, y, x0, n);
         }
-      use (span, y, x0, n);
     }
   return true;
+}
+
+/* Spans to keep loaded ahead in grid-stride mode: three of 16 bytes or
+ * fewer (64 bytes in flight with the one in use), one of up to max_bytes, none
+ * of larger ones, whose registers would cost more occupancy than the loads
+ * ahead repay. */
+__host__ __device__ constexpr uint32_t
+ks_prefetch_depth (uint32_t span_bytes, uint32_t max_bytes)
+{
+  return span_bytes <= 16u ? 3u : span_bytes <= max_bytes ? 1u : 0u;
 }
 
 /* PPT packed RGBA8 pixels from row[x0 ...]: 16-byte read-only loads when the

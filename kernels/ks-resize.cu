@@ -168,7 +168,7 @@ ks_resize_kernel (KsGeometry g, KsResizeArgs args,
       ks_coverage_record (cov, g.width, y, x0, n);
   };
 
-  const bool handled = ks_walk_spans<PPT, MAP, true> (g, load, use);
+  const bool handled = ks_walk_spans<PPT, MAP, 1> (g, load, use);
 
   if constexpr (INSTRUMENTED)
     {

@@ -250,6 +250,64 @@ test_histogram_launches (void)
         }
 }
 
+/* The gray histogram in grid-stride mode, where each thread keeps spans loaded
+ * ahead (ks_walk_spans): grids of one or a few blocks give each thread
+ * thousands of spans to queue, and odd blocks leave partial warps. A flat
+ * image sends every count of a warp to one bin, runs of 300 equal pixels
+ * straddle spans and rows; a span counted twice or dropped would show. */
+static void
+test_histogram_grid_stride_gray (void)
+{
+  static const guint blocks[][2] = { { 32, 4 }, { 160, 1 }, { 33, 3 }, { 17, 5 }, { 1, 1 },
+                                     { 8, 4 } };
+  static const guint grids[][2] = { { 0, 0 }, { 1, 1 }, { 3, 2 } };
+  static const guint ppts[] = { 1, 4, 16 };
+  g_autoptr (KsImage) noise = ks_test_random_image (KS_FORMAT_GRAY8, 1001, 517,
+                                                    next_seed ("grid-stride gray"));
+  g_autoptr (KsImage) flat = ks_test_image_new (KS_FORMAT_GRAY8, 777, 301);
+  g_autoptr (KsImage) ramp = ks_test_image_new (KS_FORMAT_GRAY8, 4099, 9);
+  KsImage *const images[] = { noise, flat, ramp };
+
+  for (guint y = 0; y < flat->height; y++)
+    memset (flat->data + y * flat->stride, 200, flat->width);
+  for (guint y = 0; y < ramp->height; y++)
+    for (guint x = 0; x < ramp->width; x++)
+      ramp->data[y * ramp->stride + x] = (guint8) (x / 300 * 17 + y);
+
+  for (guint im = 0; im < G_N_ELEMENTS (images); im++)
+    for (guint bi = 0; bi < G_N_ELEMENTS (blocks); bi++)
+      for (guint gi = 0; gi < G_N_ELEMENTS (grids); gi++)
+        for (guint pi = 0; pi < G_N_ELEMENTS (ppts); pi++)
+          {
+            KsImage *inputs[] = { images[im], NULL };
+            const char *params[] = { "method=shared", NULL };
+            KsLaunchConfig c = ks_test_launch (blocks[bi][0], blocks[bi][1], grids[gi][0],
+                                               grids[gi][1], KS_LAUNCH_GRID_STRIDE, ppts[pi]);
+            /* Coverage on the explicit grids only: an automatic grid-stride
+             * grid differs between the engines. */
+            KsTestRun spec = { "histogram", params, &c, gi > 0 && pi == 1, -1 };
+            g_autofree char *what = g_strdup_printf ("grid-stride gray histogram, image %u, block %u×%u, "
+                                                     "grid %u×%u, ppt %u", im, blocks[bi][0],
+                                                     blocks[bi][1], grids[gi][0], grids[gi][1],
+                                                     ppts[pi]);
+            compare_engines (&spec, inputs, what);
+          }
+
+  /* The flat image, exactly: every pixel in bin 200, the other bins empty. */
+  {
+    KsImage *inputs[] = { flat, NULL };
+    const char *params[] = { "method=shared", NULL };
+    KsLaunchConfig c = ks_test_launch (32, 4, 1, 1, KS_LAUNCH_GRID_STRIDE, 16);
+    KsTestRun spec = { "histogram", params, &c, FALSE, -1 };
+    KsRunResult r;
+    g_autoptr (KsImage) none = ks_test_run (gpu, &spec, inputs, &r);
+
+    for (guint v = 0; v < 256; v++)
+      g_assert_cmpuint (r.histogram[0][v], ==, v == 200 ? (guint64) flat->width * flat->height : 0);
+    ks_run_result_clear (&r);
+  }
+}
+
 static void
 test_coverage_equal (void)
 {
@@ -472,6 +530,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cuda/ops/undersized-grids", test_ops_undersized_grids);
   g_test_add_func ("/ks/cuda/histogram/methods-agree", test_histogram_methods);
   g_test_add_func ("/ks/cuda/histogram/launches", test_histogram_launches);
+  g_test_add_func ("/ks/cuda/histogram/grid-stride-gray", test_histogram_grid_stride_gray);
   g_test_add_func ("/ks/cuda/coverage/equal-to-cpu", test_coverage_equal);
   g_test_add_func ("/ks/cuda/launch/validation", test_launch_validation);
   g_test_add_func ("/ks/cuda/large/16384-invert", test_large_image);
