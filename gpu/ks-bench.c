@@ -90,36 +90,41 @@ method_spec (const KsOp *op)
   return spec != NULL && spec->type == KS_PARAM_CHOICE && spec->choices != NULL ? spec : NULL;
 }
 
-/* Histograms are also measured on GRAY8, the format NPP's main histogram takes. */
+/* Ops that take GRAY8 too (the histogram, Sobel) are also measured on it: the
+ * format NPP's main histogram and its Sobel take. */
 static gboolean
 op_wants_gray_row (const KsOp *op)
 {
-  return op->output_kind == KS_OP_OUTPUT_HISTOGRAM && ks_op_accepts_format (op, KS_FORMAT_GRAY8);
+  return ks_op_accepts_format (op, KS_FORMAT_GRAY8);
 }
 
 /* The setting the benchmark runs an op in when it is not the op's default,
  * named in the row's id: threshold runs in trunc mode, the one NPP's
- * nppiThreshold computes (see bench_params). NULL for the others. */
+ * nppiThreshold computes, Sobel in horizontal mode, the derivative NPP's
+ * nppiFilterSobelHoriz computes (see bench_params). NULL for the others. */
 static const char *
 bench_tag (const KsOp *op)
 {
-  return g_str_equal (op->id, "threshold") ? "trunc" : NULL;
+  if (g_str_equal (op->id, "threshold"))
+    return "trunc";
+  if (g_str_equal (op->id, "sobel"))
+    return "horizontal";
+  return NULL;
 }
 
+/* "op", then in brackets the method (or the tag) and "rgba8" for the RGBA row
+ * of an op that also has a GRAY8 one. */
 static char *
 item_id (const BenchItem *item)
 {
   gboolean tag_format = item->format == KS_FORMAT_RGBA8 && op_wants_gray_row (item->op);
   g_autofree char *format = g_ascii_strdown (ks_format_name (item->format), -1);
-  const char *tag = bench_tag (item->op);
+  const char *first = item->method != NULL ? item->method : bench_tag (item->op);
 
-  /* Tagged ops have neither methods nor GRAY8 rows. */
-  if (tag != NULL && item->method == NULL && !tag_format)
-    return g_strdup_printf ("%s[%s]", item->op->id, tag);
-  if (item->method != NULL && tag_format)
-    return g_strdup_printf ("%s[%s,%s]", item->op->id, item->method, format);
-  if (item->method != NULL)
-    return g_strdup_printf ("%s[%s]", item->op->id, item->method);
+  if (first != NULL && tag_format)
+    return g_strdup_printf ("%s[%s,%s]", item->op->id, first, format);
+  if (first != NULL)
+    return g_strdup_printf ("%s[%s]", item->op->id, first);
   if (tag_format)
     return g_strdup_printf ("%s[%s]", item->op->id, format);
   return g_strdup (item->op->id);
@@ -138,7 +143,7 @@ format_from_name (const char *name, KsFormat *format)
 }
 
 /* Appends the rows of one op: every method (or only `method`), on GRAY8 and
- * RGBA8 where the op is a histogram (or only `format`). */
+ * RGBA8 where the op takes both (or only `format`). */
 static void
 add_items (GArray *items, const KsOp *op, const char *method, const KsFormat *format)
 {
@@ -349,7 +354,8 @@ linear_buffer (KsEngine *engine, gsize bytes, GError **error)
 /* Parameters that make an op comparable with NPP's fixed-mask filters: a 5×5
  * window (radius 2; sigma 0.5 reaches ceil(3σ) = 2). Threshold runs in trunc
  * mode, which nppiThreshold_8u_AC4R with NPP_CMP_GREATER computes (the row's
- * id says so: bench_tag). Brightness/contrast's defaults make the identity
+ * id says so: bench_tag), Sobel in horizontal mode, the one derivative
+ * nppiFilterSobelHorizBorder computes. Brightness/contrast's defaults make the identity
  * table, which would check nothing against NPP's lookup: a table that moves
  * most levels instead (the time of a lookup does not depend on the table).
  * Other ops keep their defaults. Unknown names are skipped: ops come and go
@@ -363,6 +369,8 @@ bench_params (const KsOp *op, KsParams *params)
     ks_params_set (params, op, "sigma", "0.5", NULL);
   else if (g_str_equal (op->id, "threshold"))
     ks_params_set (params, op, "mode", "trunc", NULL);
+  else if (g_str_equal (op->id, "sobel"))
+    ks_params_set (params, op, "mode", "horizontal", NULL);
   else if (g_str_equal (op->id, "brightness_contrast"))
     {
       ks_params_set (params, op, "brightness", "10", NULL);
@@ -591,7 +599,7 @@ measure_npp (BenchState *state, const BenchItem *item, const KsRunRequest *reque
       call.src[i] = ks_buffer_get_data (request->inputs[i]);
       call.src_pitch[i] = ks_buffer_get_pitch (request->inputs[i]);
     }
-  if (function == KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R)
+  if (function == KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R && item->format != KS_FORMAT_GRAY8)
     {
       /* NPP's Sobel has no RGBA-to-edges form: it runs on the gray image of
        * the same size, a quarter of our input bytes. */

@@ -287,9 +287,14 @@ sobel_piece (const KsKernelRun *run, gint64 x0, guint y, guint n, guint8 *dst)
   for (guint k = 0; k < 3; k++)
     {
       const guint8 *row = src_row (src, (gint64) y + k - 1);
-      for (guint i = 0; i < n + 2; i++)
-        l[k][i] = (gint32) ks_luma601 (load_px (row, clamp64 (x0 + i - 1, (gint64) src->width - 1)),
-                                       0);
+      /* A gray image is its own luma: ks_luma601 of (v, v, v) is v. */
+      if (src->format == KS_FORMAT_GRAY8)
+        for (guint i = 0; i < n + 2; i++)
+          l[k][i] = row[clamp64 (x0 + i - 1, (gint64) src->width - 1)];
+      else
+        for (guint i = 0; i < n + 2; i++)
+          l[k][i] = (gint32) ks_luma601 (
+            load_px (row, clamp64 (x0 + i - 1, (gint64) src->width - 1)), 0);
     }
   for (gsize i = 0; i < n; i++)
     {

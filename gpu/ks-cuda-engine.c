@@ -281,7 +281,9 @@ _ks_cuda_attributes (KsCudaContext *ctx, const KsKernelRun *run, KsKernelAttribu
                                                          run_channels (run), threads);
       break;
     case KS_IMPL_FILTER:
-      if (!CHECK (ks_cuda_filter_attributes (&run->filter, run->geom, run->instrument, &fa), error))
+      if (!CHECK (ks_cuda_filter_attributes (&run->filter,
+                                             ks_format_bytes_per_pixel (run->inputs[0]->format),
+                                             run->geom, run->instrument, &fa), error))
         return FALSE;
       attrs->shared_dynamic = ks_filter_shared_bytes (&run->filter, run->geom.block,
                                                       run->geom.pixels_per_thread);
@@ -384,7 +386,9 @@ _ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, double *kernel_ms, GEr
                                            instrumented ? cov.dev : none, ctx->stream);
   else if (run->kind == KS_IMPL_FILTER)
     launch_err = ks_cuda_filter_launch (run->geom, &run->filter, run->inputs[0]->data,
-                                        run->inputs[0]->pitch, run->output->data,
+                                        run->inputs[0]->pitch,
+                                        ks_format_bytes_per_pixel (run->inputs[0]->format),
+                                        run->output->data,
                                         run->output->pitch, instrumented ? cov.dev : none,
                                         ctx->stream);
   else if (run->kind == KS_IMPL_RESIZE)

@@ -25,7 +25,7 @@ typedef struct _KsOpImpl
 {
   KsImplKind kind;
   int id;                  /* KsElementwiseId for element-wise ops */
-  gboolean accepts_gray;   /* GRAY8 inputs too (the histogram) */
+  gboolean accepts_gray;   /* GRAY8 inputs too (the histogram, Sobel) */
   /* Converts the typed parameters for the kernels (run->pixel_params, filter,
    * resize, histogram_method, ew_id); NULL when there is nothing to convert. */
   void (*prepare) (const KsParams *params, KsKernelRun *run);

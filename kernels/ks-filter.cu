@@ -588,7 +588,8 @@ ks_sobel_span (const int32_t (&a)[N + 2], const int32_t (&b)[N + 2], const int32
     res[i] = ks_sobel_fast (v[i + 2] - v[i], d[i] + 2 * d[i + 1] + d[i + 2], mode);
 }
 
-/* Sobel on the rounded BT.601 luma, into GRAY8.
+/* Sobel on the rounded BT.601 luma of an RGBA8 image, into GRAY8 (a GRAY8
+ * image, its own luma, goes to ks_sobel_gray_kernel below).
  *
  * Shared memory (ks_filter_shared_bytes): block.y + 2 rows of luma bytes,
  * byte 4 + u of a row holding source column tx0 + u (clamped), so that every
@@ -724,13 +725,145 @@ ks_sobel_kernel (KsGeometry g, KsFilterParams p,
   ks_tile_walk<MODE> (g, walk, do_tile);
 }
 
+/* Sobel of a GRAY8 image, without shared memory or barriers: each thread
+ * reads the three source rows around its span straight from global memory,
+ * the span's own bytes and the word on each side (its neighbours read the
+ * same lines, so most of it comes from L1), through the same walk as the
+ * element-wise kernels (ks_walk_spans), so it writes exactly the spans the
+ * launch gives it. A span too close to an edge for whole words, or a
+ * source that is not 16-byte aligned, reads byte by byte, clamped.
+ *
+ * The tiled kernel above reads its tile and halo into shared memory first;
+ * on gray input its barriers and halo rows, not the bytes, set its time. */
+template <uint32_t PPT>
+struct KsSobelRows
+{
+  /* Per row: source columns x0 − 4 .. x0 + PPT + 3 as words (PPT ≥ 4), or
+   * x0 − 1 .. x0 + PPT as levels (PPT < 4). */
+  uint32_t w[3][PPT >= 4 ? PPT / 4 + 2 : PPT + 2];
+};
+
+template <uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
+__global__ void
+ks_sobel_gray_kernel (KsGeometry g, KsFilterParams p,
+                      const uint8_t *__restrict__ src, size_t src_pitch,
+                      uint8_t *__restrict__ out, size_t out_pitch,
+                      KsCoverageBuffers cov, KsFilterAux aux)
+{
+  const int32_t mode = p.sobel_mode;
+  const int32_t last_x = (int32_t) g.width - 1;
+  const int32_t last_y = (int32_t) g.height - 1;
+  const bool vec = (uintptr_t) src % 16u == 0 && src_pitch % 16u == 0;
+
+  (void) aux;
+
+  auto load = [&] (uint32_t y, uint32_t x0, uint32_t n) {
+    KsSobelRows<PPT> s;
+#pragma unroll
+    for (uint32_t j = 0; j < 3; j++)
+      {
+        const int32_t sy = ks_clamp_i32 ((int32_t) y - 1 + (int32_t) j, 0, last_y);
+        const uint8_t *row = src + (size_t) sy * src_pitch;
+
+        if constexpr (PPT >= 4)
+          {
+            if (vec && x0 >= 4u && n == PPT && x0 + PPT + 4u <= g.width)
+              {
+                uint32_t mid[PPT / 4];
+                ks_load_gray<PPT> (row, x0, PPT, mid);
+                s.w[j][0] = __ldg (reinterpret_cast<const uint32_t *> (row + x0) - 1);
+#pragma unroll
+                for (uint32_t k = 0; k < PPT / 4; k++)
+                  s.w[j][k + 1] = mid[k];
+                s.w[j][PPT / 4 + 1] = __ldg (reinterpret_cast<const uint32_t *> (row + x0 + PPT));
+              }
+            else
+              {
+#pragma unroll
+                for (uint32_t k = 0; k < PPT / 4 + 2; k++)
+                  {
+                    uint32_t word = 0u;
+#pragma unroll
+                    for (uint32_t b = 0; b < 4; b++)
+                      {
+                        const int32_t x = (int32_t) x0 - 4 + (int32_t) (4 * k + b);
+                        word |= (uint32_t) __ldg (row + ks_clamp_i32 (x, 0, last_x)) << (8 * b);
+                      }
+                    s.w[j][k] = word;
+                  }
+              }
+          }
+        else
+          {
+#pragma unroll
+            for (uint32_t i = 0; i < PPT + 2; i++)
+              s.w[j][i] = __ldg (row + ks_clamp_i32 ((int32_t) x0 - 1 + (int32_t) i, 0, last_x));
+          }
+      }
+    return s;
+  };
+
+  auto use = [&] (const KsSobelRows<PPT> &s, uint32_t y, uint32_t x0, uint32_t n) {
+    uint32_t res[PPT];
+
+    if constexpr (PPT >= 4)
+      {
+        /* Words q − 1, q, q + 1 hold columns 4q − 5 .. 4q + 4 relative to
+         * x0 − 4 + 4: the four outputs of word q and one column each side. */
+#pragma unroll
+        for (uint32_t q = 1; q <= PPT / 4; q++)
+          {
+            int32_t l[3][6];
+#pragma unroll
+            for (uint32_t j = 0; j < 3; j++)
+              {
+                const uint32_t w0 = s.w[j][q - 1], w1 = s.w[j][q], w2 = s.w[j][q + 1];
+                l[j][0] = (int32_t) (w0 >> 24);
+                l[j][1] = (int32_t) (w1 & 0xffu);
+                l[j][2] = (int32_t) __byte_perm (w1, 0u, 0x4441u);
+                l[j][3] = (int32_t) __byte_perm (w1, 0u, 0x4442u);
+                l[j][4] = (int32_t) (w1 >> 24);
+                l[j][5] = (int32_t) (w2 & 0xffu);
+              }
+            ks_sobel_span<4> (l[0], l[1], l[2], mode, res + 4 * (q - 1));
+          }
+      }
+    else
+      {
+        int32_t l[3][PPT + 2];
+#pragma unroll
+        for (uint32_t j = 0; j < 3; j++)
+#pragma unroll
+          for (uint32_t i = 0; i < PPT + 2; i++)
+            l[j][i] = (int32_t) s.w[j][i];
+        ks_sobel_span<PPT> (l[0], l[1], l[2], mode, res);
+      }
+    ks_filter_store_gray<PPT> (out + (size_t) y * out_pitch, x0, n, res);
+    if constexpr (INSTRUMENTED)
+      ks_coverage_record (cov, g.width, y, x0, n);
+  };
+
+  const bool handled = ks_walk_spans<PPT, MODE, PPT <= 4 ? 1u : 0u> (g, load, use);
+
+  if constexpr (INSTRUMENTED)
+    {
+      if (!handled)
+        atomicAdd (cov.idle_threads, 1ull);
+    }
+  else
+    (void) handled;
+}
+
 typedef void (*KsFilterKernel) (KsGeometry, KsFilterParams, const uint8_t *, size_t, uint8_t *,
                                 size_t, KsCoverageBuffers, KsFilterAux);
 
+/* NULL for a gray source with any kind but Sobel. */
 template <uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
 KsFilterKernel
-ks_filter_pick_kind (int32_t kind)
+ks_filter_pick_kind (int32_t kind, bool gray_in)
 {
+  if (gray_in)
+    return kind == KS_FILTER_SOBEL ? ks_sobel_gray_kernel<PPT, MODE, INSTRUMENTED> : NULL;
   switch (kind)
     {
     case KS_FILTER_SEPARABLE: return ks_separable_kernel<false, PPT, MODE, INSTRUMENTED>;
@@ -742,33 +875,37 @@ ks_filter_pick_kind (int32_t kind)
 
 template <uint32_t PPT, uint32_t MODE>
 KsFilterKernel
-ks_filter_pick_instrumented (int32_t kind, bool instrumented)
+ks_filter_pick_instrumented (int32_t kind, bool gray_in, bool instrumented)
 {
-  return instrumented ? ks_filter_pick_kind<PPT, MODE, true> (kind)
-                      : ks_filter_pick_kind<PPT, MODE, false> (kind);
+  return instrumented ? ks_filter_pick_kind<PPT, MODE, true> (kind, gray_in)
+                      : ks_filter_pick_kind<PPT, MODE, false> (kind, gray_in);
 }
 
 template <uint32_t PPT>
 KsFilterKernel
-ks_filter_pick_mode (int32_t kind, uint32_t mode, bool instrumented)
+ks_filter_pick_mode (int32_t kind, bool gray_in, uint32_t mode, bool instrumented)
 {
   return mode == KS_MAP_GRID_STRIDE
-           ? ks_filter_pick_instrumented<PPT, KS_MAP_GRID_STRIDE> (kind, instrumented)
-           : ks_filter_pick_instrumented<PPT, KS_MAP_PER_PIXEL> (kind, instrumented);
+           ? ks_filter_pick_instrumented<PPT, KS_MAP_GRID_STRIDE> (kind, gray_in, instrumented)
+           : ks_filter_pick_instrumented<PPT, KS_MAP_PER_PIXEL> (kind, gray_in, instrumented);
 }
 
 KsFilterKernel
-ks_filter_pick (const KsFilterParams *p, const KsGeometry *g, bool instrumented)
+ks_filter_pick (const KsFilterParams *p, uint32_t src_bpp, const KsGeometry *g, bool instrumented)
 {
+  const bool gray_in = src_bpp == 1;
+
   if (g->mode != KS_MAP_PER_PIXEL && g->mode != KS_MAP_GRID_STRIDE)
+    return NULL;
+  if (src_bpp != 1 && src_bpp != 4)
     return NULL;
   switch (g->pixels_per_thread)
     {
-    case 1: return ks_filter_pick_mode<1> (p->kind, g->mode, instrumented);
-    case 2: return ks_filter_pick_mode<2> (p->kind, g->mode, instrumented);
-    case 4: return ks_filter_pick_mode<4> (p->kind, g->mode, instrumented);
-    case 8: return ks_filter_pick_mode<8> (p->kind, g->mode, instrumented);
-    case 16: return ks_filter_pick_mode<16> (p->kind, g->mode, instrumented);
+    case 1: return ks_filter_pick_mode<1> (p->kind, gray_in, g->mode, instrumented);
+    case 2: return ks_filter_pick_mode<2> (p->kind, gray_in, g->mode, instrumented);
+    case 4: return ks_filter_pick_mode<4> (p->kind, gray_in, g->mode, instrumented);
+    case 8: return ks_filter_pick_mode<8> (p->kind, gray_in, g->mode, instrumented);
+    case 16: return ks_filter_pick_mode<16> (p->kind, gray_in, g->mode, instrumented);
     default: return NULL;
     }
 }
@@ -819,7 +956,7 @@ ks_filter_aux (const KsFilterParams *p)
 
 extern "C" cudaError_t
 ks_cuda_filter_launch (KsGeometry geom, const KsFilterParams *params,
-                       const uint8_t *src, size_t src_pitch,
+                       const uint8_t *src, size_t src_pitch, uint32_t src_bpp,
                        uint8_t *out, size_t out_pitch,
                        KsCoverageBuffers cov, cudaStream_t stream)
 {
@@ -831,12 +968,13 @@ ks_cuda_filter_launch (KsGeometry geom, const KsFilterParams *params,
   if (params == NULL || !ks_filter_params_are_valid (params) || !ks_geometry_is_valid (&geom)
       || !ks_coverage_is_valid (&cov))
     return cudaErrorInvalidValue;
-  kernel = ks_filter_pick (params, &geom, instrumented);
+  kernel = ks_filter_pick (params, src_bpp, &geom, instrumented);
   if (kernel == NULL)
     return cudaErrorInvalidValue;
-  /* The source is read as words (and 16-byte vectors only where the kernel
-   * checks the alignment itself); the output as the traversal's spans. */
-  if (!ks_buffer_is_valid (src, src_pitch, geom.width, 4, 1) || src_pitch % 4 != 0
+  /* The source is read as words of RGBA or bytes of gray (and as vectors only
+   * where the kernel checks the alignment itself); the output as the
+   * traversal's spans. */
+  if (!ks_buffer_is_valid (src, src_pitch, geom.width, src_bpp, 1) || src_pitch % src_bpp != 0
       || !ks_buffer_is_valid (out, out_pitch, geom.width,
                               params->kind == KS_FILTER_SOBEL ? 1 : 4, ppt))
     return cudaErrorInvalidValue;
@@ -870,14 +1008,14 @@ ks_cuda_filter_launch (KsGeometry geom, const KsFilterParams *params,
 }
 
 extern "C" cudaError_t
-ks_cuda_filter_attributes (const KsFilterParams *params, KsGeometry geom, int instrumented,
-                           struct cudaFuncAttributes *attr)
+ks_cuda_filter_attributes (const KsFilterParams *params, uint32_t src_bpp, KsGeometry geom,
+                           int instrumented, struct cudaFuncAttributes *attr)
 {
   KsFilterKernel kernel;
 
   if (params == NULL || attr == NULL)
     return cudaErrorInvalidValue;
-  kernel = ks_filter_pick (params, &geom, instrumented != 0);
+  kernel = ks_filter_pick (params, src_bpp, &geom, instrumented != 0);
   if (kernel == NULL)
     return cudaErrorInvalidValue;
   return cudaFuncGetAttributes (attr, reinterpret_cast<const void *> (kernel));

@@ -62,16 +62,18 @@ cudaError_t ks_cuda_histogram_attributes (KsHistogramMethod method,
                                           int instrumented,
                                           struct cudaFuncAttributes *attr);
 
-/* Neighbourhood filters (ks-filter.h): RGBA8 in; RGBA8 out, GRAY8 for Sobel.
+/* Neighbourhood filters (ks-filter.h): RGBA8 in (src_bpp 4), or GRAY8 (1) for
+ * Sobel; RGBA8 out, GRAY8 for Sobel.
  * The geometry covers the output (the same size as the input); each block
  * loads its tile and halo into ks_filter_shared_bytes of dynamic shared memory. */
 cudaError_t ks_cuda_filter_launch (KsGeometry geom,
                                    const KsFilterParams *params,
-                                   const uint8_t *src, size_t src_pitch,
+                                   const uint8_t *src, size_t src_pitch, uint32_t src_bpp,
                                    uint8_t *out, size_t out_pitch,
                                    KsCoverageBuffers cov,
                                    cudaStream_t stream);
 cudaError_t ks_cuda_filter_attributes (const KsFilterParams *params,
+                                       uint32_t src_bpp,
                                        KsGeometry geom,
                                        int instrumented,
                                        struct cudaFuncAttributes *attr);

@@ -118,6 +118,39 @@ test_odd_sizes (void)
   compare_list (big, cheap_ops, G_N_ELEMENTS (cheap_ops), NULL, FALSE, "default launch");
 }
 
+/* Sobel of GRAY8 input (the kernel's 4-byte word loads) against the CPU
+ * engine: odd sizes and widths that are not multiples of four (the clamped
+ * byte path at the right edge), every mode, per-pixel and grid-stride, every
+ * pixels-per-thread setting, coverage on one launch. */
+static void
+test_sobel_gray (void)
+{
+  static const guint sizes[][2] = { { 1, 1 }, { 3, 5 }, { 41, 1 }, { 333, 197 }, { 1923, 77 } };
+  static const OpCase sobel_ops[] = {
+    { "sobel", { "mode=horizontal", NULL } },
+    { "sobel", { "mode=vertical", NULL } },
+    { "sobel", { "mode=magnitude", NULL } },
+  };
+  static const guint ppts[] = { 1, 2, 4, 8, 16 };
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    {
+      guint32 seed = g_test_rand_int ();
+      g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_GRAY8, sizes[s][0], sizes[s][1],
+                                                    seed);
+      g_test_message ("gray %u×%u: seed %u", sizes[s][0], sizes[s][1], seed);
+      compare_list (a, sobel_ops, G_N_ELEMENTS (sobel_ops), NULL, FALSE, "gray, default launch");
+      for (guint p = 0; p < G_N_ELEMENTS (ppts); p++)
+        {
+          KsLaunchConfig pp = ks_test_launch (16, 4, 0, 0, KS_LAUNCH_PER_PIXEL, ppts[p]);
+          KsLaunchConfig gs = ks_test_launch (32, 2, 3, 2, KS_LAUNCH_GRID_STRIDE, ppts[p]);
+          compare_list (a, sobel_ops, G_N_ELEMENTS (sobel_ops), &pp, FALSE, "gray, per-pixel");
+          compare_list (a, sobel_ops, G_N_ELEMENTS (sobel_ops), &gs, s == 3 && p == 2,
+                        "gray, grid-stride");
+        }
+    }
+}
+
 static void
 test_photo (void)
 {
@@ -205,6 +238,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/ks/cuda/filter/odd-sizes", test_odd_sizes);
   g_test_add_func ("/ks/cuda/filter/photo", test_photo);
+  g_test_add_func ("/ks/cuda/filter/sobel-gray", test_sobel_gray);
   g_test_add_func ("/ks/cuda/filter/launch-variants", test_launch_variants);
   g_test_add_func ("/ks/cuda/filter/undersized-grid", test_undersized_grid);
   g_test_add_func ("/ks/cuda/filter/too-much-shared-memory", test_too_much_shared);

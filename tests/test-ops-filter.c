@@ -214,7 +214,45 @@ test_registry (void)
       g_assert_cmpuint (op->n_inputs, ==, 1);
       g_assert_cmpint (op->output_format, ==,
                        g_str_equal (ids[i], "sobel") ? KS_FORMAT_GRAY8 : KS_FORMAT_RGBA8);
-      g_assert_false (ks_op_accepts_format (op, KS_FORMAT_GRAY8));
+      /* Sobel works on the luma, so a gray image is input enough. */
+      g_assert_true (ks_op_accepts_format (op, KS_FORMAT_GRAY8) == g_str_equal (ids[i], "sobel"));
+    }
+}
+
+/* Sobel of a gray image is Sobel of the colour image whose channels all hold
+ * its levels (their luma is the level itself), pixel for pixel, in every
+ * mode, at odd sizes and launches, per-pixel and grid-stride. */
+static void
+test_sobel_gray_input (void)
+{
+  static const char *const modes[] = { "mode=horizontal", "mode=vertical", "mode=magnitude" };
+  static const guint sizes[][2] = { { 1, 1 }, { 2, 9 }, { 37, 23 }, { 130, 7 } };
+
+  for (guint si = 0; si < G_N_ELEMENTS (sizes); si++)
+    {
+      const guint w = sizes[si][0], h = sizes[si][1];
+      g_autoptr (KsImage) gray = ks_test_random_image (KS_FORMAT_GRAY8, w, h, 0x5eed + si);
+      g_autoptr (KsImage) rgba = ks_test_image_new (KS_FORMAT_RGBA8, w, h);
+
+      for (guint y = 0; y < h; y++)
+        for (guint x = 0; x < w; x++)
+          {
+            guint v = ks_image_row (gray, y)[x];
+            ks_image_set_rgba (rgba, x, y, PX (v, v, v, 255 - v));
+          }
+      for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+        for (guint l = 0; l < 2; l++)
+          {
+            const char *p[] = { modes[m], NULL };
+            KsLaunchConfig c = ks_test_launch (l ? 8 : 32, l ? 3 : 4, l ? 2 : 0, l ? 1 : 0,
+                                               l ? KS_LAUNCH_GRID_STRIDE : KS_LAUNCH_PER_PIXEL,
+                                               l ? 2 : 8);
+            g_autoptr (KsImage) from_gray = run_filter ("sobel", p, &c, gray, NULL, FALSE);
+            g_autoptr (KsImage) from_rgba = run_filter ("sobel", p, &c, rgba, NULL, FALSE);
+            g_autofree char *what = g_strdup_printf ("sobel %s of gray %u×%u", modes[m], w, h);
+
+            ks_test_assert_images_equal (from_rgba, from_gray, what);
+          }
     }
 }
 
@@ -500,6 +538,7 @@ main (int argc, char **argv)
   engine = ks_test_cpu_engine ();
 
   g_test_add_func ("/ks/engine/filter/registry", test_registry);
+  g_test_add_func ("/ks/engine/filter/sobel-gray-input", test_sobel_gray_input);
   g_test_add_func ("/ks/engine/filter/random-sizes-match-reference", test_random_sizes);
   g_test_add_func ("/ks/engine/filter/constant-stays-constant", test_constant_stays_constant);
   g_test_add_func ("/ks/engine/filter/box-impulse-spreads-to-window", test_box_impulse);
