@@ -326,6 +326,14 @@ ks_store_sums (uint32_t *o, size_t plane, const uint32_t (&h)[3][Q])
     }
 }
 
+__host__ __device__ constexpr uint32_t
+ks_separable_max_threads (uint32_t ppt, bool instrumented)
+{
+  if (ppt <= 2u || (ppt == 4u && !instrumented))
+    return 1024u;
+  return ppt == 4u ? 768u : ppt == 8u ? 640u : 512u;
+}
+
 /* The largest radius with an unrolled rows pass; larger ones (and asymmetric
  * taps) take the generic loop. 5 covers the default box (2) and Gaussian
  * (sigma 1.5); up to 8 cost the default kernel 96 registers instead of 72. */
@@ -343,9 +351,15 @@ ks_store_sums (uint32_t *o, size_t plane, const uint32_t (&h)[3][Q])
  * that a 32-wide block fills a 128-column tile in one step without divisions;
  * only the few halo words go through a linear index.
  *
- * No __launch_bounds__, for the reason given in ks-elementwise.cu. */
+ * Launch bounds per pixels per thread, at what each instantiation needs anyway
+ * (65 536 registers over the bound): with 4 pixels a thread (the default)
+ * ptxas took 72 registers unbounded, so seven 128-thread blocks fitted on a
+ * multiprocessor and blocks of 1024 threads could not launch; bounded at 1024
+ * threads it fits 64 without spilling on every architecture we build: eight
+ * blocks, and any block size. Instrumented, or with 8 and 16 pixels (96 and
+ * 128 registers), a bound of 1024 spills, so theirs only state what held. */
 template <bool UNSHARP, uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
-__global__ void
+__global__ void __launch_bounds__ (ks_separable_max_threads (PPT, INSTRUMENTED))
 ks_separable_kernel (KsGeometry g, KsFilterParams p,
                      const uint8_t *__restrict__ src, size_t src_pitch,
                      uint8_t *__restrict__ out, size_t out_pitch,
