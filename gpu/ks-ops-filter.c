@@ -11,10 +11,10 @@
 /* 16×8 threads of 4 pixels: a 64×8 tile; up to radius 64 it needs at most
  * 40 KB of shared memory (ks_filter_shared_bytes), within what every device
  * grants. Taller tiles share their halo rows among more outputs, but on the
- * H200 at 8K the Gaussian 5×5 measured 0.267 ms with 16×8 blocks against
- * 0.276 with 32×4, 0.312 with 32×8 and 0.545 with 32×16: the kernel's 72
- * registers a thread fit more of the smaller blocks on a multiprocessor
- * (docs/performance.md). */
+ * H200 at 8K the 5×5 blurs measured 0.267 ms with 16×8 blocks, 0.276 with
+ * 32×4 and 0.312 with 32×8: the kernel is bound by registers and barriers, and
+ * small blocks keep more of themselves resident (sweeps in
+ * docs/performance.md). */
 #define FILTER_LAUNCH { { 16, 8, 1 }, { 1, 1, 1 }, TRUE, KS_LAUNCH_PER_PIXEL, 0 }
 
 static const KsParamSpec box_params[] = {
