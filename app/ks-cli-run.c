@@ -42,7 +42,9 @@ suggestion_args (const KsLaunchConfig *requested, const KsLaunchConfig *suggesti
 }
 
 /* "random:WxH" and "testcard:WxH" make an input without a file: benchmarks
- * and classroom demos at any size. Anything else is a path. */
+ * and classroom demos at any size. "gray:" before any input gives its luma
+ * as a GRAY8 image (for the ops that take one: histogram, Sobel). Anything
+ * else is a path. */
 static KsImage *
 load_input (const char *spec, guint index, GError **error)
 {
@@ -51,6 +53,12 @@ load_input (const char *spec, guint index, GError **error)
   guint w = 0, h = 0;
   KsImage *image;
 
+  if (g_str_has_prefix (spec, "gray:"))
+    {
+      g_autoptr (KsImage) colour = load_input (spec + strlen ("gray:"), index, error);
+
+      return colour != NULL ? ks_image_to_gray (colour, error) : NULL;
+    }
   if (g_str_has_prefix (spec, "random:"))
     {
       size = spec + strlen ("random:");
@@ -478,7 +486,8 @@ ks_cli_cmd_run (int argc, char **argv)
   g_auto (RunOptions) o = { .device = -1, .repeat = 5 };
   gboolean help = FALSE;
   const GOptionEntry entries[] = {
-    { "in", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, "Input image (twice for two-input ops), or random:WxH or testcard:WxH",
+    { "in", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, "Input image (twice for two-input ops), or random:WxH or testcard:WxH; gray:INPUT "
+      "for its luma as a gray image",
       "FILE" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
       "Output image; for histogram ops a .csv file (optional)", "FILE" },

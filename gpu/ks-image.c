@@ -5,6 +5,7 @@
 
 #include "ks-error.h"
 #include "ks-image.h"
+#include "ks-pixel.h"
 
 /* Host images are reference counted through a hidden header in front of the
  * public struct, so that KsImage stays a plain struct for C callers. */
@@ -133,6 +134,34 @@ ks_image_equal (const KsImage *a, const KsImage *b)
     if (memcmp (ks_image_row (a, y), ks_image_row (b, y), row_bytes) != 0)
       return FALSE;
   return TRUE;
+}
+
+KsImage *
+ks_image_to_gray (const KsImage *image, GError **error)
+{
+  KsImage *gray;
+
+  g_return_val_if_fail (image != NULL, NULL);
+  gray = ks_image_new (KS_FORMAT_GRAY8, image->width, image->height, error);
+  if (gray == NULL)
+    return NULL;
+  for (guint y = 0; y < image->height; y++)
+    {
+      const guint8 *src = ks_image_row (image, y);
+      guint8 *dst = ks_image_row (gray, y);
+
+      if (image->format == KS_FORMAT_GRAY8)
+        memcpy (dst, src, image->width);
+      else
+        for (guint x = 0; x < image->width; x++)
+          {
+            guint32 p;
+
+            memcpy (&p, src + (gsize) x * 4, 4);
+            dst[x] = (guint8) ks_luma601 (GUINT32_FROM_LE (p), 0);
+          }
+    }
+  return gray;
 }
 
 guint32

@@ -39,6 +39,9 @@ void       ks_image_set_rgba   (KsImage *image, guint x, guint y, guint32 rgba);
 /* Deterministic content for tests and samples. */
 void       ks_image_fill_random (KsImage *image, guint32 seed);
 KsImage   *ks_image_new_test_card (guint width, guint height, GError **error);
+/* A GRAY8 image of the rounded BT.601 luma of each pixel (ks_luma601, the gray
+ * op's default); of a GRAY8 image, a copy. */
+KsImage   *ks_image_to_gray    (const KsImage *image, GError **error);
 
 /* Files, through gdk-pixbuf. Every input (gray, RGB, palette, 16-bit) becomes
  * RGBA8. Dimensions are checked before decoding; files beyond

@@ -235,6 +235,36 @@ test_corrupt_input (void)
   g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
 }
 
+/* "gray:INPUT" is the input's luma as a GRAY8 image: Sobel of it equals Sobel
+ * of the colour image (whose luma Sobel takes), and an op that needs colour
+ * refuses it in one line. */
+static void
+test_gray_input (void)
+{
+  g_autofree char *in = write_random_png ("in.png", 37, 23, 7);
+  g_autofree char *gray_in = g_strconcat ("gray:", in, NULL);
+  g_autofree char *a = tmp_path ("sobel-colour.png");
+  g_autofree char *b = tmp_path ("sobel-gray.png");
+  g_auto (CliResult) r;
+  g_auto (CliResult) r2;
+  g_auto (CliResult) r3;
+  g_autoptr (KsImage) from_colour = NULL;
+  g_autoptr (KsImage) from_gray = NULL;
+
+  run_cli (&r, "run", "sobel", "--in", in, "--out", a, "--engine", "cpu", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  run_cli (&r2, "run", "sobel", "--in", gray_in, "--out", b, "--engine", "cpu", NULL);
+  g_assert_cmpint (r2.status, ==, 0);
+  from_colour = load (a);
+  from_gray = load (b);
+  g_assert_true (ks_image_equal (from_colour, from_gray));
+
+  run_cli (&r3, "run", "invert", "--in", gray_in, "--engine", "cpu", NULL);
+  assert_one_line_error (&r3, 1, "Invert", "gray8", NULL);
+  g_remove (a);
+  g_remove (b);
+}
+
 static void
 test_size_mismatch (void)
 {
@@ -573,6 +603,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/run/histogram-csv", test_run_histogram_csv);
   g_test_add_func ("/ks/cli/run/coverage-map", test_run_coverage);
   g_test_add_func ("/ks/cli/compare", test_compare);
+  g_test_add_func ("/ks/cli/run/gray-input", test_gray_input);
   g_test_add_func ("/ks/cli/listings", test_listings);
 
   ret = g_test_run ();
