@@ -182,6 +182,7 @@ struct KsFilterAux
   uint32_t div_m;     /* ceil(2^div_k / divisor) */
   uint32_t div_k;     /* 31 + floor(log2 divisor) */
   uint32_t symmetric; /* taps[i] == taps[2r − i] for every i */
+  uint32_t pow2;      /* the divisor is 2^(div_k − 31) (the Gaussians' 2^20) */
 };
 
 /* floor(n / divisor), exact for n < 2^30: with e = div_m·divisor − 2^div_k
@@ -191,6 +192,14 @@ __device__ __forceinline__ uint32_t
 ks_div_magic (uint32_t n, const KsFilterAux &a)
 {
   return (uint32_t) (((uint64_t) n * a.div_m) >> a.div_k);
+}
+
+/* floor(n / divisor): a shift for a power of two, else the multiply. The
+ * choice is the same for every thread of a launch. */
+__device__ __forceinline__ uint32_t
+ks_filter_divide (uint32_t n, const KsFilterAux &a)
+{
+  return a.pow2 ? n >> (a.div_k - 31u) : ks_div_magic (n, a);
 }
 
 /* Channel C (0 R, 1 G, 2 B) of a packed pixel: one instruction each. */
@@ -522,9 +531,9 @@ ks_separable_kernel (KsGeometry g, KsFilterParams p,
 #pragma unroll
         for (uint32_t i = 0; i < PPT; i++)
           {
-            const uint32_t br = ks_div_magic (acc[0][i] + half, aux);
-            const uint32_t bg = ks_div_magic (acc[1][i] + half, aux);
-            const uint32_t bb = ks_div_magic (acc[2][i] + half, aux);
+            const uint32_t br = ks_filter_divide (acc[0][i] + half, aux);
+            const uint32_t bg = ks_filter_divide (acc[1][i] + half, aux);
+            const uint32_t bb = ks_filter_divide (acc[2][i] + half, aux);
             if constexpr (UNSHARP)
               res[i] = KS_RGBA (ks_unsharp_channel ((int32_t) KS_R (px[i]), (int32_t) br, p.amount),
                                 ks_unsharp_channel ((int32_t) KS_G (px[i]), (int32_t) bg, p.amount),
@@ -540,6 +549,131 @@ ks_separable_kernel (KsGeometry g, KsFilterParams p,
   };
 
   ks_tile_walk<MODE> (g, walk, do_tile);
+}
+
+/* Box, Gaussian and unsharp mask with small symmetric masks (radius R of 1
+ * to 3, ks_filter_uses_direct), 4 pixels per thread: each thread reads the
+ * 2R + 1 source rows of its span, R pixels more on each side, straight from
+ * global memory (its neighbours read the same lines, so most of it comes from
+ * L1), through the element-wise walk, so it writes exactly the spans the
+ * launch gives it. The columns pass comes first, mirrored rows added before
+ * their multiply, then the rows pass on its sums: the same double sum as
+ * ks-filter.h's, in exact integers, so the same result. No shared memory and
+ * no barriers, where the tiled kernel above computes the rows pass of the
+ * tile's 2R halo rows too and waits at two barriers per tile. */
+template <bool UNSHARP, uint32_t R, uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
+__global__ void
+ks_separable_direct_kernel (KsGeometry g, KsFilterParams p,
+                            const uint8_t *__restrict__ src, size_t src_pitch,
+                            uint8_t *__restrict__ out, size_t out_pitch,
+                            KsCoverageBuffers cov, KsFilterAux aux)
+{
+  constexpr uint32_t W = PPT + 2 * R; /* source columns of a span */
+  const int32_t last_x = (int32_t) g.width - 1;
+  const int32_t last_y = (int32_t) g.height - 1;
+  const bool vec = (uintptr_t) src % 16u == 0 && src_pitch % 16u == 0;
+  uint32_t w[R + 1]; /* w[R] the centre tap, w[t] the pair R − t away */
+
+#pragma unroll
+  for (uint32_t t = 0; t <= R; t++)
+    w[t] = (uint32_t) p.taps[t];
+
+  /* Source columns x0 − R .. x0 + PPT + R − 1 of row y (clamped). */
+  auto load_row = [&] (int32_t y, uint32_t x0, uint32_t (&px)[W]) {
+    const uint32_t *row = reinterpret_cast<const uint32_t *> (
+      src + (size_t) ks_clamp_i32 (y, 0, last_y) * src_pitch);
+
+    if (vec && x0 >= R && x0 + PPT + R <= g.width)
+      {
+        uint32_t mid[PPT];
+        ks_load_rgba<PPT> (reinterpret_cast<const uint8_t *> (row), x0, PPT, mid);
+#pragma unroll
+        for (uint32_t i = 0; i < R; i++)
+          {
+            px[i] = __ldg (row + x0 - R + i);
+            px[R + PPT + i] = __ldg (row + x0 + PPT + i);
+          }
+#pragma unroll
+        for (uint32_t i = 0; i < PPT; i++)
+          px[R + i] = mid[i];
+      }
+    else
+      {
+#pragma unroll
+        for (uint32_t i = 0; i < W; i++)
+          px[i] = __ldg (row + ks_clamp_i32 ((int32_t) (x0 + i) - (int32_t) R, 0, last_x));
+      }
+  };
+
+  auto load = [] (uint32_t, uint32_t, uint32_t) { return 0u; };
+
+  auto use = [&] (uint32_t, uint32_t y, uint32_t x0, uint32_t n) {
+    uint32_t v[3][W];
+    uint32_t centre[W];
+
+    /* The columns pass: the centre row, then the mirrored pairs of rows. */
+    load_row ((int32_t) y, x0, centre);
+#pragma unroll
+    for (uint32_t i = 0; i < W; i++)
+      {
+        v[0][i] = w[R] * ks_channel<0> (centre[i]);
+        v[1][i] = w[R] * ks_channel<1> (centre[i]);
+        v[2][i] = w[R] * ks_channel<2> (centre[i]);
+      }
+#pragma unroll
+    for (uint32_t t = 0; t < R; t++)
+      {
+        uint32_t a[W], b[W];
+        load_row ((int32_t) y - (int32_t) (R - t), x0, a);
+        load_row ((int32_t) y + (int32_t) (R - t), x0, b);
+#pragma unroll
+        for (uint32_t i = 0; i < W; i++)
+          {
+            v[0][i] += w[t] * (ks_channel<0> (a[i]) + ks_channel<0> (b[i]));
+            v[1][i] += w[t] * (ks_channel<1> (a[i]) + ks_channel<1> (b[i]));
+            v[2][i] += w[t] * (ks_channel<2> (a[i]) + ks_channel<2> (b[i]));
+          }
+      }
+
+    /* The rows pass on the column sums, then the rounding division. */
+    const uint32_t half = (uint32_t) p.divisor / 2u;
+    uint32_t res[PPT];
+#pragma unroll
+    for (uint32_t q = 0; q < PPT; q++)
+      {
+        uint32_t s[3];
+#pragma unroll
+        for (uint32_t ch = 0; ch < 3; ch++)
+          {
+            s[ch] = w[R] * v[ch][q + R];
+#pragma unroll
+            for (uint32_t t = 0; t < R; t++)
+              s[ch] += w[t] * (v[ch][q + t] + v[ch][q + 2 * R - t]);
+            s[ch] = ks_filter_divide (s[ch] + half, aux);
+          }
+        const uint32_t c = centre[q + R];
+        if constexpr (UNSHARP)
+          res[q] = KS_RGBA (ks_unsharp_channel ((int32_t) KS_R (c), (int32_t) s[0], p.amount),
+                            ks_unsharp_channel ((int32_t) KS_G (c), (int32_t) s[1], p.amount),
+                            ks_unsharp_channel ((int32_t) KS_B (c), (int32_t) s[2], p.amount),
+                            KS_A (c));
+        else
+          res[q] = KS_RGBA (s[0], s[1], s[2], KS_A (c));
+      }
+    ks_filter_store_rgba<PPT> (out + (size_t) y * out_pitch, x0, n, res);
+    if constexpr (INSTRUMENTED)
+      ks_coverage_record (cov, g.width, y, x0, n);
+  };
+
+  const bool handled = ks_walk_spans<PPT, MODE, 0u> (g, load, use);
+
+  if constexpr (INSTRUMENTED)
+    {
+      if (!handled)
+        atomicAdd (cov.idle_threads, 1ull);
+    }
+  else
+    (void) handled;
 }
 
 /* Rounded BT.601 luma: 299 = 256 + 43 and 587 = 512 + 75 make the weights
@@ -904,6 +1038,45 @@ ks_filter_pick_mode (int32_t kind, bool gray_in, uint32_t mode, bool instrumente
            : ks_filter_pick_instrumented<PPT, KS_MAP_PER_PIXEL> (kind, gray_in, instrumented);
 }
 
+template <bool UNSHARP, uint32_t R, uint32_t PPT, uint32_t MODE>
+KsFilterKernel
+ks_direct_pick_instrumented (bool instrumented)
+{
+  return instrumented ? ks_separable_direct_kernel<UNSHARP, R, PPT, MODE, true>
+                      : ks_separable_direct_kernel<UNSHARP, R, PPT, MODE, false>;
+}
+
+template <bool UNSHARP, uint32_t R, uint32_t PPT>
+KsFilterKernel
+ks_direct_pick_mode (uint32_t mode, bool instrumented)
+{
+  return mode == KS_MAP_GRID_STRIDE
+           ? ks_direct_pick_instrumented<UNSHARP, R, PPT, KS_MAP_GRID_STRIDE> (instrumented)
+           : ks_direct_pick_instrumented<UNSHARP, R, PPT, KS_MAP_PER_PIXEL> (instrumented);
+}
+
+template <bool UNSHARP, uint32_t R>
+KsFilterKernel
+ks_direct_pick_ppt (uint32_t ppt, uint32_t mode, bool instrumented)
+{
+  return ppt == 8u ? ks_direct_pick_mode<UNSHARP, R, 8> (mode, instrumented)
+                   : ks_direct_pick_mode<UNSHARP, R, 4> (mode, instrumented);
+}
+
+template <bool UNSHARP>
+KsFilterKernel
+ks_direct_pick_radius (int32_t radius, uint32_t ppt, uint32_t mode, bool instrumented)
+{
+  static_assert (KS_FILTER_DIRECT_MAX_RADIUS == 3, "one case per radius");
+  switch (radius)
+    {
+    case 1: return ks_direct_pick_ppt<UNSHARP, 1> (ppt, mode, instrumented);
+    case 2: return ks_direct_pick_ppt<UNSHARP, 2> (ppt, mode, instrumented);
+    case 3: return ks_direct_pick_ppt<UNSHARP, 3> (ppt, mode, instrumented);
+    default: return NULL;
+    }
+}
+
 KsFilterKernel
 ks_filter_pick (const KsFilterParams *p, uint32_t src_bpp, const KsGeometry *g, bool instrumented)
 {
@@ -913,6 +1086,11 @@ ks_filter_pick (const KsFilterParams *p, uint32_t src_bpp, const KsGeometry *g, 
     return NULL;
   if (src_bpp != 1 && src_bpp != 4)
     return NULL;
+  if (!gray_in && ks_filter_uses_direct (p, g->pixels_per_thread))
+    return p->kind == KS_FILTER_UNSHARP
+             ? ks_direct_pick_radius<true> (p->radius, g->pixels_per_thread, g->mode, instrumented)
+             : ks_direct_pick_radius<false> (p->radius, g->pixels_per_thread, g->mode,
+                                              instrumented);
   switch (g->pixels_per_thread)
     {
     case 1: return ks_filter_pick_mode<1> (p->kind, gray_in, g->mode, instrumented);
@@ -948,7 +1126,7 @@ ks_filter_params_are_valid (const KsFilterParams *p)
 KsFilterAux
 ks_filter_aux (const KsFilterParams *p)
 {
-  KsFilterAux a = { 1u, 31u, 1u };
+  KsFilterAux a = { 1u, 31u, 1u, 0u };
 
   if (p->kind != KS_FILTER_SOBEL)
     {
@@ -959,6 +1137,7 @@ ks_filter_aux (const KsFilterParams *p)
         lg++;
       a.div_k = 31u + lg;
       a.div_m = (uint32_t) (((1ull << a.div_k) + d - 1u) / d);
+      a.pow2 = (d & (d - 1u)) == 0u ? 1u : 0u;
       for (int32_t k = 0; k < p->radius; k++)
         if (p->taps[k] != p->taps[2 * p->radius - k])
           a.symmetric = 0u;

@@ -142,6 +142,24 @@ ks_filter_chunk_rows (const KsFilterParams *p, KsDim3 block, uint32_t ppt)
   return rows;
 }
 
+/* Whether the separable filter runs as the direct kernel (ks-filter.cu):
+ * small symmetric masks (radius 1 to 3: box blurs of 3×3 to 7×7, Gaussians up
+ * to σ 1) at 4 or 8 pixels per thread. Each thread reads its window
+ * from global memory; no shared memory, no barriers. */
+#define KS_FILTER_DIRECT_MAX_RADIUS 3
+
+KS_HD int
+ks_filter_uses_direct (const KsFilterParams *p, uint32_t ppt)
+{
+  if (p->kind == KS_FILTER_SOBEL || (ppt != 4u && ppt != 8u) || p->radius < 1
+      || p->radius > KS_FILTER_DIRECT_MAX_RADIUS)
+    return 0;
+  for (int32_t k = 0; k < p->radius; k++)
+    if (p->taps[k] != p->taps[2 * p->radius - k])
+      return 0;
+  return 1;
+}
+
 /* Dynamic shared memory a filter kernel asks for with this block and these
  * pixels per thread. The engine validates launches with it, on both engines. */
 KS_HD size_t
@@ -149,6 +167,9 @@ ks_filter_shared_bytes (const KsFilterParams *p, KsDim3 block, uint32_t ppt)
 {
   uint32_t r = (uint32_t) p->radius;
   size_t out_cols = (size_t) block.x * ppt;
+
+  if (ks_filter_uses_direct (p, ppt))
+    return 0;
 
   if (p->kind == KS_FILTER_SOBEL)
     return ((out_cols + 3u) / 4u + 2u) * 4u * ((size_t) block.y + 2u * r); /* luma bytes */

@@ -24,6 +24,7 @@ static const OpCase filter_ops[] = {
   { "box_blur", { "radius=9", NULL } },
   { "box_blur", { "radius=32", NULL } },
   { "gaussian_blur", { "sigma=0.5", NULL } },
+  { "gaussian_blur", { "sigma=1", NULL } },
   { "gaussian_blur", { "sigma=1.5", NULL } },
   { "gaussian_blur", { "sigma=4.3", NULL } },
   { "gaussian_blur", { "sigma=20", NULL } },
