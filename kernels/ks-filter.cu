@@ -715,6 +715,19 @@ ks_sobel_fast (int32_t gx, int32_t gy, int32_t mode)
   return ks_isqrt255 ((uint32_t) (gx * gx + gy * gy));
 }
 
+/* One row of a 4-wide Sobel window from three words of four levels: the last
+ * level of w0, the four of w1, the first of w2 (columns −1 .. 4). */
+__device__ __forceinline__ void
+ks_sobel_window_row (uint32_t w0, uint32_t w1, uint32_t w2, int32_t (&l)[6])
+{
+  l[0] = (int32_t) (w0 >> 24);
+  l[1] = (int32_t) (w1 & 0xffu);
+  l[2] = (int32_t) __byte_perm (w1, 0u, 0x4441u);
+  l[3] = (int32_t) __byte_perm (w1, 0u, 0x4442u);
+  l[4] = (int32_t) (w1 >> 24);
+  l[5] = (int32_t) (w2 & 0xffu);
+}
+
 /* PPT Sobel values from the window's columns: V = top + 2·middle + bottom
  * and D = bottom − top per column, columns 0 .. PPT + 1 being source columns
  * −1 .. PPT of the span. */
@@ -840,13 +853,7 @@ ks_sobel_kernel (KsGeometry g, KsFilterParams p,
                 for (uint32_t j = 0; j < 3; j++)
                   {
                     const uint32_t *w = luma + (size_t) (threadIdx.y + j) * sw + k;
-                    const uint32_t w0 = w[-1], w1 = w[0], w2 = w[1];
-                    l[j][0] = (int32_t) (w0 >> 24);
-                    l[j][1] = (int32_t) (w1 & 0xffu);
-                    l[j][2] = (int32_t) __byte_perm (w1, 0u, 0x4441u);
-                    l[j][3] = (int32_t) __byte_perm (w1, 0u, 0x4442u);
-                    l[j][4] = (int32_t) (w1 >> 24);
-                    l[j][5] = (int32_t) (w2 & 0xffu);
+                    ks_sobel_window_row (w[-1], w[0], w[1], l[j]);
                   }
                 ks_sobel_span<4> (l[0], l[1], l[2], mode, res + 4 * s);
               }
@@ -965,13 +972,7 @@ ks_sobel_gray_kernel (KsGeometry g, KsFilterParams p,
 #pragma unroll
             for (uint32_t j = 0; j < 3; j++)
               {
-                const uint32_t w0 = s.w[j][q - 1], w1 = s.w[j][q], w2 = s.w[j][q + 1];
-                l[j][0] = (int32_t) (w0 >> 24);
-                l[j][1] = (int32_t) (w1 & 0xffu);
-                l[j][2] = (int32_t) __byte_perm (w1, 0u, 0x4441u);
-                l[j][3] = (int32_t) __byte_perm (w1, 0u, 0x4442u);
-                l[j][4] = (int32_t) (w1 >> 24);
-                l[j][5] = (int32_t) (w2 & 0xffu);
+                ks_sobel_window_row (s.w[j][q - 1], s.w[j][q], s.w[j][q + 1], l[j]);
               }
             ks_sobel_span<4> (l[0], l[1], l[2], mode, res + 4 * (q - 1));
           }
