@@ -160,6 +160,57 @@ test_resolve_grid_stride (void)
   g_assert_true (ks_launch_config_validate (&c, 7680, 4320, limits (), NULL, NULL, NULL));
 }
 
+/* An automatic grid-stride grid, once the kernel is known, holds no more
+ * blocks than stay resident together: one wave. The CPU device has one
+ * multiprocessor: 2048 threads, 64 KiB of shared memory. */
+static void
+test_fit_occupancy (void)
+{
+  KsKernelAttributes attrs = { 0 };
+  KsLaunchConfig c = ks_test_launch (32, 8, 0, 0, KS_LAUNCH_GRID_STRIDE, 4);
+  KsLaunchConfig per_pixel = ks_test_launch (32, 8, 0, 0, KS_LAUNCH_PER_PIXEL, 4);
+  KsLaunchConfig fixed = ks_test_launch (32, 8, 5, 3, KS_LAUNCH_GRID_STRIDE, 4);
+  KsDeviceLimits one = cpu_limits;
+  KsLaunchTotals t;
+
+  one.sm_count = 1;
+
+  /* Before: as many blocks as the threads allow, 2048 / 256 = 8. */
+  ks_launch_config_resolve (&c, 7680, 4320, 4, &one);
+  g_assert_cmpuint ((guint64) c.grid.x * c.grid.y, ==, 8);
+
+  /* 20000 bytes of shared memory a block: 3 fit, so 3 blocks. */
+  attrs.num_regs = 16;
+  attrs.shared_dynamic = 20000;
+  ks_launch_config_fit_occupancy (&c, 7680, 4320, &one, &attrs);
+  g_assert_cmpuint ((guint64) c.grid.x * c.grid.y, ==, 3);
+  ks_launch_totals (&c, 7680, 4320, &t);
+  g_assert_cmpuint (t.unreached_pixels, ==, 0);
+
+  /* 128 registers a thread: 2 blocks. */
+  attrs.shared_dynamic = 0;
+  attrs.num_regs = 128;
+  ks_launch_config_fit_occupancy (&c, 7680, 4320, &one, &attrs);
+  g_assert_cmpuint ((guint64) c.grid.x * c.grid.y, ==, 2);
+
+  /* A block that does not fit at all keeps its grid (validation says why). */
+  attrs.num_regs = 16;
+  attrs.shared_dynamic = 100000;
+  ks_launch_config_fit_occupancy (&c, 7680, 4320, &one, &attrs);
+  g_assert_cmpuint ((guint64) c.grid.x * c.grid.y, ==, 2);
+
+  /* Per-pixel grids and grids the user gave are left alone. */
+  attrs.shared_dynamic = 20000;
+  ks_launch_config_resolve (&per_pixel, 7680, 4320, 4, &one);
+  ks_launch_config_fit_occupancy (&per_pixel, 7680, 4320, &one, &attrs);
+  g_assert_cmpuint (per_pixel.grid.x, ==, 60);
+  g_assert_cmpuint (per_pixel.grid.y, ==, 540);
+  ks_launch_config_resolve (&fixed, 7680, 4320, 4, &one);
+  ks_launch_config_fit_occupancy (&fixed, 7680, 4320, &one, &attrs);
+  g_assert_cmpuint (fixed.grid.x, ==, 5);
+  g_assert_cmpuint (fixed.grid.y, ==, 3);
+}
+
 static void
 test_totals (void)
 {
@@ -468,6 +519,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/launch/dim3/format", test_dim3_format);
   g_test_add_func ("/ks/launch/resolve/auto-grid", test_resolve_auto_grid);
   g_test_add_func ("/ks/launch/resolve/grid-stride", test_resolve_grid_stride);
+  g_test_add_func ("/ks/launch/resolve/fit-occupancy", test_fit_occupancy);
   g_test_add_func ("/ks/launch/totals", test_totals);
   g_test_add_func ("/ks/launch/validate/valid", test_validate_valid);
   g_test_add_func ("/ks/launch/validate/threads-per-block", test_validate_threads_per_block);
