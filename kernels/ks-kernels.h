@@ -47,12 +47,6 @@ cudaError_t ks_cuda_histogram_launch (KsHistogramMethod method,
                                       KsCoverageBuffers cov,
                                       cudaStream_t stream);
 
-/* Reads bytes of buf (zeros: it is never written after it is cleared) so that
- * L2 holds only clean lines of it; sink is stored to only if buf is not zero.
- * ks-evict.cu says why. */
-cudaError_t ks_cuda_evict_launch (const void *buf, size_t bytes, uint32_t *sink, int sm_count,
-                                  cudaStream_t stream);
-
 /* Dynamic shared memory the histogram kernel asks for with this block. */
 size_t ks_cuda_histogram_shared_bytes (KsHistogramMethod method, int channels, KsDim3 block);
 
@@ -90,6 +84,12 @@ cudaError_t ks_cuda_resize_attributes (const KsResizeParams *params,
                                        KsGeometry geom,
                                        int instrumented,
                                        struct cudaFuncAttributes *attr);
+
+/* Reads bytes of buf (zeros: it is never written after it is cleared) so that
+ * L2 holds only clean lines of it; sink is stored to only if buf is not zero.
+ * ks-evict.cu says why. */
+cudaError_t ks_cuda_evict_launch (const void *buf, size_t bytes, uint32_t *sink, int sm_count,
+                                  cudaStream_t stream);
 
 /* Writes through an invalid address on purpose: an illegal-address fault, for
  * the tests that check the engine survives a sticky error. */
