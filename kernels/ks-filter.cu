@@ -605,6 +605,8 @@ ks_separable_direct_kernel (KsGeometry g, KsFilterParams p,
       }
   };
 
+  /* Nothing to load ahead: use reads its 2R + 1 rows itself, row by row, so
+   * that only two of them are held at a time. */
   auto load = [] (uint32_t, uint32_t, uint32_t) { return 0u; };
 
   auto use = [&] (uint32_t, uint32_t y, uint32_t x0, uint32_t n) {
