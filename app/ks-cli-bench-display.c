@@ -24,28 +24,15 @@
 #define DEFAULT_SIZES "1920x1080,3840x2160,7680x4320"
 #define DEFAULT_FRAMES 100u
 #define MIN_FRAMES 50u
-#define WARMUP_FRAMES 10u
 /* Issue 3: at 4K the interop path must be at least this many times faster. */
 #define TARGET_RATIO 5.0
 #define TARGET_WIDTH 3840u
 #define TARGET_HEIGHT 2160u
 
-typedef struct
-{
-  guint width;
-  guint height;
-  KsTiming interop_wall;   /* (a) whole frame, host clock, after glFinish */
-  KsTiming copy_wall;      /* (b) */
-  KsTiming kernel;         /* the op, CUDA events, in both paths' frames */
-  KsTiming interop_cuda;   /* (a) map + copy + unmap, CUDA events */
-  KsTiming download;       /* (b) device → pinned staging, CUDA events */
-  double ratio;            /* (b) median / (a) median */
-} SizeResult;
-
 static void
 size_result_clear (gpointer data)
 {
-  SizeResult *r = data;
+  KsCliDisplaySize *r = data;
 
   ks_timing_clear (&r->interop_wall);
   ks_timing_clear (&r->copy_wall);
@@ -62,14 +49,8 @@ typedef struct
   KsBuffer *output;
   KsInterop *interop;      /* borrowed */
   GLuint textures[2];      /* (a), (b) */
+  KsClock *host;           /* a frame ends on the host, after glFinish */
 } Frame;
-
-static void
-timing_alloc (KsTiming *t, guint n)
-{
-  t->n = n;
-  t->samples_ms = g_new0 (double, n);
-}
 
 static gboolean
 run_op (Frame *f, double *kernel_ms, GError **error)
@@ -91,24 +72,23 @@ run_op (Frame *f, double *kernel_ms, GError **error)
 static gboolean
 frame_interop (Frame *f, double *wall_ms, double *kernel_ms, double *copy_ms, GError **error)
 {
-  gint64 t0 = g_get_monotonic_time ();
-
+  ks_clock_start (f->host, NULL);
   if (!run_op (f, kernel_ms, error)
       || !ks_interop_upload (f->interop, f->output, f->textures[0], copy_ms, error))
     return FALSE;
   glFinish ();
-  *wall_ms = (double) (g_get_monotonic_time () - t0) / 1000.0;
-  return TRUE;
+  ks_clock_stop (f->host, NULL);
+  return ks_clock_elapsed (f->host, wall_ms, error);
 }
 
 static gboolean
 frame_copy (Frame *f, double *wall_ms, double *kernel_ms, double *download_ms, GError **error)
 {
-  gint64 t0 = g_get_monotonic_time ();
   g_autoptr (KsImage) image = NULL;
   guint bpp;
   GLenum err;
 
+  ks_clock_start (f->host, NULL);
   if (!run_op (f, kernel_ms, error))
     return FALSE;
   image = ks_engine_download (f->engine, f->output, download_ms, error);
@@ -125,7 +105,8 @@ frame_copy (Frame *f, double *wall_ms, double *kernel_ms, double *download_ms, G
   glPixelStorei (GL_UNPACK_ROW_LENGTH, 0);
   glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
   glFinish ();
-  *wall_ms = (double) (g_get_monotonic_time () - t0) / 1000.0;
+  ks_clock_stop (f->host, NULL);
+  ks_clock_elapsed (f->host, wall_ms, NULL);
   err = glGetError ();
   if (err != GL_NO_ERROR)
     {
@@ -170,11 +151,11 @@ check_same_pixels (Frame *f, GError **error)
 
 static gboolean
 measure_size (KsEngine *engine, const KsOp *op, KsInterop *interop, const GLuint textures[2],
-              guint width, guint height, guint frames, SizeResult *r, GError **error)
+              guint width, guint height, guint frames, KsCliDisplaySize *r, GError **error)
 {
-  Frame f = { engine, op, { NULL, NULL }, NULL, interop, { textures[0], textures[1] } };
+  g_autoptr (KsClock) host = ks_clock_new_host ();
+  Frame f = { engine, op, { NULL, NULL }, NULL, interop, { textures[0], textures[1] }, host };
   gboolean ok = FALSE;
-  double wall, kernel, part;
 
   r->width = width;
   r->height = height;
@@ -205,35 +186,33 @@ measure_size (KsEngine *engine, const KsOp *op, KsInterop *interop, const GLuint
       goto out;
     }
 
-  /* Warm-up: registration (once per size), first-touch allocations, clocks. */
-  for (guint i = 0; i < WARMUP_FRAMES; i++)
-    if (!frame_interop (&f, &wall, &kernel, &part, error)
-        || !frame_copy (&f, &wall, &kernel, &part, error))
-      goto out;
-
-  timing_alloc (&r->interop_wall, frames);
-  timing_alloc (&r->copy_wall, frames);
-  timing_alloc (&r->kernel, 2 * frames);
-  timing_alloc (&r->interop_cuda, frames);
-  timing_alloc (&r->download, frames);
-  /* Interleaved, and the order swapped every frame, so that drift in clocks
+  ks_timing_begin (&r->interop_wall, frames);
+  ks_timing_begin (&r->copy_wall, frames);
+  ks_timing_begin (&r->kernel, 2 * frames);
+  ks_timing_begin (&r->interop_cuda, frames);
+  ks_timing_begin (&r->download, frames);
+  /* The timing protocol's warm-up (ks-timing.h), frame 0 of each path: it
+   * registers the buffer for this size and allocates the staging memory.
+   * Interleaved, and the order swapped every frame, so that drift in clocks
    * or temperature falls on both paths alike. */
-  for (guint i = 0; i < frames; i++)
+  for (guint i = 0; i <= frames; i++)
     {
-      double *k = r->kernel.samples_ms + 2 * i;
+      double wall[2], kernel[2], cuda[2];
 
       if (i % 2 == 0)
-        ok = frame_interop (&f, &r->interop_wall.samples_ms[i], &k[0],
-                            &r->interop_cuda.samples_ms[i], error)
-             && frame_copy (&f, &r->copy_wall.samples_ms[i], &k[1], &r->download.samples_ms[i],
-                            error);
+        ok = frame_interop (&f, &wall[0], &kernel[0], &cuda[0], error)
+             && frame_copy (&f, &wall[1], &kernel[1], &cuda[1], error);
       else
-        ok = frame_copy (&f, &r->copy_wall.samples_ms[i], &k[1], &r->download.samples_ms[i],
-                         error)
-             && frame_interop (&f, &r->interop_wall.samples_ms[i], &k[0],
-                               &r->interop_cuda.samples_ms[i], error);
+        ok = frame_copy (&f, &wall[1], &kernel[1], &cuda[1], error)
+             && frame_interop (&f, &wall[0], &kernel[0], &cuda[0], error);
       if (!ok)
         goto out;
+      ks_timing_add (&r->interop_wall, wall[0], i == 0);
+      ks_timing_add (&r->copy_wall, wall[1], i == 0);
+      ks_timing_add (&r->interop_cuda, cuda[0], i == 0);
+      ks_timing_add (&r->download, cuda[1], i == 0);
+      ks_timing_add (&r->kernel, kernel[0], i == 0);
+      ks_timing_add (&r->kernel, kernel[1], i == 0);
     }
   ok = check_same_pixels (&f, error);
   ks_timing_compute (&r->interop_wall);
@@ -251,70 +230,66 @@ out:
 }
 
 static void
-json_number (GString *s, const char *key, double value)
+add_timing (JsonBuilder *b, const char *name, const KsTiming *timing)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  g_string_append_printf (s, "\"%s\": %s", key,
-                          isfinite (value) ? g_ascii_formatd (buf, sizeof buf, "%.6g", value)
-                                           : "null");
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  ks_cli_json_add_timing (b, timing, "n");
+  json_builder_end_object (b);
 }
 
-static void
-json_timing (GString *s, const char *key, const KsTiming *t)
+JsonNode *
+ks_cli_display_json (const KsCliDisplayReport *report)
 {
-  g_string_append_printf (s, "\"%s\": {", key);
-  json_number (s, "median_ms", t->median_ms);
-  g_string_append (s, ", ");
-  json_number (s, "mad_ms", t->mad_ms);
-  g_string_append (s, ", ");
-  json_number (s, "min_ms", t->min_ms);
-  g_string_append (s, ", ");
-  json_number (s, "max_ms", t->max_ms);
-  g_string_append_printf (s, ", \"n\": %u}", t->n);
-}
+  g_autoptr (JsonBuilder) b = NULL;
 
-static char *
-to_json (KsEngine *engine, const char *op, const char *gl, const char *interop, guint frames,
-         const GArray *results)
-{
-  GString *s = g_string_new ("{\n  \"device\": ");
-  KsDevice *device = ks_engine_get_device (engine);
+  g_return_val_if_fail (report != NULL, NULL);
+  g_return_val_if_fail (report->sizes != NULL, NULL);
 
-  ks_cli_json_string (s, ks_device_get_name (device));
-  g_string_append (s, ",\n  \"device_id\": ");
-  ks_cli_json_string (s, ks_device_get_id (device));
-  g_string_append (s, ",\n  \"op\": ");
-  ks_cli_json_string (s, op);
-  g_string_append (s, ",\n  \"gl\": ");
-  ks_cli_json_string (s, gl);
-  g_string_append (s, ",\n  \"interop\": ");
-  ks_cli_json_string (s, interop);
-  g_string_append_printf (s, ",\n  \"frames\": %u,\n  \"warmup_frames\": %u,\n", frames,
-                          WARMUP_FRAMES);
-  g_string_append (s, "  \"frame_time\": \"host wall clock around the whole frame, after "
-                      "glFinish\",\n  \"sizes\": [");
-  for (guint i = 0; i < results->len; i++)
+  b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "device");
+  ks_cli_json_add_string (b, report->device_name);
+  json_builder_set_member_name (b, "device_id");
+  ks_cli_json_add_string (b, report->device_id);
+  json_builder_set_member_name (b, "op");
+  ks_cli_json_add_string (b, report->op);
+  json_builder_set_member_name (b, "gl");
+  ks_cli_json_add_string (b, report->gl);
+  json_builder_set_member_name (b, "interop");
+  ks_cli_json_add_string (b, report->interop);
+  json_builder_set_member_name (b, "frames");
+  json_builder_add_int_value (b, report->frames);
+  json_builder_set_member_name (b, "warmup_frames");
+  json_builder_add_int_value (b, report->warmup_frames);
+  json_builder_set_member_name (b, "frame_time");
+  json_builder_add_string_value (b, "host wall clock around the whole frame, after glFinish");
+  json_builder_set_member_name (b, "sizes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->sizes->len; i++)
     {
-      const SizeResult *r = &g_array_index (results, SizeResult, i);
+      const KsCliDisplaySize *r = &g_array_index (report->sizes, KsCliDisplaySize, i);
 
-      g_string_append_printf (s, "%s\n    {\"width\": %u, \"height\": %u, ", i > 0 ? "," : "",
-                              r->width, r->height);
-      json_timing (s, "interop_frame", &r->interop_wall);
-      g_string_append (s, ",\n     ");
-      json_timing (s, "copy_frame", &r->copy_wall);
-      g_string_append (s, ",\n     ");
-      json_timing (s, "kernel", &r->kernel);
-      g_string_append (s, ",\n     ");
-      json_timing (s, "interop_cuda", &r->interop_cuda);
-      g_string_append (s, ",\n     ");
-      json_timing (s, "download_cuda", &r->download);
-      g_string_append (s, ",\n     ");
-      json_number (s, "ratio_copy_over_interop", r->ratio);
-      g_string_append (s, ", \"same_pixels\": true}");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "width");
+      json_builder_add_int_value (b, r->width);
+      json_builder_set_member_name (b, "height");
+      json_builder_add_int_value (b, r->height);
+      add_timing (b, "interop_frame", &r->interop_wall);
+      add_timing (b, "copy_frame", &r->copy_wall);
+      add_timing (b, "kernel", &r->kernel);
+      add_timing (b, "interop_cuda", &r->interop_cuda);
+      add_timing (b, "download_cuda", &r->download);
+      json_builder_set_member_name (b, "ratio_copy_over_interop");
+      ks_cli_json_add_number (b, r->ratio);
+      /* Only sizes whose two textures matched the op's output get here. */
+      json_builder_set_member_name (b, "same_pixels");
+      json_builder_add_boolean_value (b, TRUE);
+      json_builder_end_object (b);
     }
-  g_string_append (s, "\n  ]\n}\n");
-  return g_string_free (s, FALSE);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
 }
 
 static void
@@ -327,7 +302,7 @@ print_table (const GArray *results)
           "b / a", "kernel", "map+copy", "download");
   for (guint i = 0; i < results->len; i++)
     {
-      const SizeResult *r = &g_array_index (results, SizeResult, i);
+      const KsCliDisplaySize *r = &g_array_index (results, KsCliDisplaySize, i);
       g_autofree char *size = g_strdup_printf ("%ux%u", r->width, r->height);
 
       printf ("%-11s %13.3f ± %6.3f %13.3f ± %6.3f %7.1f× %9.3f %11.3f %10.3f\n", size,
@@ -338,7 +313,7 @@ print_table (const GArray *results)
   printf ("(frame: min–max in the JSON; op, map+copy, download: CUDA-event medians)\n");
   for (guint i = 0; i < results->len; i++)
     {
-      const SizeResult *r = &g_array_index (results, SizeResult, i);
+      const KsCliDisplaySize *r = &g_array_index (results, KsCliDisplaySize, i);
 
       if (r->width == TARGET_WIDTH && r->height == TARGET_HEIGHT)
         printf ("\nAt %ux%u the interop path is %.1f× faster than download + upload "
@@ -439,26 +414,26 @@ ks_cli_cmd_bench_display (int argc, char **argv)
   if (interop == NULL)
     return ks_cli_report_error (error);
 
-  printf ("Display path: %s on %s (%s), %u frames per path and size after %u warm-up frames\n",
+  printf ("Display path: %s on %s (%s), %u frames per path and size after a warm-up frame\n",
           op->id, ks_device_get_name (ks_engine_get_device (engine)),
-          ks_device_get_id (ks_engine_get_device (engine)), frames, WARMUP_FRAMES);
+          ks_device_get_id (ks_engine_get_device (engine)), frames);
   printf ("OpenGL:  %s\n", ks_egl_context_describe (egl));
   printf ("Interop: %s\n", ks_interop_describe (interop));
   printf ("(a) interop: op → map the GL pixel buffer, cudaMemcpy2DAsync device to device, unmap\n"
           "             → glTexSubImage2D from the pixel buffer → glFinish\n"
           "(b) copy:    op → ks_engine_download (device → pinned staging → new host image)\n"
           "             → glTexSubImage2D from host memory → glFinish\n"
-          "Frame times are host wall-clock time (g_get_monotonic_time) around the whole frame,\n"
+          "Frame times are the host's monotonic clock around the whole frame,\n"
           "read after glFinish: the honest end-to-end cost of a frame, op included. CUDA events\n"
           "cannot see GL's share; they time only the CUDA parts, shown on the right.\n");
   fflush (stdout);
 
   glGenTextures (2, textures);
-  results = g_array_new (FALSE, TRUE, sizeof (SizeResult));
+  results = g_array_new (FALSE, TRUE, sizeof (KsCliDisplaySize));
   g_array_set_clear_func (results, size_result_clear);
   for (guint i = 0; i < n_sizes; i++)
     {
-      SizeResult r;
+      KsCliDisplaySize r;
 
       memset (&r, 0, sizeof r);
       if (!measure_size (engine, op, interop, textures, widths[i], heights[i], frames, &r,
@@ -474,10 +449,20 @@ ks_cli_cmd_bench_display (int argc, char **argv)
   print_table (results);
   if (json_path != NULL)
     {
-      g_autofree char *json = to_json (engine, op->id, ks_egl_context_describe (egl),
-                                       ks_interop_describe (interop), frames, results);
+      KsDevice *dev = ks_engine_get_device (engine);
+      KsCliDisplayReport report = {
+        .device_name = ks_device_get_name (dev),
+        .device_id = ks_device_get_id (dev),
+        .op = op->id,
+        .gl = ks_egl_context_describe (egl),
+        .interop = ks_interop_describe (interop),
+        .frames = frames,
+        .warmup_frames = 1,
+        .sizes = results,
+      };
+      g_autoptr (JsonNode) root = ks_cli_display_json (&report);
 
-      if (!g_file_set_contents (json_path, json, -1, &error))
+      if (!ks_cli_json_write (root, json_path, &error))
         goto out;
       printf ("\nwrote %s\n", json_path);
     }

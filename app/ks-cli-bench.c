@@ -165,11 +165,11 @@ ks_cli_cmd_bench (int argc, char **argv)
       return ks_cli_report_error (error);
     }
 
-  table = ks_bench_report_format_table (report);
+  table = ks_cli_bench_table (report);
   fputs (table, stdout);
   if (json_path != NULL)
     {
-      if (!ks_bench_report_write_json (report, json_path, &error))
+      if (!ks_cli_bench_write_json (report, json_path, &error))
         return ks_cli_report_error (error);
       printf ("\nwrote %s\n", json_path);
     }

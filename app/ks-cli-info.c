@@ -69,39 +69,86 @@ print_device (KsDevice *device)
 }
 
 static void
-json_device (GString *s, KsDevice *device)
+add_device (JsonBuilder *b, KsDevice *device)
 {
   const GArray *props = ks_device_get_properties (device);
 
-  g_string_append (s, "    {\n      \"id\": ");
-  ks_cli_json_string (s, ks_device_get_id (device));
-  g_string_append (s, ",\n      \"name\": ");
-  ks_cli_json_string (s, ks_device_get_name (device));
-  g_string_append_printf (s, ",\n      \"kind\": \"%s\",\n      \"ordinal\": %d,\n",
-                          ks_device_get_kind (device) == KS_DEVICE_KIND_CUDA ? "cuda" : "cpu",
-                          ks_device_get_ordinal (device));
-  g_string_append (s, "      \"properties\": [");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  ks_cli_json_add_string (b, ks_device_get_id (device));
+  json_builder_set_member_name (b, "name");
+  ks_cli_json_add_string (b, ks_device_get_name (device));
+  json_builder_set_member_name (b, "kind");
+  json_builder_add_string_value (b, ks_device_get_kind (device) == KS_DEVICE_KIND_CUDA ? "cuda"
+                                                                                       : "cpu");
+  json_builder_set_member_name (b, "ordinal");
+  json_builder_add_int_value (b, ks_device_get_ordinal (device));
+  json_builder_set_member_name (b, "properties");
+  json_builder_begin_array (b);
   for (guint i = 0; i < props->len; i++)
     {
       const KsDeviceProperty *prop = &g_array_index (props, KsDeviceProperty, i);
       g_autofree char *text = ks_device_property_format (prop);
 
-      g_string_append (s, i > 0 ? ",\n        {" : "\n        {");
-      g_string_append (s, "\"group\": ");
-      ks_cli_json_string (s, prop->group);
-      g_string_append (s, ", \"key\": ");
-      ks_cli_json_string (s, prop->key);
-      g_string_append (s, ", \"label\": ");
-      ks_cli_json_string (s, prop->label);
-      g_string_append (s, ", \"value\": ");
-      ks_cli_json_variant (s, prop->value);
-      g_string_append (s, ", \"unit\": ");
-      ks_cli_json_string (s, prop->unit);
-      g_string_append (s, ", \"text\": ");
-      ks_cli_json_string (s, text);
-      g_string_append (s, "}");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "group");
+      ks_cli_json_add_string (b, prop->group);
+      json_builder_set_member_name (b, "key");
+      ks_cli_json_add_string (b, prop->key);
+      json_builder_set_member_name (b, "label");
+      ks_cli_json_add_string (b, prop->label);
+      json_builder_set_member_name (b, "value");
+      json_builder_add_value (b, ks_cli_json_from_variant (prop->value));
+      json_builder_set_member_name (b, "unit");
+      ks_cli_json_add_string (b, prop->unit);
+      json_builder_set_member_name (b, "text");
+      ks_cli_json_add_string (b, text);
+      json_builder_end_object (b);
     }
-  g_string_append (s, props->len > 0 ? "\n      ]\n    }" : "]\n    }");
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+/* The listing as JSON: every property with its raw value, then whether CUDA
+ * and NPP can be used and why not. */
+static JsonNode *
+devices_json (GPtrArray *devices, gboolean cuda, const GError *cuda_error, const char *driver,
+              const char *runtime, KsNpp *npp, const GError *npp_error)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "devices");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < devices->len; i++)
+    add_device (b, g_ptr_array_index (devices, i));
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "cuda");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "available");
+  json_builder_add_boolean_value (b, cuda);
+  json_builder_set_member_name (b, "reason");
+  ks_cli_json_add_string (b, cuda_error != NULL ? cuda_error->message : NULL);
+  json_builder_set_member_name (b, "driver_version");
+  ks_cli_json_add_string (b, driver);
+  json_builder_set_member_name (b, "runtime_version");
+  ks_cli_json_add_string (b, runtime);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "npp");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "available");
+  json_builder_add_boolean_value (b, npp != NULL);
+  json_builder_set_member_name (b, "version");
+  ks_cli_json_add_string (b, npp != NULL ? ks_npp_get_version (npp) : NULL);
+  json_builder_set_member_name (b, "reason");
+  ks_cli_json_add_string (b, npp != NULL ? NULL
+                             : npp_error != NULL ? npp_error->message
+                                                 : "NPP is only used with CUDA");
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
 }
 
 int
@@ -146,36 +193,13 @@ ks_cli_cmd_devices (int argc, char **argv)
 
   if (json)
     {
-      g_autoptr (GString) s = g_string_new ("{\n  \"devices\": [\n");
+      /* Versions the driver does not report are null, not "unknown". */
+      g_autoptr (JsonNode) root =
+        devices_json (devices, cuda, cuda_error, ks_cuda_driver_version () > 0 ? driver : NULL,
+                      ks_cuda_runtime_version () > 0 ? runtime : NULL, npp, npp_error);
+      g_autofree char *text = ks_cli_json_to_data (root);
 
-      for (guint i = 0; i < devices->len; i++)
-        {
-          if (i > 0)
-            g_string_append (s, ",\n");
-          json_device (s, g_ptr_array_index (devices, i));
-        }
-      g_string_append_printf (s, "\n  ],\n  \"cuda\": {\n    \"available\": %s,\n    \"reason\": ",
-                              cuda ? "true" : "false");
-      ks_cli_json_string (s, cuda_error != NULL ? cuda_error->message : NULL);
-      g_string_append (s, ",\n    \"driver_version\": ");
-      if (ks_cuda_driver_version () > 0)
-        ks_cli_json_string (s, driver);
-      else
-        g_string_append (s, "null");
-      g_string_append (s, ",\n    \"runtime_version\": ");
-      if (ks_cuda_runtime_version () > 0)
-        ks_cli_json_string (s, runtime);
-      else
-        g_string_append (s, "null");
-      g_string_append_printf (s, "\n  },\n  \"npp\": {\n    \"available\": %s,\n    \"version\": ",
-                              npp != NULL ? "true" : "false");
-      ks_cli_json_string (s, npp != NULL ? ks_npp_get_version (npp) : NULL);
-      g_string_append (s, ",\n    \"reason\": ");
-      ks_cli_json_string (s, npp != NULL ? NULL
-                             : npp_error != NULL ? npp_error->message
-                                                 : "NPP is only used with CUDA");
-      g_string_append (s, "\n  }\n}\n");
-      fputs (s->str, stdout);
+      fputs (text, stdout);
       return KS_CLI_EXIT_OK;
     }
 

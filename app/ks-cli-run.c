@@ -378,6 +378,7 @@ run_op (const RunOptions *o, KsRunRequest *request)
   KsImage *images[KS_OP_MAX_INPUTS] = { NULL, NULL };
   KsRunResult result = { 0 };
   KsTiming timing = { 0 };
+  KsTimingOptions options;
   KsLaunchConfig resolved, suggestion;
   const KsOp *op = request->op;
   double upload_ms = 0, download_ms = -1;
@@ -425,7 +426,8 @@ run_op (const RunOptions *o, KsRunRequest *request)
   if (!print_launch (engine, request, &resolved, images[0]->width, images[0]->height, &error))
     goto out;
 
-  if (!ks_engine_run_repeat (engine, request, (guint) o->repeat, &result, &timing, &error))
+  ks_timing_options_init (&options, (guint) o->repeat);
+  if (!ks_engine_measure (engine, request, &options, &result, &timing, &error))
     goto out;
 
   if (op->output_kind == KS_OP_OUTPUT_IMAGE)

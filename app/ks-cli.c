@@ -2,7 +2,6 @@
 
 #include "ks-cli.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -224,73 +223,6 @@ ks_cli_describe_launch (const KsLaunchConfig *config, guint default_ppt, gboolea
                             mode);
   return g_strdup_printf ("block %s, grid %s, %s, %u pixel%s per thread", block, grid, mode, ppt,
                           ppt == 1 ? "" : "s");
-}
-
-void
-ks_cli_json_string (GString *s, const char *value)
-{
-  if (value == NULL)
-    {
-      g_string_append (s, "null");
-      return;
-    }
-  g_string_append_c (s, '"');
-  for (const guchar *p = (const guchar *) value; *p != '\0'; p++)
-    {
-      if (*p == '"' || *p == '\\')
-        {
-          g_string_append_c (s, '\\');
-          g_string_append_c (s, (char) *p);
-        }
-      else if (*p == '\n')
-        g_string_append (s, "\\n");
-      else if (*p == '\t')
-        g_string_append (s, "\\t");
-      else if (*p < 0x20)
-        g_string_append_printf (s, "\\u%04x", *p);
-      else
-        g_string_append_c (s, (char) *p);
-    }
-  g_string_append_c (s, '"');
-}
-
-void
-ks_cli_json_variant (GString *s, GVariant *value)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (value == NULL)
-    {
-      g_string_append (s, "null");
-      return;
-    }
-  if (g_variant_is_of_type (value, G_VARIANT_TYPE_INT64))
-    g_string_append_printf (s, "%" G_GINT64_FORMAT, g_variant_get_int64 (value));
-  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_UINT64))
-    g_string_append_printf (s, "%" G_GUINT64_FORMAT, g_variant_get_uint64 (value));
-  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_INT32))
-    g_string_append_printf (s, "%d", g_variant_get_int32 (value));
-  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_UINT32))
-    g_string_append_printf (s, "%u", g_variant_get_uint32 (value));
-  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE))
-    {
-      double d = g_variant_get_double (value);
-
-      if (isfinite (d))
-        g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.10g", d));
-      else
-        g_string_append (s, "null");
-    }
-  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN))
-    g_string_append (s, g_variant_get_boolean (value) ? "true" : "false");
-  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-    ks_cli_json_string (s, g_variant_get_string (value, NULL));
-  else
-    {
-      g_autofree char *text = g_variant_print (value, FALSE);
-
-      ks_cli_json_string (s, text);
-    }
 }
 
 static void

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 #include "kernelscope.h"
+#include "ks-bench.h"
 
 G_BEGIN_DECLS
 
@@ -60,8 +62,63 @@ int       ks_cli_cmd_compare         (int argc, char **argv);
 int       ks_cli_cmd_bench           (int argc, char **argv);
 int       ks_cli_cmd_bench_display   (int argc, char **argv);
 
-/* JSON for the devices listing: strings escaped, NaN as null. */
-void      ks_cli_json_string         (GString *s, const char *value);
-void      ks_cli_json_variant        (GString *s, GVariant *value);
+/* ---- JSON (ks-cli-json.c) ----------------------------------------------
+ * json-glib writes whatever it is given, and a double that was never measured
+ * (NAN) would come out as "nan", which no JSON reader accepts. These add NULL
+ * strings and non-finite numbers as null instead: an unmeasured value must not
+ * read as a number. */
+void      ks_cli_json_add_string     (JsonBuilder *builder, const char *value);
+void      ks_cli_json_add_number     (JsonBuilder *builder, double value);
+/* A device property's value: numbers, booleans and strings as themselves (NaN
+ * and infinities as null), any other type as its GVariant text. */
+JsonNode *ks_cli_json_from_variant   (GVariant *value);
+/* A timing's members, added to the object being built: median_ms, mad_ms,
+ * min_ms, max_ms, warmup_ms, and the number of timed runs as `count_key`. The
+ * benchmark's rows hold them next to their own members, bench-display gives
+ * each timing an object of its own, and each file keeps its own name for the
+ * count ("runs", "n") for the scripts that read it. */
+void      ks_cli_json_add_timing     (JsonBuilder *builder, const KsTiming *timing,
+                                      const char *count_key);
+/* Pretty-printed, ending with a newline. */
+char     *ks_cli_json_to_data        (JsonNode *root);
+gboolean  ks_cli_json_write          (JsonNode *root, const char *path, GError **error);
+
+/* ---- bench (ks-cli-bench-report.c) --------------------------------------- */
+
+/* A table for people, one row per op. */
+char     *ks_cli_bench_table         (const KsBenchReport *report);
+JsonNode *ks_cli_bench_json          (const KsBenchReport *report);
+gboolean  ks_cli_bench_write_json    (const KsBenchReport *report, const char *path,
+                                      GError **error);
+
+/* ---- bench-display (ks-cli-bench-display.c) ------------------------------ */
+
+/* One image size: what a frame costs on each path. */
+typedef struct
+{
+  guint width;
+  guint height;
+  KsTiming interop_wall;   /* (a) whole frame, host clock, after glFinish */
+  KsTiming copy_wall;      /* (b) */
+  KsTiming kernel;         /* the op, CUDA events, in both paths' frames */
+  KsTiming interop_cuda;   /* (a) map + copy + unmap, CUDA events */
+  KsTiming download;       /* (b) device → pinned staging, CUDA events */
+  double ratio;            /* (b) median / (a) median */
+} KsCliDisplaySize;
+
+/* What bench-display measured, and on what: all borrowed. */
+typedef struct
+{
+  const char *device_name;
+  const char *device_id;
+  const char *op;
+  const char *gl;          /* ks_egl_context_describe */
+  const char *interop;     /* ks_interop_describe */
+  guint frames;            /* timed frames per path and size */
+  guint warmup_frames;
+  const GArray *sizes;     /* KsCliDisplaySize */
+} KsCliDisplayReport;
+
+JsonNode *ks_cli_display_json        (const KsCliDisplayReport *report);
 
 G_END_DECLS

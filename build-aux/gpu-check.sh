@@ -1,12 +1,12 @@
 #!/bin/bash
-# Runs on the GPU host, from the project root, after
-#   . .gpu-runtime/install-runtime.sh
+# Runs on a machine with a CUDA GPU, from the project root, once the programs
+# of BUILD_DIR find their shared libraries (GLib, gdk-pixbuf, …) there.
 # Usage: build-aux/gpu-check.sh [BUILD_DIR]     (default build-gpu)
 #
 # Every test program of the cuda suite (TAP), the device listing, and the
 # benchmark on 8K UHD; logs go to $OUT (or BUILD_DIR/gpu-check), and a summary
 # ends the output. Exits 1 when a test failed, a test program crashed or the
-# benchmark failed. The host's meson cannot read a build directory made on the
+# benchmark failed. That machine's meson cannot read a build directory made on the
 # build machine, so the programs run directly, with the environment that
 # tests/meson.build gives them.
 
@@ -103,7 +103,7 @@ echo
 echo "== kernelscope-cli devices"
 run_logged "$out_dir/devices.log" "$cli" devices
 devices_rc=$?
-# On the GPU host CUDA must work: skipped CUDA tests there are not a pass.
+# On a GPU machine CUDA must work: skipped CUDA tests there are not a pass.
 if grep -q '^CUDA: unavailable' "$out_dir/devices.log" 2>/dev/null; then
   summary+=("CUDA is unavailable on this host: the cuda suite and the benchmark prove nothing")
   status=1

@@ -18,7 +18,8 @@ for ppt in ${PPTS:-4 8 16}; do
       extra=()
       [ "$map" = stride ] && extra+=(--stride)
       ms=$("$cli" run "$op" "${inputs[@]}" --engine cuda --block "$block" --ppt "$ppt" \
-             --repeat "$repeats" "${extra[@]}" "$@" 2>&1 | sed -n 's/^ *kernel *\([0-9.]*\) ms median.*/\1/p')
+             --repeat "$repeats" "${extra[@]}" "$@" 2>&1 \
+           | sed -n 's/^ *kernel *\([0-9.]*\) ms median.*/\1/p')
       printf '%-10s %4s %-6s %10s\n' "$block" "$ppt" "$map" "${ms:-failed}"
     done
   done

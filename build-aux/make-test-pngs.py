@@ -69,7 +69,8 @@ def main():
                                           bytes([0, 0, 0, 0, 255, 255, 255, 255])])
     plte = bytes([255, 0, 0, 0, 255, 0, 0, 0, 255, 10, 20, 30])
     files["palette.png"] = png(4, 1, 8, 3, [bytes([3, 2, 1, 0])],
-                               extra=chunk(b"PLTE", plte) + chunk(b"tRNS", bytes([255, 255, 255, 128])))
+                               extra=chunk(b"PLTE", plte)
+                               + chunk(b"tRNS", bytes([255, 255, 255, 128])))
     files["palette2.png"] = png(4, 1, 2, 3, [pack_bits([0, 1, 2, 3], 2)],
                                 extra=chunk(b"PLTE", plte))
     # A header no decoder should act on: 100000×100000×3 bytes is 30 GB.

@@ -12,7 +12,8 @@
 # KS_MESON_ARGS adds options to meson setup; KS_BUILD_DIR overrides build/.
 
 KS_PACKAGES="meson ninja-build pkg-config gcc g++ libglib2.0-dev libgdk-pixbuf-2.0-dev
-libepoxy-dev libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev xvfb xauth libegl-dev python3"
+libjson-glib-dev libepoxy-dev libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev xvfb xauth
+libegl-dev python3"
 
 ks_log ()
 {
@@ -73,7 +74,8 @@ ks_configure ()
 
   if [ -f "$dir/meson-private/coredata.dat" ]; then
     # shellcheck disable=SC2086
-    if meson setup --reconfigure "$dir" $opts ${KS_MESON_ARGS:-} "$@" >"$dir/.ks-configure.log" 2>&1; then
+    if meson setup --reconfigure "$dir" $opts ${KS_MESON_ARGS:-} "$@" \
+         >"$dir/.ks-configure.log" 2>&1; then
       return 0
     fi
     cat "$dir/.ks-configure.log" >&2

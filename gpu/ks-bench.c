@@ -32,6 +32,7 @@ typedef struct
   KsBuffer *rgba[2];
   KsBuffer *gray;
   KsNpp *npp;
+  KsTimingOptions timing;   /* ours and NPP's alike */
 } BenchState;
 
 void
@@ -98,20 +99,6 @@ op_wants_gray_row (const KsOp *op)
   return ks_op_accepts_format (op, KS_FORMAT_GRAY8);
 }
 
-/* The setting the benchmark runs an op in when it is not the op's default,
- * named in the row's id: threshold runs in trunc mode, the one NPP's
- * nppiThreshold computes, Sobel in horizontal mode, the derivative NPP's
- * nppiFilterSobelHoriz computes (see bench_params). NULL for the others. */
-static const char *
-bench_tag (const KsOp *op)
-{
-  if (g_str_equal (op->id, "threshold"))
-    return "trunc";
-  if (g_str_equal (op->id, "sobel"))
-    return "horizontal";
-  return NULL;
-}
-
 /* "op", then in brackets the method (or the tag) and "rgba8" for the RGBA row
  * of an op that also has a GRAY8 one. */
 static char *
@@ -119,7 +106,7 @@ item_id (const BenchItem *item)
 {
   gboolean tag_format = item->format == KS_FORMAT_RGBA8 && op_wants_gray_row (item->op);
   g_autofree char *format = g_ascii_strdown (ks_format_name (item->format), -1);
-  const char *first = item->method != NULL ? item->method : bench_tag (item->op);
+  const char *first = item->method != NULL ? item->method : item->op->impl->bench_tag;
 
   if (first != NULL && tag_format)
     return g_strdup_printf ("%s[%s,%s]", item->op->id, first, format);
@@ -227,7 +214,7 @@ parse_selection (const char *text, GArray *items, GError **error)
               continue;
             }
           /* "threshold[trunc]", the row's own id, selects the row. */
-          if (bench_tag (op) != NULL && strcmp (token, bench_tag (op)) == 0)
+          if (op->impl->bench_tag != NULL && strcmp (token, op->impl->bench_tag) == 0)
             continue;
           for (guint c = 0; spec != NULL && spec->choices[c] != NULL; c++)
             if (strcmp (spec->choices[c], token) == 0)
@@ -351,128 +338,20 @@ linear_buffer (KsEngine *engine, gsize bytes, GError **error)
   return ks_engine_new_buffer (engine, KS_FORMAT_GRAY8, row, (guint) height, error);
 }
 
-/* Parameters that make an op comparable with NPP's fixed-mask filters: a 5×5
- * window (radius 2; sigma 0.5 reaches ceil(3σ) = 2). Threshold runs in trunc
- * mode, which nppiThreshold_8u_AC4R with NPP_CMP_GREATER computes (the row's
- * id says so: bench_tag), Sobel in horizontal mode, the one derivative
- * nppiFilterSobelHorizBorder computes. Brightness/contrast's defaults make the identity
- * table, which would check nothing against NPP's lookup: a table that moves
- * most levels instead (the time of a lookup does not depend on the table).
- * Other ops keep their defaults. Unknown names are skipped: ops come and go
- * in the registry. */
-static void
-bench_params (const KsOp *op, KsParams *params)
-{
-  if (g_str_equal (op->id, "box_blur"))
-    ks_params_set (params, op, "radius", "2", NULL);
-  else if (g_str_equal (op->id, "gaussian_blur"))
-    ks_params_set (params, op, "sigma", "0.5", NULL);
-  else if (g_str_equal (op->id, "threshold"))
-    ks_params_set (params, op, "mode", "trunc", NULL);
-  else if (g_str_equal (op->id, "sobel"))
-    ks_params_set (params, op, "mode", "horizontal", NULL);
-  else if (g_str_equal (op->id, "brightness_contrast"))
-    {
-      ks_params_set (params, op, "brightness", "10", NULL);
-      ks_params_set (params, op, "contrast", "1.5", NULL);
-    }
-}
-
-/* Whether threshold runs in the mode NPP's threshold computes: the op's
- * "mode" choice is "trunc". */
+/* The settings the op runs in for the benchmark (KsOpImpl.bench_settings):
+ * those that make it comparable with NPP's equivalent. */
 static gboolean
-threshold_is_trunc (const KsOp *op, const KsParams *params)
+bench_params (const KsOp *op, KsParams *params, GError **error)
 {
-  const KsParamSpec *spec = ks_op_lookup_param (op, "mode", NULL);
-  double v = ks_params_get (params, op, "mode");
+  g_auto (GStrv) settings = NULL;
 
-  if (spec == NULL || spec->type != KS_PARAM_CHOICE || spec->choices == NULL || v < 0)
-    return FALSE;
-  for (guint c = 0; spec->choices[c] != NULL; c++)
-    if (c == (guint) v)
-      return strcmp (spec->choices[c], "trunc") == 0;
-  return FALSE;
-}
-
-/* NPP's channel order for our channel_swap's "order" choice (a permutation of
- * "rgb" naming where each output channel comes from); alpha stays. */
-static gboolean
-swap_order (const KsOp *op, const KsParams *params, int order[4])
-{
-  const KsParamSpec *spec = ks_op_lookup_param (op, "order", NULL);
-  double v = ks_params_get (params, op, "order");
-  const char *id;
-
-  if (spec == NULL || spec->choices == NULL || v < 0)
-    return FALSE;
-  id = spec->choices[(guint) v];
-  if (id == NULL || strlen (id) != 3)
-    return FALSE;
-  for (guint i = 0; i < 3; i++)
-    {
-      const char *at = strchr ("rgb", id[i]);
-      if (at == NULL)
-        return FALSE;
-      order[i] = (int) (at - "rgb");
-    }
-  order[3] = 3;
-  return TRUE;
-}
-
-static gboolean
-npp_function_for (const BenchItem *item, const KsParams *params, KsNppFunction *function)
-{
-  const char *id = item->op->id;
-
-  if (item->op->impl->kind == KS_IMPL_RESIZE)
-    {
-      *function = KS_NPP_RESIZE_8U_C4R_LINEAR;
-      return TRUE;
-    }
-  if (g_str_equal (id, "gaussian_blur"))
-    *function = KS_NPP_FILTER_GAUSS_BORDER_8U_C4R;
-  else if (g_str_equal (id, "box_blur"))
-    *function = KS_NPP_FILTER_BOX_BORDER_8U_C4R;
-  else if (g_str_equal (id, "sobel"))
-    *function = KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R;
-  else if (g_str_equal (id, "channel_swap"))
-    *function = KS_NPP_SWAP_CHANNELS_8U_C4R;
-  else
-    goto tutorial;
-  return TRUE;
-
-tutorial:
-  if (item->op->impl->kind == KS_IMPL_HISTOGRAM)
-    {
-      *function = item->format == KS_FORMAT_GRAY8 ? KS_NPP_HISTOGRAM_EVEN_8U_C1R
-                                                  : KS_NPP_HISTOGRAM_EVEN_8U_C4R;
-      return TRUE;
-    }
-  if (item->op->impl->kind != KS_IMPL_ELEMENTWISE || item->format != KS_FORMAT_RGBA8)
-    return FALSE;
-  switch (item->op->impl->id)
-    {
-    case KS_EW_INVERT:
-      *function = KS_NPP_NOT_8U_AC4R;
-      return TRUE;
-    case KS_EW_GRAY:
-      *function = KS_NPP_RGB_TO_GRAY_8U_AC4C1R;
-      return TRUE;
-    case KS_EW_ADD:
-      *function = KS_NPP_ADD_8U_C4RSFS;
-      return TRUE;
-    case KS_EW_LUT:
-      /* Every LUT op (brightness/contrast, gamma, threshold) is an exact
-       * per-channel 256-entry lookup: NPP's palette with the op's own tables.
-       * Threshold in trunc mode has NPP's own threshold instead. */
-      if (g_str_equal (id, "threshold") && threshold_is_trunc (item->op, params))
-        *function = KS_NPP_THRESHOLD_8U_AC4R_GT;
-      else
-        *function = KS_NPP_LUT_PALETTE_8U_AC4R;
-      return TRUE;
-    default:
+  if (op->impl->bench_settings == NULL)
+    return TRUE;
+  settings = g_strsplit (op->impl->bench_settings, ",", -1);
+  for (guint i = 0; settings[i] != NULL; i++)
+    if (!ks_params_parse_assignment (params, op, settings[i], error))
       return FALSE;
-    }
+  return TRUE;
 }
 
 /* The op's R, G and B tables, as the engines build them (the op's prepare),
@@ -574,6 +453,7 @@ measure_npp (BenchState *state, const BenchItem *item, const KsRunRequest *reque
              const KsRunResult *ours, KsBenchRow *row, GError **error)
 {
   KsNppFunction function;
+  KsNppPeer peer = { 0 };
   KsNppCall call = { 0 };
   g_autoptr (KsBuffer) dst = NULL;
   g_autoptr (KsBuffer) hist = NULL;
@@ -584,8 +464,10 @@ measure_npp (BenchState *state, const BenchItem *item, const KsRunRequest *reque
   g_autoptr (KsBenchNpp) npp = NULL;
   guint width = state->width, height = state->height;
 
-  if (!npp_function_for (item, &request->params, &function) || state->npp == NULL)
+  if (state->npp == NULL || item->op->impl->npp_peer == NULL
+      || !item->op->impl->npp_peer (item->op, &request->params, item->format, &peer))
     return TRUE;
+  function = (KsNppFunction) peer.function;
 
   /* Resize writes the output's size; everything else the input's. */
   ks_op_output_size (item->op, &request->params, state->width, state->height, &width, &height);
@@ -611,12 +493,8 @@ measure_npp (BenchState *state, const BenchItem *item, const KsRunRequest *reque
       call.src_pitch[0] = ks_buffer_get_pitch (gray);
       row->npp_note = g_strdup ("NPP reads GRAY8 (1 byte per pixel), ours RGBA8");
     }
-  if (function == KS_NPP_SWAP_CHANNELS_8U_C4R
-      && !swap_order (item->op, &request->params, call.order))
-    {
-      row->npp_note = g_strdup ("no channel order to give NPP");
-      return TRUE;
-    }
+  memcpy (call.order, peer.order, sizeof call.order);
+  memcpy (call.thresholds, peer.thresholds, sizeof call.thresholds);
   if (function == KS_NPP_LUT_PALETTE_8U_AC4R)
     {
       if (!ks_npp_has (state->npp, function))
@@ -634,22 +512,13 @@ measure_npp (BenchState *state, const BenchItem *item, const KsRunRequest *reque
     }
   if (function == KS_NPP_THRESHOLD_8U_AC4R_GT)
     {
-      double level = ks_params_get (&request->params, item->op, "level");
-
       if (!ks_npp_has (state->npp, function))
         {
           row->npp_note = g_strdup ("this NPP has no nppiThreshold_8u_AC4R_Ctx (libnppitc)");
           return TRUE;
         }
-      if (!(level >= 0 && level <= 255))
-        {
-          row->npp_note = g_strdup ("no threshold level to give NPP");
-          return TRUE;
-        }
-      for (guint c = 0; c < 3; c++)
-        call.thresholds[c] = (guint8) level;
       row->npp_note = g_strdup_printf ("ours in trunc mode, level %u: NPP_CMP_GREATER",
-                                       (guint) level);
+                                       peer.thresholds[0]);
     }
 
   if (function == KS_NPP_HISTOGRAM_EVEN_8U_C1R || function == KS_NPP_HISTOGRAM_EVEN_8U_C4R)
@@ -689,7 +558,7 @@ measure_npp (BenchState *state, const BenchItem *item, const KsRunRequest *reque
     }
 
   npp = g_new0 (KsBenchNpp, 1);
-  if (!ks_npp_time (state->npp, state->engine, &call, state->repeats, &npp->timing, &local))
+  if (!ks_npp_time (state->npp, state->engine, &call, &state->timing, &npp->timing, &local))
     goto npp_failed;
   npp->name = g_strdup (ks_npp_function_name (function));
   npp->gbs = gbs_of (row->bytes, npp->timing.median_ms);
@@ -750,7 +619,8 @@ measure_item (BenchState *state, const BenchItem *item, KsBenchRow *row, GError 
   gboolean ok = FALSE;
 
   ks_run_request_init (&request, item->op);
-  bench_params (item->op, &request.params);
+  if (!bench_params (item->op, &request.params, error))
+    return FALSE;
   apply_launch (state->options, &request.launch);
   if (item->method != NULL
       && !ks_params_set (&request.params, item->op, "method", item->method, error))
@@ -782,8 +652,7 @@ measure_item (BenchState *state, const BenchItem *item, KsBenchRow *row, GError 
   row->bytes = ks_op_bytes_moved_for (item->op, &request.params, item->format, state->width,
                                       state->height);
 
-  if (!ks_engine_run_repeat (state->engine, &request, state->repeats, &result, &row->timing,
-                             error))
+  if (!ks_engine_measure (state->engine, &request, &state->timing, &result, &row->timing, error))
     goto out;
   row->gbs = gbs_of (row->bytes, row->timing.median_ms);
   row->launch = result.launch;
@@ -833,9 +702,6 @@ ks_bench_run (KsEngine *engine, const KsBenchOptions *options, KsBenchProgressFu
   device = ks_engine_get_device (engine);
   state.engine = engine;
   state.options = options;
-  /* Inputs of every size are read from device memory, not from L2. */
-  ks_engine_set_flush_caches (engine, options->dirty_flush ? KS_CACHE_FLUSH_WRITE
-                                                        : KS_CACHE_FLUSH_READ);
   state.width = options->width != 0 ? options->width : KS_BENCH_DEFAULT_WIDTH;
   state.height = options->height != 0 ? options->height : KS_BENCH_DEFAULT_HEIGHT;
   state.repeats = options->repeats;
@@ -859,6 +725,12 @@ ks_bench_run (KsEngine *engine, const KsBenchOptions *options, KsBenchProgressFu
       return NULL;
     }
 
+  /* Inputs of every size are read from device memory, not from L2. */
+  ks_timing_options_init (&state.timing, state.repeats);
+  state.timing.flush = !cuda ? KS_CACHE_FLUSH_NONE
+                       : options->dirty_flush ? KS_CACHE_FLUSH_WRITE
+                                              : KS_CACHE_FLUSH_READ;
+  state.timing.cancellable = cancellable;
   items = select_items (options->ops, error);
   if (items == NULL)
     return NULL;
@@ -940,337 +812,6 @@ ks_bench_run (KsEngine *engine, const KsBenchOptions *options, KsBenchProgressFu
   ret = g_steal_pointer (&report);
 
 out:
-  ks_engine_set_flush_caches (engine, KS_CACHE_FLUSH_NONE);
   bench_state_clear (&state);
   return ret;
-}
-
-/* ---- output ------------------------------------------------------------- */
-
-static void
-append_ms (GString *s, double ms, int width)
-{
-  if (isfinite (ms))
-    g_string_append_printf (s, " %*.4f", width, ms);
-  else
-    g_string_append_printf (s, " %*s", width, "-");
-}
-
-static void
-append_number (GString *s, double value, int width, int precision, const char *suffix)
-{
-  if (isfinite (value))
-    g_string_append_printf (s, " %*.*f%s", width, precision, value, suffix);
-  else
-    g_string_append_printf (s, " %*s%*s", width, "-", (int) strlen (suffix), "");
-}
-
-/* "32x8 ppt4 stride": the block, the pixels per thread and the mapping. */
-static char *
-launch_label (const KsLaunchConfig *launch)
-{
-  return g_strdup_printf ("%ux%u%s ppt%u%s", launch->block.x, launch->block.y,
-                          launch->block.z > 1 ? "x…" : "", launch->pixels_per_thread,
-                          launch->mode == KS_LAUNCH_GRID_STRIDE ? " stride" : "");
-}
-
-char *
-ks_bench_report_format_table (const KsBenchReport *report)
-{
-  GString *s;
-  gboolean any_npp = FALSE;
-
-  g_return_val_if_fail (report != NULL, NULL);
-
-  s = g_string_new (NULL);
-  g_string_append_printf (s, "Benchmark on %s (%s), %u×%u, median of %u runs after a warm-up\n",
-                          report->device_name, report->device_id, report->width, report->height,
-                          report->repeats);
-  if (report->is_cuda)
-    g_string_append_printf (s, "L2 evicted before every timed run by %s\n",
-                            report->dirty_flush ? "overwriting a buffer (dirty lines left)"
-                                                : "reading a buffer (clean lines left)");
-  if (isfinite (report->copy_gbs))
-    g_string_append_printf (s, "Device-to-device copy: %.1f GB/s (%.3f ms for %.2f GiB, ±%.3f)",
-                            report->copy_gbs, report->copy_timing.median_ms,
-                            (double) report->copy_bytes / (1024.0 * 1024.0 * 1024.0),
-                            report->copy_timing.mad_ms);
-  else
-    g_string_append_printf (s, "Device-to-device copy: not measured (%s)",
-                            report->copy_note != NULL ? report->copy_note : "unknown");
-  if (report->peak_bandwidth_gbs > 0)
-    g_string_append_printf (s, "; theoretical peak %.0f GB/s", report->peak_bandwidth_gbs);
-  g_string_append_c (s, '\n');
-  if (report->npp_version != NULL)
-    g_string_append_printf (s, "NPP %s\n", report->npp_version[0] != '\0' ? report->npp_version
-                                                                          : "(version unknown)");
-  else
-    g_string_append_printf (s, "NPP: %s\n", report->npp_note != NULL ? report->npp_note : "-");
-
-  for (guint i = 0; i < report->rows->len; i++)
-    if (g_array_index (report->rows, KsBenchRow, i).npp != NULL)
-      any_npp = TRUE;
-
-  g_string_append_printf (s, "\n%-24s %-5s %-18s %10s %8s %8s %7s", "op", "input", "launch",
-                          "median ms", "±MAD", "GB/s", "of copy");
-  if (any_npp)
-    g_string_append_printf (s, "  %-24s %10s %8s %8s %8s %5s", "NPP", "median ms", "±MAD", "GB/s",
-                            "ours/NPP", "same");
-  g_string_append_c (s, '\n');
-
-  for (guint i = 0; i < report->rows->len; i++)
-    {
-      const KsBenchRow *row = &g_array_index (report->rows, KsBenchRow, i);
-
-      g_autofree char *launch = launch_label (&row->launch);
-
-      g_string_append_printf (s, "%-24s %-5s %-18s", row->id, ks_format_name (row->input_format),
-                              launch);
-      append_ms (s, row->timing.median_ms, 10);
-      append_ms (s, row->timing.mad_ms, 8);
-      append_number (s, row->gbs, 8, 1, "");
-      append_number (s, row->share_of_copy * 100.0, 6, 1, "%");
-      if (row->npp != NULL)
-        {
-          g_string_append_printf (s, "  %-24s", row->npp->name);
-          append_ms (s, row->npp->timing.median_ms, 10);
-          append_ms (s, row->npp->timing.mad_ms, 8);
-          append_number (s, row->npp->gbs, 8, 1, "");
-          append_number (s, row->npp->ratio, 8, 2, "");
-          g_string_append_printf (s, " %5s", row->npp->agrees ? "yes" : "NO");
-        }
-      else if (row->npp_note != NULL)
-        {
-          g_string_append_printf (s, "  NPP: %s", row->npp_note);
-        }
-      g_string_append_c (s, '\n');
-    }
-  return g_string_free (s, FALSE);
-}
-
-static void
-json_string (GString *s, const char *value)
-{
-  if (value == NULL)
-    {
-      g_string_append (s, "null");
-      return;
-    }
-  g_string_append_c (s, '"');
-  for (const guchar *p = (const guchar *) value; *p != '\0'; p++)
-    {
-      switch (*p)
-        {
-        case '"':
-          g_string_append (s, "\\\"");
-          break;
-        case '\\':
-          g_string_append (s, "\\\\");
-          break;
-        case '\n':
-          g_string_append (s, "\\n");
-          break;
-        case '\r':
-          g_string_append (s, "\\r");
-          break;
-        case '\t':
-          g_string_append (s, "\\t");
-          break;
-        default:
-          if (*p < 0x20)
-            g_string_append_printf (s, "\\u%04x", *p);
-          else
-            g_string_append_c (s, (char) *p);
-        }
-    }
-  g_string_append_c (s, '"');
-}
-
-/* JSON has no NaN or infinity: an unmeasured value is null. */
-static void
-json_number (GString *s, double value)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (!isfinite (value))
-    g_string_append (s, "null");
-  else
-    g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.6g", value));
-}
-
-static void
-json_key (GString *s, const char *key)
-{
-  json_string (s, key);
-  g_string_append (s, ": ");
-}
-
-static void
-json_timing (GString *s, const KsTiming *timing, const char *indent)
-{
-  g_string_append_printf (s, "%s", indent);
-  json_key (s, "median_ms");
-  json_number (s, timing->median_ms);
-  g_string_append_printf (s, ",\n%s", indent);
-  json_key (s, "mad_ms");
-  json_number (s, timing->mad_ms);
-  g_string_append_printf (s, ",\n%s", indent);
-  json_key (s, "min_ms");
-  json_number (s, timing->min_ms);
-  g_string_append_printf (s, ",\n%s", indent);
-  json_key (s, "max_ms");
-  json_number (s, timing->max_ms);
-  g_string_append_printf (s, ",\n%s", indent);
-  json_key (s, "warmup_ms");
-  json_number (s, timing->warmup_ms);
-  g_string_append_printf (s, ",\n%s", indent);
-  json_key (s, "runs");
-  g_string_append_printf (s, "%u", timing->n);
-}
-
-char *
-ks_bench_report_to_json (const KsBenchReport *report)
-{
-  GString *s;
-
-  g_return_val_if_fail (report != NULL, NULL);
-
-  s = g_string_new ("{\n  ");
-  json_key (s, "kernelscope_version");
-  json_string (s, PACKAGE_VERSION);
-  g_string_append (s, ",\n  ");
-  json_key (s, "device");
-  json_string (s, report->device_name);
-  g_string_append (s, ",\n  ");
-  json_key (s, "device_id");
-  json_string (s, report->device_id);
-  g_string_append (s, ",\n  ");
-  json_key (s, "engine");
-  json_string (s, report->is_cuda ? "cuda" : "cpu");
-  g_string_append (s, ",\n  ");
-  json_key (s, "width");
-  g_string_append_printf (s, "%u,\n  ", report->width);
-  json_key (s, "height");
-  g_string_append_printf (s, "%u,\n  ", report->height);
-  json_key (s, "repeats");
-  g_string_append_printf (s, "%u,\n  ", report->repeats);
-  json_key (s, "l2_flush");
-  json_string (s, !report->is_cuda ? NULL : report->dirty_flush ? "write" : "read");
-  g_string_append (s, ",\n  ");
-  json_key (s, "peak_bandwidth_gbs");
-  json_number (s, report->peak_bandwidth_gbs > 0 ? report->peak_bandwidth_gbs : NAN);
-  g_string_append (s, ",\n  ");
-  json_key (s, "copy_bandwidth_gbs");
-  json_number (s, report->copy_gbs);
-  g_string_append (s, ",\n  ");
-  json_key (s, "copy");
-  if (isfinite (report->copy_gbs))
-    {
-      g_string_append (s, "{\n    ");
-      json_key (s, "bytes");
-      g_string_append_printf (s, "%" G_GUINT64_FORMAT ",\n", report->copy_bytes);
-      json_timing (s, &report->copy_timing, "    ");
-      g_string_append (s, "\n  }");
-    }
-  else
-    {
-      g_string_append (s, "null");
-    }
-  g_string_append (s, ",\n  ");
-  json_key (s, "copy_note");
-  json_string (s, report->copy_note);
-  g_string_append (s, ",\n  ");
-  json_key (s, "npp_version");
-  json_string (s, report->npp_version);
-  g_string_append (s, ",\n  ");
-  json_key (s, "npp_note");
-  json_string (s, report->npp_note);
-  g_string_append (s, ",\n  ");
-  json_key (s, "ops");
-  g_string_append (s, "[");
-
-  for (guint i = 0; i < report->rows->len; i++)
-    {
-      const KsBenchRow *row = &g_array_index (report->rows, KsBenchRow, i);
-
-      g_string_append (s, i > 0 ? ",\n    {\n" : "\n    {\n");
-      g_string_append (s, "      ");
-      json_key (s, "id");
-      json_string (s, row->id);
-      g_string_append (s, ",\n      ");
-      json_key (s, "op");
-      json_string (s, row->op->id);
-      g_string_append (s, ",\n      ");
-      json_key (s, "method");
-      json_string (s, row->method);
-      g_string_append (s, ",\n      ");
-      json_key (s, "input");
-      json_string (s, ks_format_name (row->input_format));
-      g_string_append (s, ",\n      ");
-      json_key (s, "bytes");
-      g_string_append_printf (s, "%" G_GUINT64_FORMAT ",\n      ", row->bytes);
-      json_key (s, "launch");
-      g_string_append_printf (s, "{ \"block\": [%u, %u, %u], \"grid\": [%u, %u, %u], "
-                              "\"pixels_per_thread\": %u, \"mapping\": ",
-                              row->launch.block.x, row->launch.block.y, row->launch.block.z,
-                              row->launch.grid.x, row->launch.grid.y, row->launch.grid.z,
-                              row->launch.pixels_per_thread);
-      json_string (s, row->launch.mode == KS_LAUNCH_GRID_STRIDE ? "grid-stride" : "per-pixel");
-      g_string_append (s, " },\n");
-      json_timing (s, &row->timing, "      ");
-      g_string_append (s, ",\n      ");
-      json_key (s, "gbs");
-      json_number (s, row->gbs);
-      g_string_append (s, ",\n      ");
-      json_key (s, "share_of_copy");
-      json_number (s, row->share_of_copy);
-      g_string_append (s, ",\n      ");
-      json_key (s, "npp");
-      if (row->npp != NULL)
-        {
-          g_string_append (s, "{\n        ");
-          json_key (s, "name");
-          json_string (s, row->npp->name);
-          g_string_append (s, ",\n");
-          json_timing (s, &row->npp->timing, "        ");
-          g_string_append (s, ",\n        ");
-          json_key (s, "gbs");
-          json_number (s, row->npp->gbs);
-          g_string_append (s, ",\n        ");
-          json_key (s, "ratio");
-          json_number (s, row->npp->ratio);
-          g_string_append (s, ",\n        ");
-          json_key (s, "agrees");
-          g_string_append (s, row->npp->agrees ? "true" : "false");
-          g_string_append (s, "\n      }");
-        }
-      else
-        {
-          g_string_append (s, "null");
-        }
-      g_string_append (s, ",\n      ");
-      json_key (s, "npp_note");
-      json_string (s, row->npp_note);
-      g_string_append (s, "\n    }");
-    }
-  g_string_append (s, report->rows->len > 0 ? "\n  ]\n}\n" : "]\n}\n");
-  return g_string_free (s, FALSE);
-}
-
-gboolean
-ks_bench_report_write_json (const KsBenchReport *report, const char *path, GError **error)
-{
-  g_autofree char *json = NULL;
-  g_autoptr (GError) local = NULL;
-
-  g_return_val_if_fail (report != NULL, FALSE);
-  g_return_val_if_fail (path != NULL, FALSE);
-
-  json = ks_bench_report_to_json (report);
-  if (!g_file_set_contents (path, json, -1, &local))
-    {
-      g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "cannot write %s: %s", path, local->message);
-      return FALSE;
-    }
-  return TRUE;
 }

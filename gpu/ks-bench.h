@@ -40,7 +40,7 @@ typedef struct
   guint64 copy_bytes;       /* 0: 1 GiB */
   gboolean skip_npp;
   /* Evict L2 before each timed run by overwriting a buffer, not by reading
-   * it (ks_engine_set_flush_caches): the timed kernels then also write back
+   * it (KS_CACHE_FLUSH_WRITE): the timed kernels then also write back
    * the dirty lines the flush left. */
   gboolean dirty_flush;
   /* The launch of every op, for sweeps; zeros keep each op's own. */
@@ -102,11 +102,6 @@ KsBenchReport *ks_bench_run          (KsEngine *engine, const KsBenchOptions *op
                                       KsBenchProgressFunc progress, gpointer user_data,
                                       GCancellable *cancellable, GError **error);
 void           ks_bench_report_free  (KsBenchReport *report);
-/* A table for people, one row per op. */
-char          *ks_bench_report_format_table (const KsBenchReport *report);
-char          *ks_bench_report_to_json      (const KsBenchReport *report);
-gboolean       ks_bench_report_write_json   (const KsBenchReport *report, const char *path,
-                                             GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsBenchReport, ks_bench_report_free)
 

@@ -330,9 +330,3 @@ _ks_cpu_filter_rect (const KsKernelRun *run, guint x0, guint y0, guint n, guint 
         separable_piece (run, &pl, (gint64) x0 + done, y, MIN (PIECE_W, n - done));
   }
 }
-
-void
-_ks_cpu_filter_span (const KsKernelRun *run, guint x0, guint y, guint n)
-{
-  _ks_cpu_filter_rect (run, x0, y, n, 1);
-}

@@ -19,8 +19,6 @@ struct _KsCudaContext
 {
   int device;
   cudaStream_t stream;
-  cudaEvent_t start;
-  cudaEvent_t stop;
   guint8 *staging;        /* pinned host memory for uploads and downloads */
   gsize staging_size;
   guint32 *bins;          /* device: 4 × 256 histogram counters */
@@ -29,7 +27,6 @@ struct _KsCudaContext
   gsize flush_size;
   guint32 *flush_sink;    /* the eviction kernel's never-taken store */
   int sm_count;           /* sizes the eviction kernel's grid */
-  KsCacheFlush flush_before_run;
 };
 
 static gboolean
@@ -46,8 +43,6 @@ _ks_cuda_context_new (int ordinal, GError **error)
   ctx->device = ordinal;
   if (!use_device (ctx, error)
       || !CHECK (cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking), error)
-      || !CHECK (cudaEventCreate (&ctx->start), error)
-      || !CHECK (cudaEventCreate (&ctx->stop), error)
       || !CHECK (cudaMalloc ((void **) &ctx->bins, 4 * 256 * sizeof (guint32)), error)
       || !CHECK (cudaMallocHost ((void **) &ctx->bins_host, 4 * 256 * sizeof (guint32)), error))
     {
@@ -73,10 +68,6 @@ _ks_cuda_context_free (KsCudaContext *ctx)
       cudaFree (ctx->flush_sink);
       cudaFreeHost (ctx->bins_host);
       cudaFreeHost (ctx->staging);
-      if (ctx->start != NULL)
-        cudaEventDestroy (ctx->start);
-      if (ctx->stop != NULL)
-        cudaEventDestroy (ctx->stop);
       if (ctx->stream != NULL)
         cudaStreamDestroy (ctx->stream);
       (void) cudaGetLastError ();
@@ -144,21 +135,8 @@ ensure_staging (KsCudaContext *ctx, gsize size, GError **error)
   return TRUE;
 }
 
-static gboolean
-elapsed (KsCudaContext *ctx, double *ms, GError **error)
-{
-  float f = 0;
-
-  if (!CHECK (cudaEventSynchronize (ctx->stop), error)
-      || !CHECK (cudaEventElapsedTime (&f, ctx->start, ctx->stop), error))
-    return FALSE;
-  if (ms != NULL)
-    *ms = f;
-  return TRUE;
-}
-
 gboolean
-_ks_cuda_upload (KsCudaContext *ctx, const KsImage *image, KsBuffer *buffer, double *ms,
+_ks_cuda_upload (KsCudaContext *ctx, const KsImage *image, KsBuffer *buffer, KsClock *clock,
                  GError **error)
 {
   gsize row = (gsize) image->width * ks_format_bytes_per_pixel (image->format);
@@ -170,27 +148,25 @@ _ks_cuda_upload (KsCudaContext *ctx, const KsImage *image, KsBuffer *buffer, dou
     return FALSE;
   for (guint y = 0; y < image->height; y++)
     memcpy (ctx->staging + y * row, ks_image_row (image, y), row);
-  if (!CHECK (cudaEventRecord (ctx->start, ctx->stream), error)
-      || !CHECK (cudaMemcpy2DAsync (buffer->data, buffer->pitch, ctx->staging, row, row,
-                                    image->height, cudaMemcpyHostToDevice, ctx->stream), error)
-      || !CHECK (cudaEventRecord (ctx->stop, ctx->stream), error))
-    return FALSE;
-  return elapsed (ctx, ms, error);
+  return ks_clock_start (clock, error)
+         && CHECK (cudaMemcpy2DAsync (buffer->data, buffer->pitch, ctx->staging, row, row,
+                                      image->height, cudaMemcpyHostToDevice, ctx->stream), error)
+         && ks_clock_stop (clock, error);
 }
 
 gboolean
-_ks_cuda_download (KsCudaContext *ctx, KsBuffer *buffer, KsImage *image, double *ms,
+_ks_cuda_download (KsCudaContext *ctx, KsBuffer *buffer, KsImage *image, KsClock *clock,
                    GError **error)
 {
   gsize row = (gsize) image->width * ks_format_bytes_per_pixel (image->format);
 
   if (!use_device (ctx, error) || !ensure_staging (ctx, row * image->height, error))
     return FALSE;
-  if (!CHECK (cudaEventRecord (ctx->start, ctx->stream), error)
+  if (!ks_clock_start (clock, error)
       || !CHECK (cudaMemcpy2DAsync (ctx->staging, row, buffer->data, buffer->pitch, row,
                                     image->height, cudaMemcpyDeviceToHost, ctx->stream), error)
-      || !CHECK (cudaEventRecord (ctx->stop, ctx->stream), error)
-      || !elapsed (ctx, ms, error))
+      || !ks_clock_stop (clock, error)
+      || !CHECK (cudaStreamSynchronize (ctx->stream), error))
     return FALSE;
   for (guint y = 0; y < image->height; y++)
     memcpy (ks_image_row (image, y), ctx->staging + y * row, row);
@@ -216,14 +192,8 @@ _ks_cuda_fill (KsCudaContext *ctx, KsBuffer *buffer, guint8 value, GError **erro
          && CHECK (cudaStreamSynchronize (ctx->stream), error);
 }
 
-void
-_ks_cuda_set_flush_before_run (KsCudaContext *ctx, KsCacheFlush flush)
-{
-  ctx->flush_before_run = flush;
-}
-
 gboolean
-_ks_cuda_flush_caches (KsCudaContext *ctx, GError **error)
+_ks_cuda_flush_caches (KsCudaContext *ctx, KsCacheFlush flush, GError **error)
 {
   if (ctx->flush == NULL)
     {
@@ -248,16 +218,10 @@ _ks_cuda_flush_caches (KsCudaContext *ctx, GError **error)
           return FALSE;
         }
     }
-  if (ctx->flush_before_run == KS_CACHE_FLUSH_WRITE)
+  if (flush == KS_CACHE_FLUSH_WRITE)
     return CHECK (cudaMemsetAsync (ctx->flush, 0, ctx->flush_size, ctx->stream), error);
   return CHECK (ks_cuda_evict_launch (ctx->flush, ctx->flush_size, ctx->flush_sink,
                                       ctx->sm_count, ctx->stream), error);
-}
-
-static int
-run_channels (const KsKernelRun *run)
-{
-  return run->inputs[0]->format == KS_FORMAT_GRAY8 ? 1 : KS_HIST_CHANNELS;
 }
 
 gboolean
@@ -265,41 +229,15 @@ _ks_cuda_attributes (KsCudaContext *ctx, const KsKernelRun *run, KsKernelAttribu
                      GError **error)
 {
   struct cudaFuncAttributes fa;
-  guint threads = run->geom.block.x * run->geom.block.y * run->geom.block.z;
 
   memset (&fa, 0, sizeof fa);
-  if (!use_device (ctx, error))
-    return FALSE;
   memset (attrs, 0, sizeof *attrs);
-  switch (run->kind)
-    {
-    case KS_IMPL_HISTOGRAM:
-      if (!CHECK (ks_cuda_histogram_attributes (run->histogram_method, run->geom,
-                                                run_channels (run), run->instrument, &fa), error))
-        return FALSE;
-      attrs->shared_dynamic = ks_histogram_shared_bytes (run->histogram_method,
-                                                         run_channels (run), threads);
-      break;
-    case KS_IMPL_FILTER:
-      if (!CHECK (ks_cuda_filter_attributes (&run->filter,
-                                             ks_format_bytes_per_pixel (run->inputs[0]->format),
-                                             run->geom, run->instrument, &fa), error))
-        return FALSE;
-      attrs->shared_dynamic = ks_filter_shared_bytes (&run->filter, run->geom.block,
-                                                      run->geom.pixels_per_thread);
-      break;
-    case KS_IMPL_RESIZE:
-      if (!CHECK (ks_cuda_resize_attributes (&run->resize, run->geom, run->instrument, &fa), error))
-        return FALSE;
-      break;
-    case KS_IMPL_ELEMENTWISE:
-    case KS_IMPL_EQUALIZE:
-    default:
-      if (!CHECK (ks_cuda_elementwise_attributes ((KsElementwiseId) run->ew_id, run->geom,
-                                                  run->instrument, &fa), error))
-        return FALSE;
-      break;
-    }
+  if (!use_device (ctx, error)
+      || !_ks_cuda_check (run->kind->cuda_attributes (run, &fa), "cudaFuncGetAttributes", error))
+    return FALSE;
+  if (run->kind->shared_memory != NULL)
+    run->kind->shared_memory (run, attrs);
+  /* The kernel's own static shared memory, as compiled. */
   attrs->num_regs = fa.numRegs;
   attrs->shared_static = fa.sharedSizeBytes;
   attrs->local_bytes = fa.localSizeBytes;
@@ -360,13 +298,13 @@ device_coverage_download (KsCudaContext *ctx, DeviceCoverage *c, KsCoverage *out
 }
 
 gboolean
-_ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, double *kernel_ms, GError **error)
+_ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, KsClock *clock, GError **error)
 {
   DeviceCoverage cov;
   KsCoverageBuffers none = { NULL, NULL, NULL, NULL };
+  KsKernelRun r = *run;
   gboolean instrumented = run->coverage != NULL;
-  int channels = run_channels (run);
-  cudaError_t launch_err;
+  int channels = run->inputs[0]->format == KS_FORMAT_GRAY8 ? 1 : KS_HIST_CHANNELS;
   gboolean ok = FALSE;
 
   memset (&cov, 0, sizeof cov);
@@ -376,41 +314,11 @@ _ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, double *kernel_ms, GEr
       && !device_coverage_alloc (ctx, &cov, (gsize) run->geom.width * run->geom.height, error))
     goto out;
 
-  if (ctx->flush_before_run && !_ks_cuda_flush_caches (ctx, error))
-    goto out;
-  if (!CHECK (cudaEventRecord (ctx->start, ctx->stream), error))
-    goto out;
-  if (run->kind == KS_IMPL_HISTOGRAM)
-    launch_err = ks_cuda_histogram_launch (run->histogram_method, run->geom, channels,
-                                           run->inputs[0]->data, run->inputs[0]->pitch, ctx->bins,
-                                           instrumented ? cov.dev : none, ctx->stream);
-  else if (run->kind == KS_IMPL_FILTER)
-    launch_err = ks_cuda_filter_launch (run->geom, &run->filter, run->inputs[0]->data,
-                                        run->inputs[0]->pitch,
-                                        ks_format_bytes_per_pixel (run->inputs[0]->format),
-                                        run->output->data,
-                                        run->output->pitch, instrumented ? cov.dev : none,
-                                        ctx->stream);
-  else if (run->kind == KS_IMPL_RESIZE)
-    launch_err = ks_cuda_resize_launch (run->geom, &run->resize, run->inputs[0]->data,
-                                        run->inputs[0]->pitch, run->output->data,
-                                        run->output->pitch, instrumented ? cov.dev : none,
-                                        ctx->stream);
-  else
-    launch_err = ks_cuda_elementwise_launch ((KsElementwiseId) run->ew_id, run->geom,
-                                             run->inputs[0]->data, run->inputs[0]->pitch,
-                                             run->inputs[1] != NULL ? run->inputs[1]->data : NULL,
-                                             run->inputs[1] != NULL ? run->inputs[1]->pitch : 0,
-                                             run->output->data, run->output->pitch,
-                                             run->pixel_params, instrumented ? cov.dev : none,
-                                             ctx->stream);
-  if (!_ks_cuda_check (launch_err, run->kind == KS_IMPL_HISTOGRAM ? "ks_cuda_histogram_launch"
-                                   : run->kind == KS_IMPL_FILTER ? "ks_cuda_filter_launch"
-                                   : run->kind == KS_IMPL_RESIZE ? "ks_cuda_resize_launch"
-                                   : "ks_cuda_elementwise_launch",
-                       error)
-      || !CHECK (cudaEventRecord (ctx->stop, ctx->stream), error)
-      || !elapsed (ctx, kernel_ms, error))
+  r.device_bins = ctx->bins;
+  if (!ks_clock_start (clock, error)
+      || !_ks_cuda_check (run->kind->cuda_launch (&r, instrumented ? cov.dev : none, ctx->stream),
+                          run->kind->cuda_launcher, error)
+      || !ks_clock_stop (clock, error))
     goto out;
 
   if (run->histogram != NULL)
@@ -431,39 +339,49 @@ out:
   return ok;
 }
 
-gboolean
-_ks_cuda_copy_bandwidth (KsCudaContext *ctx, guint64 bytes, guint repeats, KsTiming *timing,
-                         GError **error)
+typedef struct
 {
-  void *a = NULL, *b = NULL;
+  KsCudaContext *ctx;
+  void *a;
+  void *b;
+  guint64 bytes;
+  guint i;
+} CopyRun;
+
+static gboolean
+copy_once (KsClock *clock, gpointer user_data, GError **error)
+{
+  CopyRun *c = user_data;
+  /* Alternate the direction so no copy reads what the previous one left in L2. */
+  void *src = c->i % 2 ? c->b : c->a, *dst = c->i % 2 ? c->a : c->b;
+
+  c->i++;
+  return ks_clock_start (clock, error)
+         && CHECK (cudaMemcpyAsync (dst, src, c->bytes, cudaMemcpyDeviceToDevice,
+                                    c->ctx->stream), error)
+         && ks_clock_stop (clock, error);
+}
+
+gboolean
+_ks_cuda_copy_bandwidth (KsCudaContext *ctx, KsEngine *engine, guint64 bytes, guint repeats,
+                         KsTiming *timing, GError **error)
+{
+  CopyRun c = { ctx, NULL, NULL, bytes, 0 };
+  KsTimingOptions options;
   gboolean ok = FALSE;
 
-  if (!use_device (ctx, error) || !CHECK (cudaMalloc (&a, bytes), error)
-      || !CHECK (cudaMalloc (&b, bytes), error)
-      || !CHECK (cudaMemsetAsync (a, 0x5a, bytes, ctx->stream), error)
-      || !CHECK (cudaMemcpyAsync (b, a, bytes, cudaMemcpyDeviceToDevice, ctx->stream), error)
+  ks_timing_options_init (&options, repeats);
+  if (!use_device (ctx, error) || !CHECK (cudaMalloc (&c.a, bytes), error)
+      || !CHECK (cudaMalloc (&c.b, bytes), error)
+      || !CHECK (cudaMemsetAsync (c.a, 0x5a, bytes, ctx->stream), error)
       || !CHECK (cudaStreamSynchronize (ctx->stream), error))
     goto out;
-  timing->samples_ms = g_new0 (double, repeats);
-  for (guint i = 0; i < repeats; i++)
-    {
-      double ms = 0;
-      /* Alternate the direction so no copy reads what the previous one left in L2. */
-      void *src = i % 2 ? b : a, *dst = i % 2 ? a : b;
-      if (!CHECK (cudaEventRecord (ctx->start, ctx->stream), error)
-          || !CHECK (cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToDevice, ctx->stream), error)
-          || !CHECK (cudaEventRecord (ctx->stop, ctx->stream), error)
-          || !elapsed (ctx, &ms, error))
-        goto out;
-      timing->samples_ms[timing->n++] = ms;
-    }
-  ks_timing_compute (timing);
-  ok = TRUE;
+  ok = ks_timing_measure (engine, &options, copy_once, &c, timing, error);
 out:
   if (ks_cuda_lost_reason () == NULL)
     {
-      cudaFree (a);
-      cudaFree (b);
+      cudaFree (c.a);
+      cudaFree (c.b);
       (void) cudaGetLastError ();
     }
   return ok;
@@ -519,14 +437,14 @@ _ks_cuda_buffer_free (KsCudaContext *ctx, KsBuffer *buffer)
 }
 
 gboolean
-_ks_cuda_upload (KsCudaContext *ctx, const KsImage *image, KsBuffer *buffer, double *ms,
+_ks_cuda_upload (KsCudaContext *ctx, const KsImage *image, KsBuffer *buffer, KsClock *clock,
                  GError **error)
 {
   return unavailable (error);
 }
 
 gboolean
-_ks_cuda_download (KsCudaContext *ctx, KsBuffer *buffer, KsImage *image, double *ms,
+_ks_cuda_download (KsCudaContext *ctx, KsBuffer *buffer, KsImage *image, KsClock *clock,
                    GError **error)
 {
   return unavailable (error);
@@ -553,14 +471,14 @@ _ks_cuda_attributes (KsCudaContext *ctx, const KsKernelRun *run, KsKernelAttribu
 }
 
 gboolean
-_ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, double *kernel_ms, GError **error)
+_ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, KsClock *clock, GError **error)
 {
   return unavailable (error);
 }
 
 gboolean
-_ks_cuda_copy_bandwidth (KsCudaContext *ctx, guint64 bytes, guint repeats, KsTiming *timing,
-                         GError **error)
+_ks_cuda_copy_bandwidth (KsCudaContext *ctx, KsEngine *engine, guint64 bytes, guint repeats,
+                         KsTiming *timing, GError **error)
 {
   return unavailable (error);
 }
@@ -572,14 +490,9 @@ _ks_cuda_debug_fault (KsCudaContext *ctx, GError **error)
 }
 
 gboolean
-_ks_cuda_flush_caches (KsCudaContext *ctx, GError **error)
+_ks_cuda_flush_caches (KsCudaContext *ctx, KsCacheFlush flush, GError **error)
 {
   return unavailable (error);
-}
-
-void
-_ks_cuda_set_flush_before_run (KsCudaContext *ctx, KsCacheFlush flush)
-{
 }
 
 #endif

@@ -9,22 +9,55 @@
 
 G_BEGIN_DECLS
 
-typedef enum
-{
-  KS_IMPL_ELEMENTWISE = 1, /* one pass of ks_cuda_elementwise_launch; id: KsElementwiseId */
-  KS_IMPL_HISTOGRAM = 2,   /* method from the op's "method" parameter */
-  KS_IMPL_EQUALIZE = 3,    /* a histogram of the input, then an element-wise LUT pass */
-  KS_IMPL_FILTER = 4,      /* a neighbourhood filter (ks-filter.h) */
-  KS_IMPL_RESIZE = 5,      /* resampling to the size in the parameters (ks-resize.h) */
-} KsImplKind;
-
 typedef struct _KsKernelRun KsKernelRun;
+typedef struct _KsCpuWorker KsCpuWorker;
+typedef struct _KsCudaContext KsCudaContext;
+struct cudaFuncAttributes;
 
-/* How the engines run an op; every registry entry points to one. */
+/* How the engines run one kind of op: element-wise, histogram, filter, … —
+ * the only place either engine, the benchmark or the UI learns what a kind
+ * does. A kind is one gpu/ks-op-*.c file (this table, its ops, its CPU code)
+ * and its kernels in kernels/. */
+typedef struct _KsOpKind
+{
+  const char *name;
+  /* The CPU engine's unit of work, from its worker threads: the output (or
+   * the counts) of rows [y0, y0 + rows) × columns [x0, x0 + n). Instrumented
+   * and plain runs call the same function; the engine records coverage. */
+  void (*cpu_rect) (KsCpuWorker *worker, const KsKernelRun *run, guint x0, guint y0, guint n,
+                    guint rows);
+  /* Shared memory the kernel asks for at run->geom, which the CPU engine
+   * reports too, so that launch validation agrees between engines; NULL: none. */
+  void (*shared_memory) (const KsKernelRun *run, KsKernelAttributes *attrs);
+  /* Work before the kernel on the same engine and clock, which counts in the
+   * op's time (equalisation: the input's histograms, then its tables); NULL:
+   * none. It may change what run holds for the kernel. */
+  gboolean (*before_run) (KsEngine *engine, KsKernelRun *run, const KsParams *params,
+                          KsClock *clock, GError **error);
+  /* How many times a run reads its inputs (equalisation: twice); 0 means once. */
+  guint input_passes;
+  /* The CUDA kernel's attributes for run->geom and run->instrument, and its
+   * launch on `stream` (coverage recorded when cov.writes is set): both
+   * return a cudaError_t. NULL in builds without CUDA. */
+  int (*cuda_attributes) (const KsKernelRun *run, struct cudaFuncAttributes *attrs);
+  int (*cuda_launch) (const KsKernelRun *run, KsCoverageBuffers cov, gpointer stream);
+  const char *cuda_launcher;  /* named in errors: "ks_cuda_filter_launch" */
+} KsOpKind;
+
+/* NPP's peer of an op, filled in for the benchmark (ks-npp.h). */
+typedef struct _KsNppPeer
+{
+  int function;              /* KsNppFunction */
+  int order[4];              /* channel swaps: source channel per output channel */
+  guint8 thresholds[3];      /* thresholds: R, G, B levels */
+} KsNppPeer;
+
+/* One op's part: which kind runs it and how its parameters become the
+ * kernel's; every registry entry points to one. */
 typedef struct _KsOpImpl
 {
-  KsImplKind kind;
-  int id;                  /* KsElementwiseId for element-wise ops */
+  const KsOpKind *kind;
+  int id;                  /* KsElementwiseId for element-wise passes */
   gboolean accepts_gray;   /* GRAY8 inputs too (the histogram, Sobel) */
   /* Converts the typed parameters for the kernels (run->pixel_params, filter,
    * resize, histogram_method, ew_id); NULL when there is nothing to convert. */
@@ -32,10 +65,17 @@ typedef struct _KsOpImpl
   /* The output size; NULL: the input's. */
   void (*output_size) (const KsParams *params, guint in_width, guint in_height,
                        guint *out_width, guint *out_height);
-  /* KS_IMPL_EQUALIZE: the lookup tables (run->pixel_params.lut, run->ew_id)
-   * from the input's histograms [4][256] of `pixels` pixels. */
+  /* Equalisation: the lookup tables (run->pixel_params.lut, run->ew_id) from
+   * the input's histograms [4][256] of `pixels` pixels. */
   void (*equalize) (const KsParams *params, guint32 (*histogram)[256], guint64 pixels,
                     KsKernelRun *run);
+  /* The benchmark: the settings it runs the op in ("mode=trunc,level=128"),
+   * named in the row's id by bench_tag; NULL: the defaults. */
+  const char *bench_settings;
+  const char *bench_tag;
+  /* NPP's equivalent for these parameters and input format; FALSE: none. */
+  gboolean (*npp_peer) (const KsOp *op, const KsParams *params, KsFormat format,
+                        KsNppPeer *peer);
 } KsOpImpl;
 
 struct _KsBuffer
@@ -53,7 +93,7 @@ struct _KsBuffer
 struct _KsKernelRun
 {
   const KsOp *op;
-  KsImplKind kind;                /* op->impl->kind, or what a pass of it runs */
+  const KsOpKind *kind;           /* op->impl->kind, or what a pass of it runs */
   int ew_id;                      /* element-wise passes: KsElementwiseId */
   KsPixelParams pixel_params;
   KsHistogramMethod histogram_method;
@@ -63,6 +103,7 @@ struct _KsKernelRun
   KsBuffer *inputs[KS_OP_MAX_INPUTS];
   KsBuffer *output;               /* image ops */
   guint32 (*histogram)[256];      /* histogram ops: [4][256] on the host */
+  guint32 *device_bins;           /* histogram ops on CUDA: the counters on the device */
   gboolean instrument;            /* run the instrumented kernel variant */
   KsCoverage *coverage;           /* when instrumenting: allocated by the engine, arrays zeroed */
 };
@@ -70,41 +111,66 @@ struct _KsKernelRun
 /* ks-op-registry.c: fills the op-specific part of run from the parameters. */
 void       _ks_op_prepare             (const KsOp *op, const KsParams *params, KsKernelRun *run);
 
+/* The kinds that ops of other files use (ks-op-elementwise.c; the colour
+ * ops of ks-ops-color.c); the others are their own files' only. */
+extern const KsOpKind _ks_kind_elementwise;
+extern const KsOpKind _ks_kind_equalize;
+
 /* ks-cpu-engine.c: runs blocks in parallel on n_workers threads. */
 gboolean   _ks_cpu_run                (guint n_workers, const KsKernelRun *run, GError **error);
-/* Output pixels [x0, x0 + n) of row y of a filter or a resize (the spans the
- * CPU engine's threads own; ks-cpu-filter.c, ks-cpu-resize.c). */
-void       _ks_cpu_filter_span        (const KsKernelRun *run, guint x0, guint y, guint n);
-void       _ks_cpu_resize_span        (const KsKernelRun *run, guint x0, guint y, guint n);
-/* A filter over `rows` rows of n pixels from (x0, y0), a row at a time:
- * the columns pass straight from the source rows, then the rows pass. */
+
+/* Copies of each channel's bins that a CPU worker counts into in turn: runs
+ * of equal values (flat image areas) would otherwise make every increment
+ * wait for the store of the previous one. */
+#define KS_CPU_HIST_COPIES 4
+
+/* One CPU worker thread's own state, merged by the engine after the run. */
+struct _KsCpuWorker
+{
+  gpointer job;                                    /* the engine's */
+  guint32 hist[KS_CPU_HIST_COPIES][4][256];        /* histogram ops' counts */
+  guint64 idle;                                    /* threads outside the data */
+};
+
+/* ks-op-elementwise.c: the rounded BT.601 luma of n RGBA8 pixels (plus
+ * `bias`: 500 rounds, 0 truncates), vectorised; the histogram counts it too. */
+void       _ks_cpu_luma_row           (const guint8 *a, guint8 *out, guint n, guint32 bias);
+/* ks-cpu-filter.c, ks-cpu-resize.c: the filters' and the resize's CPU rects. */
 void       _ks_cpu_filter_rect        (const KsKernelRun *run, guint x0, guint y0, guint n,
                                        guint rows);
+void       _ks_cpu_resize_span        (const KsKernelRun *run, guint x0, guint y, guint n);
+
+/* ks-engine.c: one pass of a kernel on the engine, for kinds that run
+ * another kind's kernel first (the op's time includes it). */
+gboolean   _ks_engine_run_pass        (KsEngine *self, const KsOp *op, KsBuffer *input,
+                                       guint32 (*histogram)[256], KsClock *clock,
+                                       GError **error);
 
 /* ks-cuda-engine.c: one per KsEngine on a CUDA device. */
-typedef struct _KsCudaContext KsCudaContext;
 
 KsCudaContext *_ks_cuda_context_new   (int ordinal, GError **error);
 void       _ks_cuda_context_free      (KsCudaContext *ctx);
 gpointer   _ks_cuda_context_stream    (KsCudaContext *ctx);
 gboolean   _ks_cuda_buffer_alloc      (KsCudaContext *ctx, KsBuffer *buffer, GError **error);
 void       _ks_cuda_buffer_free       (KsCudaContext *ctx, KsBuffer *buffer);
+/* The copies between the clock's marks. */
 gboolean   _ks_cuda_upload            (KsCudaContext *ctx, const KsImage *image, KsBuffer *buffer,
-                                       double *ms, GError **error);
+                                       KsClock *clock, GError **error);
 gboolean   _ks_cuda_download          (KsCudaContext *ctx, KsBuffer *buffer, KsImage *image,
-                                       double *ms, GError **error);
+                                       KsClock *clock, GError **error);
 gboolean   _ks_cuda_read              (KsCudaContext *ctx, const void *device_src, gsize bytes,
                                        void *host_dst, GError **error);
 gboolean   _ks_cuda_fill              (KsCudaContext *ctx, KsBuffer *buffer, guint8 value,
                                        GError **error);
 gboolean   _ks_cuda_attributes        (KsCudaContext *ctx, const KsKernelRun *run,
                                        KsKernelAttributes *attrs, GError **error);
+/* The kernel between the clock's marks; coverage and histograms read back after. */
 gboolean   _ks_cuda_run               (KsCudaContext *ctx, const KsKernelRun *run,
-                                       double *kernel_ms, GError **error);
-gboolean   _ks_cuda_flush_caches      (KsCudaContext *ctx, GError **error);
-void       _ks_cuda_set_flush_before_run (KsCudaContext *ctx, KsCacheFlush flush);
-gboolean   _ks_cuda_copy_bandwidth    (KsCudaContext *ctx, guint64 bytes, guint repeats,
-                                       KsTiming *timing, GError **error);
+                                       KsClock *clock, GError **error);
+gboolean   _ks_cuda_flush_caches      (KsCudaContext *ctx, KsCacheFlush flush, GError **error);
+/* Device-to-device copies of `bytes` under the timing protocol. */
+gboolean   _ks_cuda_copy_bandwidth    (KsCudaContext *ctx, KsEngine *engine, guint64 bytes,
+                                       guint repeats, KsTiming *timing, GError **error);
 /* Launches a kernel that faults on purpose (tests only). */
 gboolean   _ks_cuda_debug_fault       (KsCudaContext *ctx, GError **error);
 

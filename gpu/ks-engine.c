@@ -17,6 +17,7 @@ struct _KsEngine
   KsDevice *device;
   KsCudaContext *cuda;   /* NULL for the CPU engine */
   GHashTable *warm;      /* configurations that have run once: later runs are not warm-ups */
+  GMutex lock;           /* warm: runs may come from any thread */
 
   guint n_workers;
 };
@@ -30,6 +31,7 @@ ks_engine_finalize (GObject *object)
 
   g_clear_pointer (&self->cuda, _ks_cuda_context_free);
   g_clear_pointer (&self->warm, g_hash_table_unref);
+  g_mutex_clear (&self->lock);
   g_clear_object (&self->device);
   G_OBJECT_CLASS (ks_engine_parent_class)->finalize (object);
 }
@@ -44,6 +46,7 @@ static void
 ks_engine_init (KsEngine *self)
 {
   self->warm = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_mutex_init (&self->lock);
   self->n_workers = 1;
 }
 
@@ -243,6 +246,9 @@ gboolean
 ks_engine_upload_into (KsEngine *self, const KsImage *image, KsBuffer *buffer, double *ms,
                        GError **error)
 {
+  g_autoptr (KsClock) clock = NULL;
+  double elapsed = 0;
+
   g_return_val_if_fail (KS_IS_ENGINE (self) && image != NULL && buffer != NULL, FALSE);
   if (!check_buffer_owner (self, buffer, error))
     return FALSE;
@@ -257,16 +263,28 @@ ks_engine_upload_into (KsEngine *self, const KsImage *image, KsBuffer *buffer, d
     }
   if (!ks_engine_check_usable (self, error))
     return FALSE;
+  clock = ks_clock_new (self, error);
+  if (clock == NULL)
+    return FALSE;
   if (self->cuda != NULL)
-    return _ks_cuda_upload (self->cuda, image, buffer, ms, error);
-  {
-    gint64 t0 = g_get_monotonic_time ();
-    gsize row = (gsize) image->width * ks_format_bytes_per_pixel (image->format);
-    for (guint y = 0; y < image->height; y++)
-      memcpy ((guint8 *) buffer->data + y * buffer->pitch, ks_image_row (image, y), row);
-    if (ms != NULL)
-      *ms = (g_get_monotonic_time () - t0) / 1000.0;
-  }
+    {
+      if (!_ks_cuda_upload (self->cuda, image, buffer, clock, error))
+        return FALSE;
+    }
+  else
+    {
+      gsize row = (gsize) image->width * ks_format_bytes_per_pixel (image->format);
+
+      ks_clock_start (clock, NULL);
+      for (guint y = 0; y < image->height; y++)
+        memcpy ((guint8 *) buffer->data + y * buffer->pitch, ks_image_row (image, y), row);
+      ks_clock_stop (clock, NULL);
+    }
+  /* Waits for the copy: the staging memory and the image are free again. */
+  if (!ks_clock_elapsed (clock, &elapsed, error))
+    return FALSE;
+  if (ms != NULL)
+    *ms = elapsed;
   return TRUE;
 }
 
@@ -286,6 +304,8 @@ KsImage *
 ks_engine_download (KsEngine *self, KsBuffer *buffer, double *ms, GError **error)
 {
   g_autoptr (KsImage) image = NULL;
+  g_autoptr (KsClock) clock = NULL;
+  double elapsed = 0;
 
   g_return_val_if_fail (KS_IS_ENGINE (self) && buffer != NULL, NULL);
   if (!check_buffer_owner (self, buffer, error) || !ks_engine_check_usable (self, error))
@@ -293,20 +313,27 @@ ks_engine_download (KsEngine *self, KsBuffer *buffer, double *ms, GError **error
   image = ks_image_new (buffer->format, buffer->width, buffer->height, error);
   if (image == NULL)
     return NULL;
+  clock = ks_clock_new (self, error);
+  if (clock == NULL)
+    return NULL;
   if (self->cuda != NULL)
     {
-      if (!_ks_cuda_download (self->cuda, buffer, image, ms, error))
+      if (!_ks_cuda_download (self->cuda, buffer, image, clock, error))
         return NULL;
     }
   else
     {
-      gint64 t0 = g_get_monotonic_time ();
       gsize row = (gsize) image->width * ks_format_bytes_per_pixel (image->format);
+
+      ks_clock_start (clock, NULL);
       for (guint y = 0; y < image->height; y++)
         memcpy (ks_image_row (image, y), (guint8 *) buffer->data + y * buffer->pitch, row);
-      if (ms != NULL)
-        *ms = (g_get_monotonic_time () - t0) / 1000.0;
+      ks_clock_stop (clock, NULL);
     }
+  if (!ks_clock_elapsed (clock, &elapsed, error))
+    return NULL;
+  if (ms != NULL)
+    *ms = elapsed;
   return g_steal_pointer (&image);
 }
 
@@ -531,13 +558,6 @@ prepare (KsEngine *self, const KsRunRequest *request, KsKernelRun *run, KsLaunch
   return TRUE;
 }
 
-/* The LUT ops copy their tables into shared memory (kernels/ks-elementwise.cu). */
-static const gboolean ew_reads_lut[KS_EW_N] = {
-#define KS_X_LUT(ID, name, fn, n_in, gray, lut) [KS_EW_##ID] = (lut),
-  KS_ELEMENTWISE_OPS (KS_X_LUT)
-#undef KS_X_LUT
-};
-
 static gboolean
 attributes_for (KsEngine *self, const KsKernelRun *run, guint channels, KsKernelAttributes *attrs,
                 GError **error)
@@ -548,15 +568,8 @@ attributes_for (KsEngine *self, const KsKernelRun *run, guint channels, KsKernel
   /* The CPU engine has no registers to run out of, but it asks for the same
    * shared memory as the CUDA kernel so validation agrees between engines. */
   attrs->max_threads_per_block = ks_device_get_limits (self->device)->max_threads_per_block;
-  if (run->kind == KS_IMPL_HISTOGRAM)
-    attrs->shared_dynamic = ks_histogram_shared_bytes (run->histogram_method, channels,
-                                                       run->geom.block.x * run->geom.block.y
-                                                       * run->geom.block.z);
-  else if (run->kind == KS_IMPL_FILTER)
-    attrs->shared_dynamic = ks_filter_shared_bytes (&run->filter, run->geom.block,
-                                                    run->geom.pixels_per_thread);
-  else if (run->ew_id >= 0 && run->ew_id < KS_EW_N && ew_reads_lut[run->ew_id])
-    attrs->shared_static = sizeof (KsPixelParams);
+  if (run->kind->shared_memory != NULL)
+    run->kind->shared_memory (run, attrs);
   return TRUE;
 }
 
@@ -633,58 +646,55 @@ ks_engine_validate (KsEngine *self, const KsRunRequest *request, KsLaunchConfig 
   return TRUE;
 }
 
+/* The kernel between the clock's marks (the CPU engine's work is synchronous). */
 static gboolean
-run_backend (KsEngine *self, const KsKernelRun *run, double *ms, GError **error)
+run_backend (KsEngine *self, const KsKernelRun *run, KsClock *clock, GError **error)
 {
-  gint64 t0;
-
   if (self->cuda != NULL)
-    return _ks_cuda_run (self->cuda, run, ms, error);
-  t0 = g_get_monotonic_time ();
-  if (!_ks_cpu_run (self->n_workers, run, error))
-    return FALSE;
-  *ms = (g_get_monotonic_time () - t0) / 1000.0;
-  return TRUE;
+    return _ks_cuda_run (self->cuda, run, clock, error);
+  if (run->coverage != NULL)
+    {
+      gsize n = (gsize) run->geom.width * run->geom.height;
+
+      /* Each run records its own coverage, as on the device. */
+      memset (run->coverage->writes, 0, n * sizeof (guint32));
+      memset (run->coverage->owner_block, 0, n * sizeof (guint32));
+      memset (run->coverage->owner_thread, 0, n * sizeof (guint32));
+    }
+  return ks_clock_start (clock, error) && _ks_cpu_run (self->n_workers, run, error)
+         && ks_clock_stop (clock, error);
 }
 
-/* Equalisation is two kernels: the input's histograms (with the histogram
- * op's own launch), then the op's lookup tables applied element-wise with the
- * user's launch. Both count in the op's time. */
-static gboolean
-equalize_prepass (KsEngine *self, const KsParams *op_params, KsKernelRun *run, guint channels,
-                  double *ms, GError **error)
+gboolean
+_ks_engine_run_pass (KsEngine *self, const KsOp *op, KsBuffer *input, guint32 (*histogram)[256],
+                     KsClock *clock, GError **error)
 {
-  const KsOp *histogram = ks_op_registry_lookup ("histogram");
-  KsBuffer *in = run->inputs[0];
   KsKernelRun pass;
-  KsLaunchConfig launch = histogram->default_launch;
+  KsLaunchConfig launch = op->default_launch;
   KsKernelAttributes attrs;
-  guint32 hist[4][256];
   KsParams params;
+  guint channels = input->format == KS_FORMAT_GRAY8 ? 1 : KS_HIST_CHANNELS;
 
   memset (&pass, 0, sizeof pass);
-  memset (hist, 0, sizeof hist);
-  pass.op = histogram;
-  ks_params_init (&params, histogram);
-  _ks_op_prepare (histogram, &params, &pass);
-  pass.inputs[0] = in;
-  pass.histogram = hist;
-  ks_launch_config_resolve (&launch, in->width, in->height,
-                            16 / ks_format_bytes_per_pixel (in->format),
+  pass.op = op;
+  ks_params_init (&params, op);
+  _ks_op_prepare (op, &params, &pass);
+  pass.inputs[0] = input;
+  pass.histogram = histogram;
+  ks_launch_config_resolve (&launch, input->width, input->height,
+                            16 / ks_format_bytes_per_pixel (input->format),
                             ks_device_get_limits (self->device));
-  ks_launch_config_to_geometry (&launch, in->width, in->height, &pass.geom);
+  ks_launch_config_to_geometry (&launch, input->width, input->height, &pass.geom);
   if (!attributes_for (self, &pass, channels, &attrs, error))
     return FALSE;
-  ks_launch_config_fit_occupancy (&launch, in->width, in->height,
+  ks_launch_config_fit_occupancy (&launch, input->width, input->height,
                                   ks_device_get_limits (self->device), &attrs);
-  ks_launch_config_to_geometry (&launch, in->width, in->height, &pass.geom);
-  if (!run_backend (self, &pass, ms, error))
+  ks_launch_config_to_geometry (&launch, input->width, input->height, &pass.geom);
+  if (!run_backend (self, &pass, clock, error))
     return FALSE;
   if (channels == 1)
     for (guint c = 1; c < 4; c++)
-      memcpy (hist[c], hist[0], sizeof hist[0]);
-  run->op->impl->equalize (op_params, hist, (guint64) in->width * in->height, run);
-  run->kind = KS_IMPL_ELEMENTWISE;
+      memcpy (histogram[c], histogram[0], sizeof histogram[0]);
   return TRUE;
 }
 
@@ -698,20 +708,33 @@ warm_key (const KsKernelRun *run, gboolean instrument)
                           g->height, instrument);
 }
 
-gboolean
-ks_engine_run (KsEngine *self, const KsRunRequest *request, KsRunResult *result, GError **error)
+/* A validated request with its buffers, ready to run any number of times. */
+typedef struct
 {
-  g_autoptr (KsBuffer) output = NULL;
-  g_autoptr (KsCoverage) coverage = NULL;
+  KsEngine *engine;
+  const KsRunRequest *request;
   KsKernelRun run;
   KsLaunchConfig resolved;
   guint channels;
-  double kernel_ms = 0;
+  KsBuffer *output;               /* owned */
+  KsCoverage *coverage;           /* owned */
   guint32 hist[4][256];
-  char *key;
+} Prepared;
 
-  g_return_val_if_fail (KS_IS_ENGINE (self) && request != NULL && result != NULL, FALSE);
-  if (!validate_run (self, request, &run, &resolved, NULL, &channels, error))
+static void
+prepared_clear (Prepared *p)
+{
+  g_clear_pointer (&p->output, ks_buffer_unref);
+  g_clear_pointer (&p->coverage, ks_coverage_free);
+}
+
+static gboolean
+prepare_buffers (KsEngine *self, const KsRunRequest *request, Prepared *p, GError **error)
+{
+  memset (p, 0, sizeof *p);
+  p->engine = self;
+  p->request = request;
+  if (!validate_run (self, request, &p->run, &p->resolved, NULL, &p->channels, error))
     return FALSE;
 
   if (request->op->output_kind == KS_OP_OUTPUT_IMAGE)
@@ -721,122 +744,120 @@ ks_engine_run (KsEngine *self, const KsRunRequest *request, KsRunResult *result,
           KsBuffer *o = request->output;
           if (!check_buffer_owner (self, o, error))
             return FALSE;
-          if (o->width != run.geom.width || o->height != run.geom.height
+          if (o->width != p->run.geom.width || o->height != p->run.geom.height
               || o->format != request->op->output_format)
             {
               g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
                            "The output buffer is %u×%u %s; %s writes %u×%u %s", o->width,
                            o->height, ks_format_name (o->format), request->op->title,
-                           run.geom.width, run.geom.height,
+                           p->run.geom.width, p->run.geom.height,
                            ks_format_name (request->op->output_format));
               return FALSE;
             }
-          output = ks_buffer_ref (o);
+          p->output = ks_buffer_ref (o);
         }
       else
         {
-          output = ks_engine_new_buffer (self, request->op->output_format, run.geom.width,
-                                         run.geom.height, error);
-          if (output == NULL)
+          p->output = ks_engine_new_buffer (self, request->op->output_format, p->run.geom.width,
+                                            p->run.geom.height, error);
+          if (p->output == NULL)
             return FALSE;
         }
-      run.output = output;
+      p->run.output = p->output;
     }
   else
-    {
-      memset (hist, 0, sizeof hist);
-      run.histogram = hist;
-    }
+    p->run.histogram = p->hist;
   if (request->instrument)
     {
-      coverage = coverage_new (run.geom.width, run.geom.height, error);
-      if (coverage == NULL)
+      p->coverage = coverage_new (p->run.geom.width, p->run.geom.height, error);
+      if (p->coverage == NULL)
         return FALSE;
-      run.coverage = coverage;
-    }
-
-  if (run.kind == KS_IMPL_EQUALIZE
-      && !equalize_prepass (self, &request->params, &run, channels, &kernel_ms, error))
-    return FALSE;
-  {
-    double ms = 0;
-    if (!run_backend (self, &run, &ms, error))
-      return FALSE;
-    kernel_ms += ms;
-  }
-
-  /* Written from scratch: the caller's struct may be uninitialised. */
-  memset (result, 0, sizeof *result);
-  result->launch = resolved;
-  result->kernel_ms = kernel_ms;
-  key = warm_key (&run, request->instrument);
-  result->warmup = g_hash_table_add (self->warm, key);
-  if (output != NULL)
-    result->output = g_steal_pointer (&output);
-  else
-    {
-      if (channels == 1)
-        for (guint c = 1; c < 4; c++)
-          memcpy (hist[c], hist[0], sizeof hist[0]);
-      memcpy (result->histogram, hist, sizeof hist);
-    }
-  if (coverage != NULL)
-    {
-      coverage_summarise (coverage);
-      result->coverage = g_steal_pointer (&coverage);
+      p->run.coverage = p->coverage;
     }
   return TRUE;
 }
 
-gboolean
-ks_engine_run_repeat (KsEngine *self, const KsRunRequest *request, guint repeats,
-                      KsRunResult *result, KsTiming *timing, GError **error)
+/* One run of a prepared request: KsTimedFunc. */
+static gboolean
+run_prepared (KsClock *clock, gpointer user_data, GError **error)
 {
-  KsRunRequest again;
+  Prepared *p = user_data;
+  KsKernelRun run = p->run;
+
+  memset (p->hist, 0, sizeof p->hist);
+  if (run.kind->before_run != NULL
+      && !run.kind->before_run (p->engine, &run, &p->request->params, clock, error))
+    return FALSE;
+  return run_backend (p->engine, &run, clock, error);
+}
+
+/* The result of the prepared request's last run. */
+static void
+prepared_result (Prepared *p, double kernel_ms, KsRunResult *result)
+{
+  memset (result, 0, sizeof *result);
+  result->launch = p->resolved;
+  result->kernel_ms = kernel_ms;
+  g_mutex_lock (&p->engine->lock);
+  result->warmup = g_hash_table_add (p->engine->warm, warm_key (&p->run, p->request->instrument));
+  g_mutex_unlock (&p->engine->lock);
+  if (p->output != NULL)
+    result->output = g_steal_pointer (&p->output);
+  else
+    {
+      if (p->channels == 1)
+        for (guint c = 1; c < 4; c++)
+          memcpy (p->hist[c], p->hist[0], sizeof p->hist[0]);
+      memcpy (result->histogram, p->hist, sizeof p->hist);
+    }
+  if (p->coverage != NULL)
+    {
+      coverage_summarise (p->coverage);
+      result->coverage = g_steal_pointer (&p->coverage);
+    }
+}
+
+gboolean
+ks_engine_run (KsEngine *self, const KsRunRequest *request, KsRunResult *result, GError **error)
+{
+  g_autoptr (KsClock) clock = NULL;
+  Prepared p;
+  double ms = 0;
+  gboolean ok;
 
   g_return_val_if_fail (KS_IS_ENGINE (self) && request != NULL && result != NULL, FALSE);
-  if (timing != NULL)
-    ks_timing_clear (timing);
-  if (!ks_engine_run (self, request, result, error))
-    return FALSE;
-  if (timing != NULL)
-    {
-      timing->warmup_ms = result->kernel_ms;
-      timing->samples_ms = g_new0 (double, MAX (1, repeats));
-    }
-  /* Later runs write into the first run's output instead of allocating. */
-  again = *request;
-  if (result->output != NULL)
-    again.output = result->output;
-  for (guint i = 0; i < repeats; i++)
-    {
-      KsRunResult r = { 0 };
-      if (!ks_engine_run (self, &again, &r, error))
-        {
-          ks_run_result_clear (&r);
-          return FALSE;
-        }
-      if (timing != NULL)
-        timing->samples_ms[timing->n++] = r.kernel_ms;
-      if (i + 1 == repeats)
-        {
-          gboolean warmup = result->warmup;
-          ks_run_result_clear (result);
-          *result = r;
-          result->warmup = warmup;
-        }
-      else
-        ks_run_result_clear (&r);
-    }
-  if (timing != NULL)
-    ks_timing_compute (timing);
-  return TRUE;
+  ok = prepare_buffers (self, request, &p, error) && (clock = ks_clock_new (self, error)) != NULL
+       && run_prepared (clock, &p, error) && ks_clock_elapsed (clock, &ms, error);
+  if (ok)
+    prepared_result (&p, ms, result);
+  prepared_clear (&p);
+  return ok;
+}
+
+gboolean
+ks_engine_measure (KsEngine *self, const KsRunRequest *request, const KsTimingOptions *options,
+                   KsRunResult *result, KsTiming *timing, GError **error)
+{
+  KsTiming local = { 0 };
+  KsTiming *t = timing != NULL ? timing : &local;
+  Prepared p;
+  gboolean ok;
+
+  g_return_val_if_fail (KS_IS_ENGINE (self) && request != NULL && result != NULL, FALSE);
+  g_return_val_if_fail (options != NULL, FALSE);
+  ok = prepare_buffers (self, request, &p, error)
+       && ks_timing_measure (self, options, run_prepared, &p, t, error);
+  if (ok)
+    prepared_result (&p, t->samples_ms[t->n - 1], result);
+  prepared_clear (&p);
+  ks_timing_clear (&local);
+  return ok;
 }
 
 gboolean
 ks_engine_process (KsEngine *self, const KsRunRequest *request, KsImage *const *inputs,
-                   guint repeats, KsImage **output, KsRunResult *result, KsStageTimes *times,
-                   KsTiming *timing, GError **error)
+                   const KsTimingOptions *options, KsImage **output, KsRunResult *result,
+                   KsStageTimes *times, KsTiming *timing, GError **error)
 {
   KsRunRequest req;
   KsStageTimes t = { 0, -1, -1 };
@@ -862,8 +883,8 @@ ks_engine_process (KsEngine *self, const KsRunRequest *request, KsImage *const *
       t.upload_ms += ms;
       req.inputs[i] = buffers[i];
     }
-  if (repeats > 0)
-    ok = ks_engine_run_repeat (self, &req, repeats, result, timing, error);
+  if (options != NULL)
+    ok = ks_engine_measure (self, &req, options, result, timing, error);
   else
     ok = ks_engine_run (self, &req, result, error);
   if (!ok)
@@ -905,30 +926,20 @@ ks_engine_measure_copy_bandwidth (KsEngine *self, guint64 bytes, guint repeats, 
     }
   if (!ks_engine_check_usable (self, error))
     return FALSE;
-  ks_timing_clear (t);
-  ok = _ks_cuda_copy_bandwidth (self->cuda, bytes, MAX (1, repeats), t, error);
+  ok = _ks_cuda_copy_bandwidth (self->cuda, self, bytes, MAX (1, repeats), t, error);
   if (ok && gbs != NULL)
     *gbs = 2.0 * (double) bytes / (t->median_ms * 1e-3) / 1e9;
-  if (t == &local)
-    ks_timing_clear (&local);
+  ks_timing_clear (&local);
   return ok;
 }
 
-void
-ks_engine_set_flush_caches (KsEngine *self, KsCacheFlush flush)
-{
-  g_return_if_fail (KS_IS_ENGINE (self));
-  if (self->cuda != NULL)
-    _ks_cuda_set_flush_before_run (self->cuda, flush);
-}
-
 gboolean
-ks_engine_flush_caches (KsEngine *self, GError **error)
+ks_engine_flush_caches (KsEngine *self, KsCacheFlush flush, GError **error)
 {
   g_return_val_if_fail (KS_IS_ENGINE (self), FALSE);
-  if (self->cuda == NULL)
+  if (self->cuda == NULL || flush == KS_CACHE_FLUSH_NONE)
     return TRUE;
-  return ks_engine_check_usable (self, error) && _ks_cuda_flush_caches (self->cuda, error);
+  return ks_engine_check_usable (self, error) && _ks_cuda_flush_caches (self->cuda, flush, error);
 }
 
 gboolean

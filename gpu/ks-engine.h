@@ -6,6 +6,7 @@
 #include "ks-image.h"
 #include "ks-launch.h"
 #include "ks-op.h"
+#include "ks-timing.h"
 
 G_BEGIN_DECLS
 
@@ -50,22 +51,6 @@ typedef struct
   double kernel_ms;
   double download_ms;
 } KsStageTimes;
-
-/* Repeated kernel timings: the first run is the warm-up and is not in the statistics. */
-typedef struct
-{
-  guint n;            /* timed runs after the warm-up */
-  double warmup_ms;
-  double median_ms;
-  double min_ms;
-  double max_ms;
-  double mad_ms;      /* median absolute deviation: the spread */
-  double *samples_ms; /* n values, in run order */
-} KsTiming;
-
-void        ks_timing_clear        (KsTiming *timing);
-/* Fills median, min, max and mad from samples. */
-void        ks_timing_compute      (KsTiming *timing);
 
 typedef struct
 {
@@ -132,13 +117,17 @@ gboolean    ks_engine_validate     (KsEngine *self, const KsRunRequest *request,
  * references leak); on failure it is left alone. */
 gboolean    ks_engine_run          (KsEngine *self, const KsRunRequest *request,
                                     KsRunResult *result, GError **error);
-/* A warm-up run, then `repeats` timed runs; result holds the last run. */
-gboolean    ks_engine_run_repeat   (KsEngine *self, const KsRunRequest *request, guint repeats,
-                                    KsRunResult *result, KsTiming *timing, GError **error);
+/* Times the request's kernel with the timing protocol (ks-timing.h): a
+ * warm-up, then options->repeats timed runs; result holds the last run. Only
+ * the kernel is timed: the launch is validated once, before the warm-up. */
+gboolean    ks_engine_measure      (KsEngine *self, const KsRunRequest *request,
+                                    const KsTimingOptions *options, KsRunResult *result,
+                                    KsTiming *timing, GError **error);
 
-/* Host images in, host image out: upload, run, download, each stage timed. */
+/* Host images in, host image out: upload, run, download, each stage timed.
+ * With options, the kernel is measured (ks_engine_measure); NULL runs it once. */
 gboolean    ks_engine_process      (KsEngine *self, const KsRunRequest *request,
-                                    KsImage *const *inputs, guint repeats,
+                                    KsImage *const *inputs, const KsTimingOptions *options,
                                     KsImage **output, KsRunResult *result,
                                     KsStageTimes *times, KsTiming *timing, GError **error);
 
@@ -147,25 +136,9 @@ gboolean    ks_engine_process      (KsEngine *self, const KsRunRequest *request,
 gboolean    ks_engine_measure_copy_bandwidth (KsEngine *self, guint64 bytes, guint repeats,
                                               double *gbs, KsTiming *timing, GError **error);
 
-/* Benchmarks: before every timed kernel, evict the L2 cache through a scratch
- * buffer twice its size, so that repeated runs read their input from device
- * memory and not from L2 (an 8K gray image fits in an H200's L2). CUDA only;
- * the flush is outside the timed region.
- * READ reads the buffer: L2 is left holding clean lines, and the timed kernel
- * moves only its own bytes. WRITE overwrites it (a memset, as some benchmark
- * harnesses do): L2 is left full of dirty lines, which the timed kernel writes
- * back as it evicts them, a fixed cost of up to the L2's size in writes. */
-typedef enum
-{
-  KS_CACHE_FLUSH_NONE = 0,
-  KS_CACHE_FLUSH_READ,
-  KS_CACHE_FLUSH_WRITE,
-} KsCacheFlush;
-
-void        ks_engine_set_flush_caches (KsEngine *self, KsCacheFlush flush);
-/* Enqueues one such flush on the engine's stream now (for timing other code),
- * the kind set with ks_engine_set_flush_caches, READ when none is set. */
-gboolean    ks_engine_flush_caches (KsEngine *self, GError **error);
+/* Enqueues one eviction of the L2 cache (ks-timing.h) on the engine's
+ * stream now; nothing on the CPU engine. */
+gboolean    ks_engine_flush_caches (KsEngine *self, KsCacheFlush flush, GError **error);
 
 /* Whether this engine can still run work; FALSE with the reason after a
  * sticky CUDA error. */

@@ -31,8 +31,7 @@ struct _KsInterop
   KsInteropMode mode;
   int device;              /* the engine's CUDA ordinal */
   char *description;
-  cudaEvent_t start;
-  cudaEvent_t stop;
+  KsClock *clock;         /* times the CUDA part of each upload */
 
   /* What is registered now; resource is NULL before the first upload and
    * after a failed re-registration. */
@@ -395,8 +394,8 @@ ks_interop_new (KsEngine *engine, KsInteropMode mode, GError **error)
   self->description = g_strdup_printf ("CUDA–OpenGL interop (%s) on %s",
                                        mode == KS_INTEROP_PIXEL_BUFFER ? "pixel buffer" : "texture",
                                        ks_device_get_name (device));
-  if (!CHECK (cudaEventCreate (&self->start), error)
-      || !CHECK (cudaEventCreate (&self->stop), error))
+  self->clock = ks_clock_new (engine, error);
+  if (self->clock == NULL)
     {
       ks_interop_free (self);
       return NULL;
@@ -410,14 +409,7 @@ ks_interop_free (KsInterop *self)
   if (self == NULL)
     return;
   unregister (self);
-  if (ks_cuda_lost_reason () == NULL && cudaSetDevice (self->device) == cudaSuccess)
-    {
-      if (self->start != NULL)
-        cudaEventDestroy (self->start);
-      if (self->stop != NULL)
-        cudaEventDestroy (self->stop);
-    }
-  (void) cudaGetLastError ();
+  g_clear_pointer (&self->clock, ks_clock_free);
   if (self->pbo != 0)
     glDeleteBuffers (1, &self->pbo);
   g_clear_object (&self->engine);
@@ -429,7 +421,6 @@ gboolean
 ks_interop_upload (KsInterop *self, KsBuffer *buffer, guint texture, double *ms, GError **error)
 {
   cudaStream_t stream;
-  float elapsed = 0;
 
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (buffer != NULL, FALSE);
@@ -449,17 +440,14 @@ ks_interop_upload (KsInterop *self, KsBuffer *buffer, guint texture, double *ms,
     return FALSE;
 
   stream = (cudaStream_t) ks_engine_get_stream (self->engine);
-  if (ms != NULL && !CHECK (cudaEventRecord (self->start, stream), error))
+  if (ms != NULL && !ks_clock_start (self->clock, error))
     return FALSE;
   if (!copy_into_resource (self, buffer, stream, error))
     return FALSE;
   if (ms != NULL)
     {
-      if (!CHECK (cudaEventRecord (self->stop, stream), error)
-          || !CHECK (cudaEventSynchronize (self->stop), error)
-          || !CHECK (cudaEventElapsedTime (&elapsed, self->start, self->stop), error))
+      if (!ks_clock_stop (self->clock, error) || !ks_clock_elapsed (self->clock, ms, error))
         return FALSE;
-      *ms = elapsed;
     }
 
   if (self->mode == KS_INTEROP_PIXEL_BUFFER)

@@ -696,154 +696,38 @@ ks_npp_scratch_size (KsNpp *npp, KsEngine *engine, KsNppFunction function, guint
   return TRUE;
 }
 
-gboolean
-ks_npp_call (KsNpp *npp, KsEngine *engine, const KsNppCall *call, GError **error)
+typedef struct
 {
+  KsNpp *npp;
   NppStreamContext ctx;
-
-  g_return_val_if_fail (npp != NULL, FALSE);
-  g_return_val_if_fail (KS_IS_ENGINE (engine), FALSE);
-  g_return_val_if_fail (call != NULL, FALSE);
-
-  if (!check_call (npp, call, error) || !fill_context (engine, &ctx, error))
-    return FALSE;
-  return run_call (npp, &ctx, call, error);
-}
+  const KsNppCall *call;
+} TimedCall;
 
 static gboolean
-time_one (KsNpp *npp, KsEngine *engine, const NppStreamContext *ctx, const KsNppCall *call,
-          cudaEvent_t start, cudaEvent_t stop, double *ms, GError **error)
+call_once (KsClock *clock, gpointer user_data, GError **error)
 {
-  float elapsed = 0.f;
+  TimedCall *t = user_data;
 
-  /* The same cache policy as the engine's own timed runs. */
-  if (!ks_engine_flush_caches (engine, error))
-    return FALSE;
-  if (!_ks_cuda_check (cudaEventRecord (start, ctx->hStream), "cudaEventRecord", error))
-    return FALSE;
-  if (!run_call (npp, ctx, call, error))
-    return FALSE;
-  if (!_ks_cuda_check (cudaEventRecord (stop, ctx->hStream), "cudaEventRecord", error)
-      || !_ks_cuda_check (cudaEventSynchronize (stop), "cudaEventSynchronize", error)
-      || !_ks_cuda_check (cudaEventElapsedTime (&elapsed, start, stop), "cudaEventElapsedTime",
-                          error))
-    return FALSE;
-  *ms = elapsed;
-  return TRUE;
+  return ks_clock_start (clock, error) && run_call (t->npp, &t->ctx, t->call, error)
+         && ks_clock_stop (clock, error);
 }
 
 gboolean
-ks_npp_time (KsNpp *npp, KsEngine *engine, const KsNppCall *call, guint repeats,
+ks_npp_time (KsNpp *npp, KsEngine *engine, const KsNppCall *call, const KsTimingOptions *options,
              KsTiming *timing, GError **error)
 {
-  NppStreamContext ctx;
-  cudaEvent_t start = NULL, stop = NULL;
-  g_autofree double *samples = NULL;
-  gboolean ok = FALSE;
+  TimedCall t = { npp, { 0 }, call };
 
   g_return_val_if_fail (npp != NULL, FALSE);
   g_return_val_if_fail (KS_IS_ENGINE (engine), FALSE);
-  g_return_val_if_fail (call != NULL, FALSE);
-  g_return_val_if_fail (repeats > 0, FALSE);
-  g_return_val_if_fail (timing != NULL, FALSE);
+  g_return_val_if_fail (call != NULL && options != NULL && timing != NULL, FALSE);
 
-  memset (timing, 0, sizeof *timing);
-  if (!check_call (npp, call, error) || !fill_context (engine, &ctx, error))
+  if (!check_call (npp, call, error) || !fill_context (engine, &t.ctx, error))
     return FALSE;
-
-  /* Whatever the engine queued before must not land inside the first sample. */
-  if (!_ks_cuda_check (cudaStreamSynchronize (ctx.hStream), "cudaStreamSynchronize", error))
+  /* Whatever the engine queued before must not land inside the warm-up. */
+  if (!_ks_cuda_check (cudaStreamSynchronize (t.ctx.hStream), "cudaStreamSynchronize", error))
     return FALSE;
-  if (!_ks_cuda_check (cudaEventCreate (&start), "cudaEventCreate", error))
-    return FALSE;
-  if (!_ks_cuda_check (cudaEventCreate (&stop), "cudaEventCreate", error))
-    goto out;
-
-  samples = g_new0 (double, repeats);
-  if (!time_one (npp, engine, &ctx, call, start, stop, &timing->warmup_ms, error))
-    goto out;
-  for (guint i = 0; i < repeats; i++)
-    if (!time_one (npp, engine, &ctx, call, start, stop, &samples[i], error))
-      goto out;
-
-  timing->n = repeats;
-  timing->samples_ms = g_steal_pointer (&samples);
-  ks_timing_compute (timing);
-  ok = TRUE;
-
-out:
-  /* Destroying events cannot fail in a way worth reporting over the first error. */
-  if (start != NULL)
-    cudaEventDestroy (start);
-  if (stop != NULL)
-    cudaEventDestroy (stop);
-  return ok;
-}
-
-gboolean
-ks_npp_not_8u_ac4r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
-                    guint8 *dst, gsize dst_pitch, guint width, guint height, GError **error)
-{
-  KsNppCall call = {
-    .function = KS_NPP_NOT_8U_AC4R, .width = width, .height = height,
-    .src = { src, NULL }, .src_pitch = { src_pitch, 0 }, .dst = dst, .dst_pitch = dst_pitch,
-  };
-
-  return ks_npp_call (npp, engine, &call, error);
-}
-
-gboolean
-ks_npp_rgb_to_gray_8u_ac4c1r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
-                              guint8 *dst, gsize dst_pitch, guint width, guint height,
-                              GError **error)
-{
-  KsNppCall call = {
-    .function = KS_NPP_RGB_TO_GRAY_8U_AC4C1R, .width = width, .height = height,
-    .src = { src, NULL }, .src_pitch = { src_pitch, 0 }, .dst = dst, .dst_pitch = dst_pitch,
-  };
-
-  return ks_npp_call (npp, engine, &call, error);
-}
-
-gboolean
-ks_npp_add_8u_c4rsfs (KsNpp *npp, KsEngine *engine, const guint8 *a, gsize a_pitch,
-                      const guint8 *b, gsize b_pitch, guint8 *dst, gsize dst_pitch, guint width,
-                      guint height, GError **error)
-{
-  KsNppCall call = {
-    .function = KS_NPP_ADD_8U_C4RSFS, .width = width, .height = height,
-    .src = { a, b }, .src_pitch = { a_pitch, b_pitch }, .dst = dst, .dst_pitch = dst_pitch,
-  };
-
-  return ks_npp_call (npp, engine, &call, error);
-}
-
-gboolean
-ks_npp_histogram_even_8u_c1r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
-                              guint width, guint height, gint32 *hist, guint8 *scratch,
-                              GError **error)
-{
-  KsNppCall call = {
-    .function = KS_NPP_HISTOGRAM_EVEN_8U_C1R, .width = width, .height = height,
-    .src = { src, NULL }, .src_pitch = { src_pitch, 0 }, .hist = { hist, NULL, NULL, NULL },
-    .scratch = scratch,
-  };
-
-  return ks_npp_call (npp, engine, &call, error);
-}
-
-gboolean
-ks_npp_histogram_even_8u_c4r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
-                              guint width, guint height, gint32 *const hist[4], guint8 *scratch,
-                              GError **error)
-{
-  KsNppCall call = {
-    .function = KS_NPP_HISTOGRAM_EVEN_8U_C4R, .width = width, .height = height,
-    .src = { src, NULL }, .src_pitch = { src_pitch, 0 },
-    .hist = { hist[0], hist[1], hist[2], hist[3] }, .scratch = scratch,
-  };
-
-  return ks_npp_call (npp, engine, &call, error);
+  return ks_timing_measure (engine, options, call_once, &t, timing, error);
 }
 
 #else /* !HAVE_CUDA */
@@ -879,58 +763,13 @@ ks_npp_scratch_size (KsNpp *npp, KsEngine *engine, KsNppFunction function, guint
 }
 
 gboolean
-ks_npp_not_8u_ac4r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
-                    guint8 *dst, gsize dst_pitch, guint width, guint height, GError **error)
-{
-  return no_cuda (error);
-}
-
-gboolean
-ks_npp_rgb_to_gray_8u_ac4c1r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
-                              guint8 *dst, gsize dst_pitch, guint width, guint height,
-                              GError **error)
-{
-  return no_cuda (error);
-}
-
-gboolean
-ks_npp_add_8u_c4rsfs (KsNpp *npp, KsEngine *engine, const guint8 *a, gsize a_pitch,
-                      const guint8 *b, gsize b_pitch, guint8 *dst, gsize dst_pitch, guint width,
-                      guint height, GError **error)
-{
-  return no_cuda (error);
-}
-
-gboolean
-ks_npp_histogram_even_8u_c1r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
-                              guint width, guint height, gint32 *hist, guint8 *scratch,
-                              GError **error)
-{
-  return no_cuda (error);
-}
-
-gboolean
-ks_npp_histogram_even_8u_c4r (KsNpp *npp, KsEngine *engine, const guint8 *src, gsize src_pitch,
-                              guint width, guint height, gint32 *const hist[4], guint8 *scratch,
-                              GError **error)
-{
-  return no_cuda (error);
-}
-
-gboolean
-ks_npp_call (KsNpp *npp, KsEngine *engine, const KsNppCall *call, GError **error)
-{
-  return no_cuda (error);
-}
-
-gboolean
 ks_npp_has (KsNpp *npp, KsNppFunction function)
 {
   return FALSE;
 }
 
 gboolean
-ks_npp_time (KsNpp *npp, KsEngine *engine, const KsNppCall *call, guint repeats,
+ks_npp_time (KsNpp *npp, KsEngine *engine, const KsNppCall *call, const KsTimingOptions *options,
              KsTiming *timing, GError **error)
 {
   if (timing != NULL)

@@ -74,35 +74,10 @@ const char *ks_npp_function_name     (KsNppFunction function);
 gboolean    ks_npp_scratch_size      (KsNpp *npp, KsEngine *engine, KsNppFunction function,
                                       guint width, guint height, gsize *bytes, GError **error);
 
-gboolean    ks_npp_not_8u_ac4r       (KsNpp *npp, KsEngine *engine,
-                                      const guint8 *src, gsize src_pitch,
-                                      guint8 *dst, gsize dst_pitch,
-                                      guint width, guint height, GError **error);
-gboolean    ks_npp_rgb_to_gray_8u_ac4c1r (KsNpp *npp, KsEngine *engine,
-                                          const guint8 *src, gsize src_pitch,
-                                          guint8 *dst, gsize dst_pitch,
-                                          guint width, guint height, GError **error);
-gboolean    ks_npp_add_8u_c4rsfs     (KsNpp *npp, KsEngine *engine,
-                                      const guint8 *a, gsize a_pitch,
-                                      const guint8 *b, gsize b_pitch,
-                                      guint8 *dst, gsize dst_pitch,
-                                      guint width, guint height, GError **error);
-/* 257 levels over 0..256: one bin per value. */
-gboolean    ks_npp_histogram_even_8u_c1r (KsNpp *npp, KsEngine *engine,
-                                          const guint8 *src, gsize src_pitch,
-                                          guint width, guint height,
-                                          gint32 *hist, guint8 *scratch, GError **error);
-gboolean    ks_npp_histogram_even_8u_c4r (KsNpp *npp, KsEngine *engine,
-                                          const guint8 *src, gsize src_pitch,
-                                          guint width, guint height,
-                                          gint32 *const hist[4], guint8 *scratch, GError **error);
-
-/* Enqueues one call on the engine's stream. */
-gboolean    ks_npp_call              (KsNpp *npp, KsEngine *engine, const KsNppCall *call,
-                                      GError **error);
-/* A warm-up call, then `repeats` calls, each timed with CUDA events on the
- * engine's stream: the same policy as ks_engine_run_repeat. */
+/* The call measured under the timing protocol (ks-timing.h) on the engine's
+ * stream, as the engine measures its own kernels. */
 gboolean    ks_npp_time              (KsNpp *npp, KsEngine *engine, const KsNppCall *call,
-                                      guint repeats, KsTiming *timing, GError **error);
+                                      const KsTimingOptions *options, KsTiming *timing,
+                                      GError **error);
 
 G_END_DECLS

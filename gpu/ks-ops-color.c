@@ -10,7 +10,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "ks-op-impl.h"
+#include "ks-engine-private.h"
+#include "ks-npp.h"
 
 /* Per-pixel ops: one 16-byte load and one store per thread, as the tutorial's. */
 #define COLOR_LAUNCH { { 32, 8, 1 }, { 1, 1, 1 }, TRUE, KS_LAUNCH_PER_PIXEL, 0 }
@@ -259,20 +260,68 @@ equalize_luts (const KsParams *params, guint32 (*histogram)[256], guint64 pixels
 
 /* ---- the registry entries ------------------------------------------------- */
 
+/* NPP looks up the op's own tables with its palette: the time of a lookup
+ * does not depend on the table. */
+static gboolean
+npp_palette (const KsOp *op, const KsParams *params, KsFormat format,
+             KsNppPeer *peer)
+{
+  peer->function = KS_NPP_LUT_PALETTE_8U_AC4R;
+  return TRUE;
+}
+
+/* In trunc mode nppiThreshold_8u_AC4R with NPP_CMP_GREATER computes the same;
+ * the other modes are lookups like any table. */
+static gboolean
+npp_threshold (const KsOp *op, const KsParams *params, KsFormat format,
+               KsNppPeer *peer)
+{
+  double level = params->values[THRESHOLD_LEVEL];
+
+  if (params->values[THRESHOLD_MODE] != THRESHOLD_TRUNC)
+    return npp_palette (op, params, format, peer);
+  peer->function = KS_NPP_THRESHOLD_8U_AC4R_GT;
+  for (guint c = 0; c < 3; c++)
+    peer->thresholds[c] = (guint8) CLAMP (level, 0, 255);
+  return TRUE;
+}
+
+/* nppiSwapChannels takes the source channel of each output channel, as we do. */
+static gboolean
+npp_channel_swap (const KsOp *op, const KsParams *params, KsFormat format,
+                  KsNppPeer *peer)
+{
+  KsKernelRun run;
+
+  memset (&run, 0, sizeof run);
+  prepare_channel_swap (params, &run);
+  peer->function = KS_NPP_SWAP_CHANNELS_8U_C4R;
+  for (guint k = 0; k < 4; k++)
+    peer->order[k] = run.pixel_params.i[k];
+  return TRUE;
+}
+
+/* Brightness/contrast's defaults make the identity table, which would check
+ * nothing against NPP: the benchmark uses a table that moves most levels. */
 static const KsOpImpl brightness_contrast_impl = {
-  KS_IMPL_ELEMENTWISE, KS_EW_LUT, FALSE, prepare_brightness_contrast, NULL, NULL,
+  .kind = &_ks_kind_elementwise, .id = KS_EW_LUT, .prepare = prepare_brightness_contrast,
+  .bench_settings = "brightness=10,contrast=1.5", .npp_peer = npp_palette,
 };
 static const KsOpImpl gamma_impl = {
-  KS_IMPL_ELEMENTWISE, KS_EW_LUT, FALSE, prepare_gamma, NULL, NULL,
+  .kind = &_ks_kind_elementwise, .id = KS_EW_LUT, .prepare = prepare_gamma,
+  .npp_peer = npp_palette,
 };
 static const KsOpImpl threshold_impl = {
-  KS_IMPL_ELEMENTWISE, KS_EW_LUT, FALSE, prepare_threshold, NULL, NULL,
+  .kind = &_ks_kind_elementwise, .id = KS_EW_LUT, .prepare = prepare_threshold,
+  .bench_settings = "mode=trunc", .bench_tag = "trunc", .npp_peer = npp_threshold,
 };
 static const KsOpImpl channel_swap_impl = {
-  KS_IMPL_ELEMENTWISE, KS_EW_SWAP, FALSE, prepare_channel_swap, NULL, NULL,
+  .kind = &_ks_kind_elementwise, .id = KS_EW_SWAP, .prepare = prepare_channel_swap,
+  .npp_peer = npp_channel_swap,
 };
 static const KsOpImpl equalize_impl = {
-  KS_IMPL_EQUALIZE, KS_EW_LUMA_LUT, FALSE, prepare_equalize, NULL, equalize_luts,
+  .kind = &_ks_kind_equalize, .id = KS_EW_LUMA_LUT, .prepare = prepare_equalize,
+  .equalize = equalize_luts,
 };
 
 const KsOp _ks_op_brightness_contrast = {

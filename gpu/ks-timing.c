@@ -4,7 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ks-engine.h"
+#include "ks-engine-private.h"
+#include "ks-error.h"
+
+#if HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 static int
 cmp_double (const void *a, const void *b)
@@ -29,6 +34,27 @@ ks_timing_clear (KsTiming *timing)
 }
 
 void
+ks_timing_begin (KsTiming *timing, guint repeats)
+{
+  ks_timing_clear (timing);
+  timing->warmup_ms = NAN;
+  timing->samples_ms = g_new0 (double, MAX (1, repeats));
+  timing->median_ms = timing->min_ms = timing->max_ms = timing->mad_ms = NAN;
+}
+
+void
+ks_timing_add (KsTiming *timing, double ms, gboolean warmup)
+{
+  if (warmup)
+    {
+      timing->warmup_ms = ms;
+      return;
+    }
+  g_return_if_fail (timing->samples_ms != NULL);
+  timing->samples_ms[timing->n++] = ms;
+}
+
+void
 ks_timing_compute (KsTiming *timing)
 {
   g_autofree double *sorted = NULL;
@@ -48,4 +74,233 @@ ks_timing_compute (KsTiming *timing)
     sorted[i] = fabs (sorted[i] - timing->median_ms);
   qsort (sorted, n, sizeof (double), cmp_double);
   timing->mad_ms = median_of_sorted (sorted, n);
+}
+
+/* ---- clocks --------------------------------------------------------------- */
+
+/* Spans between ks_clock_elapsed calls: equalisation times two kernels with a
+ * host round trip between them, which must not count. */
+#define MAX_SPANS 4
+
+struct _KsClock
+{
+  gpointer stream;                 /* cudaStream_t; NULL: the monotonic clock */
+  gpointer events[2 * MAX_SPANS];  /* cudaEvent_t, created on first use */
+  guint n_marks;
+  gint64 start_us;
+  double host_ms;                  /* the host's finished spans */
+  int device;
+};
+
+KsClock *
+ks_clock_new_host (void)
+{
+  return g_new0 (KsClock, 1);
+}
+
+static gboolean
+unbalanced (GError **error)
+{
+  g_set_error (error, KS_ERROR, KS_ERROR_FAILED,
+               "A clock takes up to %u spans, each started before it is stopped", MAX_SPANS);
+  return FALSE;
+}
+
+static gboolean
+check_mark (KsClock *clock, gboolean start, GError **error)
+{
+  if ((clock->n_marks % 2 == 0) != start || clock->n_marks == 2 * MAX_SPANS)
+    return unbalanced (error);
+  return TRUE;
+}
+
+#if HAVE_CUDA
+#define CHECK(call, error) _ks_cuda_check ((int) (call), #call, error)
+
+KsClock *
+ks_clock_new (KsEngine *engine, GError **error)
+{
+  g_autoptr (KsClock) clock = ks_clock_new_host ();
+
+  g_return_val_if_fail (KS_IS_ENGINE (engine), NULL);
+  if (!ks_engine_is_cuda (engine))
+    return g_steal_pointer (&clock);
+  if (!ks_engine_check_usable (engine, error))
+    return NULL;
+  clock->device = ks_device_get_ordinal (ks_engine_get_device (engine));
+  clock->stream = ks_engine_get_stream (engine);
+  return g_steal_pointer (&clock);
+}
+
+void
+ks_clock_free (KsClock *clock)
+{
+  if (clock == NULL)
+    return;
+  /* After a sticky error every call fails; there is nothing left to release. */
+  if (ks_cuda_lost_reason () == NULL)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (clock->events); i++)
+        if (clock->events[i] != NULL)
+          cudaEventDestroy ((cudaEvent_t) clock->events[i]);
+      (void) cudaGetLastError ();
+    }
+  g_free (clock);
+}
+
+static gboolean
+mark (KsClock *clock, gboolean start, GError **error)
+{
+  cudaEvent_t event;
+
+  if (!check_mark (clock, start, error))
+    return FALSE;
+  if (clock->stream == NULL)
+    {
+      if (start)
+        clock->start_us = g_get_monotonic_time ();
+      else
+        clock->host_ms += (double) (g_get_monotonic_time () - clock->start_us) / 1000.0;
+      clock->n_marks++;
+      return TRUE;
+    }
+  if (clock->events[clock->n_marks] == NULL)
+    {
+      if (!CHECK (cudaSetDevice (clock->device), error) || !CHECK (cudaEventCreate (&event), error))
+        return FALSE;
+      clock->events[clock->n_marks] = event;
+    }
+  if (!CHECK (cudaEventRecord ((cudaEvent_t) clock->events[clock->n_marks],
+                               (cudaStream_t) clock->stream), error))
+    return FALSE;
+  clock->n_marks++;
+  return TRUE;
+}
+
+gboolean
+ks_clock_elapsed (KsClock *clock, double *ms, GError **error)
+{
+  double total = 0;
+  guint n = clock->n_marks;
+
+  clock->n_marks = 0;
+  if (n % 2 != 0)
+    return unbalanced (error);
+  if (clock->stream == NULL)
+    {
+      *ms = clock->host_ms;
+      clock->host_ms = 0;
+      return TRUE;
+    }
+  if (n > 0 && !CHECK (cudaEventSynchronize ((cudaEvent_t) clock->events[n - 1]), error))
+    return FALSE;
+  for (guint i = 0; i < n; i += 2)
+    {
+      float f = 0;
+
+      if (!CHECK (cudaEventElapsedTime (&f, (cudaEvent_t) clock->events[i],
+                                        (cudaEvent_t) clock->events[i + 1]), error))
+        return FALSE;
+      total += f;
+    }
+  *ms = total;
+  return TRUE;
+}
+
+#else /* !HAVE_CUDA */
+
+KsClock *
+ks_clock_new (KsEngine *engine, GError **error)
+{
+  g_return_val_if_fail (KS_IS_ENGINE (engine), NULL);
+  return ks_clock_new_host ();
+}
+
+void
+ks_clock_free (KsClock *clock)
+{
+  g_free (clock);
+}
+
+static gboolean
+mark (KsClock *clock, gboolean start, GError **error)
+{
+  if (!check_mark (clock, start, error))
+    return FALSE;
+  if (start)
+    clock->start_us = g_get_monotonic_time ();
+  else
+    clock->host_ms += (double) (g_get_monotonic_time () - clock->start_us) / 1000.0;
+  clock->n_marks++;
+  return TRUE;
+}
+
+gboolean
+ks_clock_elapsed (KsClock *clock, double *ms, GError **error)
+{
+  guint n = clock->n_marks;
+
+  clock->n_marks = 0;
+  if (n % 2 != 0)
+    return unbalanced (error);
+  *ms = clock->host_ms;
+  clock->host_ms = 0;
+  return TRUE;
+}
+
+#endif
+
+gboolean
+ks_clock_start (KsClock *clock, GError **error)
+{
+  return mark (clock, TRUE, error);
+}
+
+gboolean
+ks_clock_stop (KsClock *clock, GError **error)
+{
+  return mark (clock, FALSE, error);
+}
+
+/* ---- the protocol ---------------------------------------------------------- */
+
+void
+ks_timing_options_init (KsTimingOptions *options, guint repeats)
+{
+  memset (options, 0, sizeof *options);
+  options->repeats = MAX (1, repeats);
+}
+
+gboolean
+ks_timing_measure (KsEngine *engine, const KsTimingOptions *options, KsTimedFunc func,
+                   gpointer user_data, KsTiming *timing, GError **error)
+{
+  g_autoptr (KsClock) clock = NULL;
+  guint repeats, total;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (KS_IS_ENGINE (engine) && options != NULL && func != NULL, FALSE);
+  g_return_val_if_fail (timing != NULL, FALSE);
+  repeats = MAX (1, options->repeats);
+  total = repeats + 1;
+  ks_timing_begin (timing, repeats);
+  clock = ks_clock_new (engine, error);
+  if (clock == NULL)
+    return FALSE;
+  for (guint i = 0; i < total && ok; i++)
+    {
+      double ms = 0;
+
+      ok = !g_cancellable_set_error_if_cancelled (options->cancellable, error)
+           && (options->flush == KS_CACHE_FLUSH_NONE
+               || ks_engine_flush_caches (engine, options->flush, error))
+           && func (clock, user_data, error) && ks_clock_elapsed (clock, &ms, error);
+      if (!ok)
+        break;
+      ks_timing_add (timing, ms, i == 0);
+      if (options->progress != NULL)
+        options->progress (i + 1, total, options->progress_data);
+    }
+  ks_timing_compute (timing);
+  return ok;
 }

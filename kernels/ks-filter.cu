@@ -437,18 +437,21 @@ ks_separable_kernel (KsGeometry g, KsFilterParams p,
         for (uint32_t row = ylin; row < rows; row += ny)
           {
             const int32_t sy = ks_clamp_i32 (sy0 + (int32_t) row, 0, last_y);
-            const uint32_t *grow = reinterpret_cast<const uint32_t *> (src + (size_t) sy * src_pitch);
+            const uint32_t *grow =
+              reinterpret_cast<const uint32_t *> (src + (size_t) sy * src_pitch);
             uint32_t *srow = tile + (size_t) row * stride;
 
             for (uint32_t k = threadIdx.x; k < n_inner; k += blockDim.x)
-              ks_fill_words (srow, pad + 4u * k, stride, grow, (int32_t) (tx0 + 4u * k), last_x, vt);
+              ks_fill_words (srow, pad + 4u * k, stride, grow, (int32_t) (tx0 + 4u * k), last_x,
+                             vt);
           }
         for (uint32_t k = tid; k < rows * n_halo; k += n_threads)
           {
             const uint32_t row = k / n_halo, h = k % n_halo;
             const uint32_t wi = h < n_halo / 2u ? 4u * h : pad + 4u * (n_inner + h - n_halo / 2u);
             const int32_t sy = ks_clamp_i32 (sy0 + (int32_t) row, 0, last_y);
-            const uint32_t *grow = reinterpret_cast<const uint32_t *> (src + (size_t) sy * src_pitch);
+            const uint32_t *grow =
+              reinterpret_cast<const uint32_t *> (src + (size_t) sy * src_pitch);
 
             ks_fill_words (tile + (size_t) row * stride, wi, stride, grow,
                            (int32_t) tx0 - (int32_t) pad + (int32_t) wi, last_x, vt);

@@ -144,8 +144,8 @@ ks_histogram_kernel (KsGeometry g,
       ks_coverage_record (cov, g.width, y, x0, n);
   };
 
-  const bool handled = ks_walk_spans<PPT, MODE, ks_prefetch_depth (PPT * (CH == 4 ? 4u : 1u), 64u)> (
-    g, load, use);
+  const bool handled =
+    ks_walk_spans<PPT, MODE, ks_prefetch_depth (PPT * (CH == 4 ? 4u : 1u), 64u)> (g, load, use);
 
   if constexpr (INSTRUMENTED)
     {

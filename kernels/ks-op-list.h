@@ -1,8 +1,7 @@
 /* ks-op-list.h: the element-wise ops that both engines instantiate.
  *
  * X (ID, name, pixel function, number of inputs, writes gray, reads the LUTs)
- * An element-wise op is its pixel function in ks-pixel.h plus one line here
- * and one entry in gpu/ks-op-registry.c.
+ * The README's "Adding an operation" says what else an op needs.
  */
 #pragma once
 

@@ -67,7 +67,8 @@ ks_blend_channel (uint32_t ca, uint32_t cb, const KsPixelParams *p)
 KS_HD uint32_t
 ks_px_blend (uint32_t a, uint32_t b, const KsPixelParams *p)
 {
-  return KS_RGBA (ks_blend_channel (KS_R (a), KS_R (b), p), ks_blend_channel (KS_G (a), KS_G (b), p),
+  return KS_RGBA (ks_blend_channel (KS_R (a), KS_R (b), p),
+                  ks_blend_channel (KS_G (a), KS_G (b), p),
                   ks_blend_channel (KS_B (a), KS_B (b), p), KS_A (a));
 }
 

@@ -16,8 +16,8 @@
 static KsEngine *cpu;
 static KsEngine *gpu;
 
-static const guint odd_sizes[][2] = { { 1, 1 }, { 3, 5 }, { 333, 197 }, { 1921, 1081 }, { 4097, 31 },
-                                      { 31, 4097 } };
+static const guint odd_sizes[][2] = { { 1, 1 }, { 3, 5 }, { 333, 197 }, { 1921, 1081 },
+                                      { 4097, 31 }, { 31, 4097 } };
 
 static guint32
 next_seed (const char *what)
@@ -286,10 +286,10 @@ test_histogram_grid_stride_gray (void)
             /* Coverage on the explicit grids only: an automatic grid-stride
              * grid differs between the engines. */
             KsTestRun spec = { "histogram", params, &c, gi > 0 && pi == 1, -1 };
-            g_autofree char *what = g_strdup_printf ("grid-stride gray histogram, image %u, block %u×%u, "
-                                                     "grid %u×%u, ppt %u", im, blocks[bi][0],
-                                                     blocks[bi][1], grids[gi][0], grids[gi][1],
-                                                     ppts[pi]);
+            g_autofree char *what = g_strdup_printf ("grid-stride gray histogram, image %u, "
+                                                     "block %u×%u, grid %u×%u, ppt %u", im,
+                                                     blocks[bi][0], blocks[bi][1], grids[gi][0],
+                                                     grids[gi][1], ppts[pi]);
             compare_engines (&spec, inputs, what);
           }
 
@@ -364,7 +364,8 @@ test_launch_validation (void)
   req.launch = ks_test_launch (32, 8, 0, 0, KS_LAUNCH_PER_PIXEL, 4);
   g_assert_true (ks_engine_kernel_attributes (gpu, &req, &attrs, &error));
   g_assert_no_error (error);
-  g_test_message ("gray: %u registers, %u max threads", attrs.num_regs, attrs.max_threads_per_block);
+  g_test_message ("gray: %u registers, %u max threads", attrs.num_regs,
+                  attrs.max_threads_per_block);
   g_assert_cmpuint (attrs.num_regs, >, 0);
   g_assert_cmpuint (attrs.max_threads_per_block, >=, 256);
 

@@ -7,7 +7,8 @@
 
 #include "ks-test-helpers.h"
 
-#define PX(r, g, b, a) ((guint32) (r) | (guint32) (g) << 8 | (guint32) (b) << 16 | (guint32) (a) << 24)
+#define PX(r, g, b, a) \
+  ((guint32) (r) | (guint32) (g) << 8 | (guint32) (b) << 16 | (guint32) (a) << 24)
 
 static void
 test_new_bad_sizes (void)

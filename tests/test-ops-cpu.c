@@ -8,7 +8,8 @@
 
 #include "ks-test-helpers.h"
 
-#define PX(r, g, b, a) ((guint32) (r) | (guint32) (g) << 8 | (guint32) (b) << 16 | (guint32) (a) << 24)
+#define PX(r, g, b, a) \
+  ((guint32) (r) | (guint32) (g) << 8 | (guint32) (b) << 16 | (guint32) (a) << 24)
 
 static KsEngine *engine;
 
@@ -35,7 +36,13 @@ gray_at (const KsImage *image, guint x, guint y)
 static void
 test_registry (void)
 {
-  static const struct { const char *id; guint n_inputs; KsOpOutputKind kind; KsFormat fmt; } ops[] = {
+  static const struct
+  {
+    const char *id;
+    guint n_inputs;
+    KsOpOutputKind kind;
+    KsFormat fmt;
+  } ops[] = {
     { "invert", 1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_RGBA8 },
     { "gray", 1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_GRAY8 },
     { "add", 2, KS_OP_OUTPUT_IMAGE, KS_FORMAT_RGBA8 },
@@ -154,7 +161,8 @@ test_gray_known (void)
   g_autoptr (KsImage) a = row_image (in, G_N_ELEMENTS (in));
   g_autoptr (KsImage) rounded = ks_test_run_simple (engine, "gray", NULL, a, NULL);
   g_autoptr (KsImage) truncated = ks_test_run_simple (engine, "gray", "truncate=true", a, NULL);
-  g_autoptr (KsImage) explicit_round = ks_test_run_simple (engine, "gray", "truncate=false", a, NULL);
+  g_autoptr (KsImage) explicit_round =
+    ks_test_run_simple (engine, "gray", "truncate=false", a, NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (in); i++)
     {
@@ -371,7 +379,9 @@ test_histogram_known (void)
 
   for (guint i = 0; i < 15; i++)
     ks_image_set_rgba (image, i % 5, i / 5,
-                       i < 6 ? PX (255, 0, 0, 255) : i < 11 ? PX (0, 255, 0, 9) : PX (100, 150, 200, 0));
+                       i < 6    ? PX (255, 0, 0, 255)
+                       : i < 11 ? PX (0, 255, 0, 9)
+                                : PX (100, 150, 200, 0));
   for (guint m = 0; m < G_N_ELEMENTS (methods); m++)
     {
       guint32 h[4][256];
@@ -406,7 +416,8 @@ test_histogram_random (void)
   for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
     {
       guint w = sizes[s][0], hgt = sizes[s][1];
-      g_autoptr (KsImage) image = ks_test_random_image (KS_FORMAT_RGBA8, w, hgt, g_test_rand_int ());
+      g_autoptr (KsImage) image =
+        ks_test_random_image (KS_FORMAT_RGBA8, w, hgt, g_test_rand_int ());
       guint32 expected[4][256];
       guint32 got[2][4][256];
 
@@ -854,7 +865,8 @@ test_validate_request (void)
   g_assert_true (ks_engine_validate (engine, &req, &resolved, NULL, &error));
   g_assert_no_error (error);
 
-  /* The shared-memory histogram asks for shared memory, within the limit, even with 1024 threads. */
+  /* The shared-memory histogram asks for shared memory, within the limit, even with 1024
+   * threads. */
   ks_run_request_init (&req, ks_op_registry_lookup ("histogram"));
   req.inputs[0] = ba;
   req.launch = ks_test_launch (1024, 1, 0, 0, KS_LAUNCH_GRID_STRIDE, 0);
@@ -904,10 +916,12 @@ test_process_repeat (void)
   KsRunResult result = { 0 };
   KsStageTimes times;
   KsTiming timing = { 0 };
+  KsTimingOptions options;
 
   ks_run_request_init (&req, ks_op_registry_lookup ("gray"));
-  g_assert_true (ks_engine_process (engine, &req, inputs, 5, &out, &result, &times, &timing,
-                                    &error));
+  ks_timing_options_init (&options, 5);
+  g_assert_true (ks_engine_process (engine, &req, inputs, &options, &out, &result, &times,
+                                    &timing, &error));
   g_assert_no_error (error);
   ks_test_assert_images_equal (expected, out, "process gray");
   g_assert_cmpuint (timing.n, ==, 5);

@@ -815,6 +815,7 @@ ks_pipeline_measure (KsPipeline *self, guint repeats, KsTiming *timing, GError *
   g_autoptr (GError) local = NULL;
   KsRunRequest request;
   KsRunResult result = { 0 };
+  KsTimingOptions options;
   gboolean ok;
 
   g_return_val_if_fail (KS_IS_PIPELINE (self) && timing != NULL, FALSE);
@@ -824,7 +825,8 @@ ks_pipeline_measure (KsPipeline *self, guint repeats, KsTiming *timing, GError *
       return FALSE;
     }
   build_request (self, &request);
-  ok = ks_engine_run_repeat (self->engine, &request, MAX (1, repeats), &result, timing, &local);
+  ks_timing_options_init (&options, repeats);
+  ok = ks_engine_measure (self->engine, &request, &options, &result, timing, &local);
   ks_run_result_clear (&result);
   if (!ok)
     {
@@ -846,6 +848,7 @@ ks_pipeline_compare_engines (KsPipeline *self, guint repeats, KsTiming *current,
   KsImage *inputs[2] = { NULL, NULL };
   KsRunRequest request;
   KsRunResult r_current = { 0 }, r_cpu = { 0 };
+  KsTimingOptions options;
   gboolean ok = FALSE;
 
   g_return_val_if_fail (KS_IS_PIPELINE (self), FALSE);
@@ -862,11 +865,12 @@ ks_pipeline_compare_engines (KsPipeline *self, guint repeats, KsTiming *current,
   inputs[1] = second;
 
   build_request (self, &request);
-  if (!ks_engine_run_repeat (self->engine, &request, MAX (1, repeats), &r_current, current, error))
+  ks_timing_options_init (&options, repeats);
+  if (!ks_engine_measure (self->engine, &request, &options, &r_current, current, error))
     goto out;
   request.inputs[0] = request.inputs[1] = NULL;
-  if (!ks_engine_process (cpu_engine, &request, inputs, MAX (1, repeats), &out_cpu, &r_cpu, NULL,
-                          cpu, error))
+  if (!ks_engine_process (cpu_engine, &request, inputs, &options, &out_cpu, &r_cpu, NULL, cpu,
+                          error))
     goto out;
   if (r_current.output != NULL)
     {

@@ -1,9 +1,14 @@
-/* ks-ops-geometry.c: ops that change the image's size. */
+/* ks-op-resize.c: ops that change the image's size. */
 #include "config.h"
 
 #include <math.h>
 
-#include "ks-op-impl.h"
+#include "ks-engine-private.h"
+#include "ks-npp.h"
+
+#if HAVE_CUDA
+#include "ks-kernels.h"
+#endif
 
 static const char *const resize_modes[] = { "bilinear", "nearest", NULL };
 static const char *const resize_mode_titles[] = {
@@ -60,8 +65,52 @@ prepare_resize (const KsParams *params, KsKernelRun *run)
   run->resize.mode = params->values[RESIZE_MODE] == 1 ? KS_RESIZE_NEAREST : KS_RESIZE_BILINEAR;
 }
 
+static void
+resize_cpu_rect (KsCpuWorker *worker, const KsKernelRun *run, guint x0, guint y0, guint n,
+                 guint rows)
+{
+  for (guint y = y0; y < y0 + rows; y++)
+    _ks_cpu_resize_span (run, x0, y, n);
+}
+
+#if HAVE_CUDA
+static int
+resize_cuda_attributes (const KsKernelRun *run, struct cudaFuncAttributes *attrs)
+{
+  return ks_cuda_resize_attributes (&run->resize, run->geom, run->instrument, attrs);
+}
+
+static int
+resize_cuda_launch (const KsKernelRun *run, KsCoverageBuffers cov, gpointer stream)
+{
+  return ks_cuda_resize_launch (run->geom, &run->resize, run->inputs[0]->data,
+                                run->inputs[0]->pitch, run->output->data, run->output->pitch,
+                                cov, (cudaStream_t) stream);
+}
+#endif
+
+/* Resampling (kernels/ks-resize.cu; the CPU engine's in ks-cpu-resize.c). */
+static const KsOpKind kind = {
+  .name = "resize",
+  .cpu_rect = resize_cpu_rect,
+#if HAVE_CUDA
+  .cuda_attributes = resize_cuda_attributes,
+  .cuda_launch = resize_cuda_launch,
+#endif
+  .cuda_launcher = "ks_cuda_resize_launch",
+};
+
+static gboolean
+npp_resize (const KsOp *op, const KsParams *params, KsFormat format,
+            KsNppPeer *peer)
+{
+  peer->function = KS_NPP_RESIZE_8U_C4R_LINEAR;
+  return TRUE;
+}
+
 static const KsOpImpl resize_impl = {
-  KS_IMPL_RESIZE, 0, FALSE, prepare_resize, resize_output_size, NULL,
+  .kind = &kind, .prepare = prepare_resize, .output_size = resize_output_size,
+  .npp_peer = npp_resize,
 };
 
 /* Per-pixel launch over the output, 4 output pixels (one 16-byte store) per thread. */

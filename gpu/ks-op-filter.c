@@ -1,4 +1,4 @@
-/* ks-ops-filter.c: the neighbourhood filters' registry entries and the
+/* ks-op-filter.c: the neighbourhood filters' registry entries and the
  * conversion of their typed parameters into KsFilterParams (ks-filter.h):
  * integer taps, so that both engines compute the same bits. */
 #include "config.h"
@@ -6,7 +6,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "ks-op-impl.h"
+#include "ks-engine-private.h"
+#include "ks-npp.h"
+
+#if HAVE_CUDA
+#include "ks-kernels.h"
+#endif
 
 /* 16×8 threads. Small symmetric masks (radius 1 to 3, ks_filter_uses_direct)
  * run without shared memory; the others read a 64×8 tile (4 pixels a thread)
@@ -125,10 +130,98 @@ prepare_sharpen (const KsParams *params, KsKernelRun *run)
   gaussian_taps (params->values[1], &run->filter);
 }
 
-static const KsOpImpl box_impl = { KS_IMPL_FILTER, 0, FALSE, prepare_box, NULL, NULL };
-static const KsOpImpl gaussian_impl = { KS_IMPL_FILTER, 0, FALSE, prepare_gaussian, NULL, NULL };
-static const KsOpImpl sobel_impl = { KS_IMPL_FILTER, 0, TRUE, prepare_sobel, NULL, NULL };
-static const KsOpImpl sharpen_impl = { KS_IMPL_FILTER, 0, FALSE, prepare_sharpen, NULL, NULL };
+/* ---- the kind ------------------------------------------------------------- */
+
+static void
+filter_cpu_rect (KsCpuWorker *worker, const KsKernelRun *run, guint x0, guint y0, guint n,
+                 guint rows)
+{
+  /* Filters read around (x0, y): they find their own source pixels. */
+  _ks_cpu_filter_rect (run, x0, y0, n, rows);
+}
+
+static void
+filter_shared_memory (const KsKernelRun *run, KsKernelAttributes *attrs)
+{
+  attrs->shared_dynamic = ks_filter_shared_bytes (&run->filter, run->geom.block,
+                                                  run->geom.pixels_per_thread);
+}
+
+#if HAVE_CUDA
+static int
+filter_cuda_attributes (const KsKernelRun *run, struct cudaFuncAttributes *attrs)
+{
+  return ks_cuda_filter_attributes (&run->filter, ks_format_bytes_per_pixel (run->inputs[0]->format),
+                                    run->geom, run->instrument, attrs);
+}
+
+static int
+filter_cuda_launch (const KsKernelRun *run, KsCoverageBuffers cov, gpointer stream)
+{
+  return ks_cuda_filter_launch (run->geom, &run->filter, run->inputs[0]->data,
+                                run->inputs[0]->pitch,
+                                ks_format_bytes_per_pixel (run->inputs[0]->format),
+                                run->output->data, run->output->pitch, cov,
+                                (cudaStream_t) stream);
+}
+#endif
+
+/* Neighbourhood filters (kernels/ks-filter.cu; the CPU engine's in
+ * ks-cpu-filter.c). */
+static const KsOpKind kind = {
+  .name = "filter",
+  .cpu_rect = filter_cpu_rect,
+  .shared_memory = filter_shared_memory,
+#if HAVE_CUDA
+  .cuda_attributes = filter_cuda_attributes,
+  .cuda_launch = filter_cuda_launch,
+#endif
+  .cuda_launcher = "ks_cuda_filter_launch",
+};
+
+/* ---- the ops ---------------------------------------------------------------- */
+
+/* NPP's border-replicating 5×5 filters, which the benchmark's settings
+ * (radius 2; sigma 0.5, whose ceil(3σ) is 2) make comparable. */
+static gboolean
+npp_box (const KsOp *op, const KsParams *params, KsFormat format,
+         KsNppPeer *peer)
+{
+  peer->function = KS_NPP_FILTER_BOX_BORDER_8U_C4R;
+  return TRUE;
+}
+
+static gboolean
+npp_gaussian (const KsOp *op, const KsParams *params, KsFormat format,
+              KsNppPeer *peer)
+{
+  peer->function = KS_NPP_FILTER_GAUSS_BORDER_8U_C4R;
+  return TRUE;
+}
+
+/* NPP's horizontal Sobel reads GRAY8 only: an RGBA8 row is held against it
+ * on the gray image of the same size. */
+static gboolean
+npp_sobel (const KsOp *op, const KsParams *params, KsFormat format,
+           KsNppPeer *peer)
+{
+  peer->function = KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R;
+  return TRUE;
+}
+
+static const KsOpImpl box_impl = {
+  .kind = &kind, .prepare = prepare_box, .bench_settings = "radius=2",
+  .npp_peer = npp_box,
+};
+static const KsOpImpl gaussian_impl = {
+  .kind = &kind, .prepare = prepare_gaussian, .bench_settings = "sigma=0.5",
+  .npp_peer = npp_gaussian,
+};
+static const KsOpImpl sobel_impl = {
+  .kind = &kind, .accepts_gray = TRUE, .prepare = prepare_sobel,
+  .bench_settings = "mode=horizontal", .bench_tag = "horizontal", .npp_peer = npp_sobel,
+};
+static const KsOpImpl sharpen_impl = { .kind = &kind, .prepare = prepare_sharpen };
 
 const KsOp _ks_op_box_blur = {
   "box_blur", "Box blur", "Filters",
