@@ -488,8 +488,9 @@ ks_cli_cmd_run (int argc, char **argv)
   g_auto (RunOptions) o = { .device = -1, .repeat = 5 };
   gboolean help = FALSE;
   const GOptionEntry entries[] = {
-    { "in", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, "Input image (twice for two-input ops), or random:WxH or testcard:WxH; gray:INPUT "
-      "for its luma as a gray image",
+    { "in", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs,
+      "Input image (twice for two-input ops), or random:WxH or testcard:WxH; gray:INPUT for its "
+      "luma as a gray image",
       "FILE" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
       "Output image; for histogram ops a .csv file (optional)", "FILE" },
@@ -501,7 +502,8 @@ ks_cli_cmd_run (int argc, char **argv)
       "Grid size, used exactly (default: enough blocks to cover the image)", "X[xY[xZ]]" },
     { "stride", 's', 0, G_OPTION_ARG_NONE, &o.stride, "Grid-stride loop instead of one pass",
       NULL },
-    { "ppt", 0, 0, G_OPTION_ARG_INT, &o.ppt, "Consecutive pixels per thread: 1, 2, 4, 8 or 16", "N" },
+    { "ppt", 0, 0, G_OPTION_ARG_INT, &o.ppt, "Consecutive pixels per thread: 1, 2, 4, 8 or 16",
+      "N" },
     { "engine", 'e', 0, G_OPTION_ARG_STRING, &o.engine,
       "cuda or cpu (default: cuda when available)", "ENGINE" },
     { "device", 'd', 0, G_OPTION_ARG_INT, &o.device, "CUDA device ordinal (default 0)", "N" },

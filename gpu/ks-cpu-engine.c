@@ -212,7 +212,8 @@ _ks_cpu_run (guint n_workers, const KsKernelRun *run, GError **error)
     {
       job.n_units = job.n_blocks;
       /* No more workers than chunks of blocks: tiny grids run on the caller's thread. */
-      n = (guint) MIN ((guint64) n_workers, (job.n_blocks + BLOCKS_PER_CHUNK - 1) / BLOCKS_PER_CHUNK);
+      n = (guint) MIN ((guint64) n_workers,
+                       (job.n_blocks + BLOCKS_PER_CHUNK - 1) / BLOCKS_PER_CHUNK);
     }
   else
     {

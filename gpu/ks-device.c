@@ -138,7 +138,8 @@ _ks_cuda_check (int err, const char *call, GError **error)
                                                  cudaGetErrorString (e));
       _ks_cuda_mark_lost (reason);
       g_set_error (error, KS_ERROR, KS_ERROR_DEVICE_LOST,
-                   "The GPU stopped working: %s. CUDA cannot be used again in this process", reason);
+                   "The GPU stopped working: %s. CUDA cannot be used again in this process",
+                   reason);
     }
   else
     {
@@ -429,12 +430,16 @@ cuda_device_new (int dev, GError **error)
   U ("Compute", "registers_per_block", "Registers per block", l->regs_per_block, NULL);
   U ("Compute", "registers_per_multiprocessor", "Registers per multiprocessor", l->regs_per_sm,
      NULL);
-  U ("Compute", "async_engine_count", "Copy engines", attr (cudaDevAttrAsyncEngineCount, dev), NULL);
-  B ("Compute", "concurrent_kernels", "Concurrent kernels", attr (cudaDevAttrConcurrentKernels, dev));
+  U ("Compute", "async_engine_count", "Copy engines", attr (cudaDevAttrAsyncEngineCount, dev),
+     NULL);
+  B ("Compute", "concurrent_kernels", "Concurrent kernels",
+     attr (cudaDevAttrConcurrentKernels, dev));
   B ("Compute", "kernel_exec_timeout", "Run-time limit on kernels",
      attr (cudaDevAttrKernelExecTimeout, dev));
-  S ("Compute", "compute_mode", "Compute mode", compute_mode_text (attr (cudaDevAttrComputeMode, dev)));
-  B ("Compute", "integrated", "Integrated GPU sharing host memory", attr (cudaDevAttrIntegrated, dev));
+  S ("Compute", "compute_mode", "Compute mode",
+     compute_mode_text (attr (cudaDevAttrComputeMode, dev)));
+  B ("Compute", "integrated", "Integrated GPU sharing host memory",
+     attr (cudaDevAttrIntegrated, dev));
 
   U ("Memory", "total_global_memory", "Global memory", prop.totalGlobalMem, "bytes");
   U ("Memory", "memory_clock_rate", "Memory clock", (guint64) mem_clock_khz * 1000, "Hz");
@@ -442,23 +447,26 @@ cuda_device_new (int dev, GError **error)
   U ("Memory", "l2_cache_size", "L2 cache", attr (cudaDevAttrL2CacheSize, dev), "bytes");
   U ("Memory", "max_persisting_l2_cache_size", "Max persisting L2",
      attr (cudaDevAttrMaxPersistingL2CacheSize, dev), "bytes");
-  U ("Memory", "shared_memory_per_block", "Shared memory per block", l->shared_mem_per_block, "bytes");
+  U ("Memory", "shared_memory_per_block", "Shared memory per block", l->shared_mem_per_block,
+     "bytes");
   U ("Memory", "shared_memory_per_block_optin", "Shared memory per block (opt-in)",
      l->shared_mem_per_block_optin, "bytes");
   U ("Memory", "shared_memory_per_multiprocessor", "Shared memory per multiprocessor",
      l->shared_mem_per_sm, "bytes");
   U ("Memory", "reserved_shared_memory_per_block", "Reserved shared memory per block",
      l->reserved_shared_mem_per_block, "bytes");
-  U ("Memory", "total_constant_memory", "Constant memory", attr (cudaDevAttrTotalConstantMemory, dev),
-     "bytes");
+  U ("Memory", "total_constant_memory", "Constant memory",
+     attr (cudaDevAttrTotalConstantMemory, dev), "bytes");
   B ("Memory", "ecc_enabled", "ECC", attr (cudaDevAttrEccEnabled, dev));
-  B ("Memory", "unified_addressing", "Unified addressing", attr (cudaDevAttrUnifiedAddressing, dev));
+  B ("Memory", "unified_addressing", "Unified addressing",
+     attr (cudaDevAttrUnifiedAddressing, dev));
   B ("Memory", "managed_memory", "Managed memory", attr (cudaDevAttrManagedMemory, dev));
   B ("Memory", "can_map_host_memory", "Maps host page-locked memory",
      attr (cudaDevAttrCanMapHostMemory, dev));
   B ("Memory", "pageable_memory_access", "Pageable memory access",
      attr (cudaDevAttrPageableMemoryAccess, dev));
-  B ("Memory", "memory_pools_supported", "Memory pools", attr (cudaDevAttrMemoryPoolsSupported, dev));
+  B ("Memory", "memory_pools_supported", "Memory pools",
+     attr (cudaDevAttrMemoryPoolsSupported, dev));
 
   U ("Limits", "max_threads_per_block", "Max threads per block", l->max_threads_per_block, NULL);
   {
@@ -480,7 +488,8 @@ cuda_device_new (int dev, GError **error)
                                            attr (cudaDevAttrMaxTexture2DLayeredLayers, dev));
     S ("Limits", "max_block_dim", "Max block dimensions", b);
     S ("Limits", "max_grid_dim", "Max grid dimensions", g);
-    U ("Limits", "max_texture_1d", "Max texture 1D", attr (cudaDevAttrMaxTexture1DWidth, dev), NULL);
+    U ("Limits", "max_texture_1d", "Max texture 1D", attr (cudaDevAttrMaxTexture1DWidth, dev),
+       NULL);
     S ("Limits", "max_texture_2d", "Max texture 2D", t2);
     S ("Limits", "max_texture_3d", "Max texture 3D", t3);
     S ("Limits", "max_texture_1d_layered", "Max layered texture 1D", l1);
@@ -492,7 +501,8 @@ cuda_device_new (int dev, GError **error)
   U ("Limits", "surface_alignment", "Surface alignment", attr (cudaDevAttrSurfaceAlignment, dev),
      "bytes");
 
-  B ("Features", "cooperative_launch", "Cooperative launch", attr (cudaDevAttrCooperativeLaunch, dev));
+  B ("Features", "cooperative_launch", "Cooperative launch",
+     attr (cudaDevAttrCooperativeLaunch, dev));
   B ("Features", "concurrent_managed_access", "Concurrent managed access",
      attr (cudaDevAttrConcurrentManagedAccess, dev));
   B ("Features", "compute_preemption", "Compute preemption",

@@ -112,7 +112,7 @@ struct _KsKernelRun
 void       _ks_op_prepare             (const KsOp *op, const KsParams *params, KsKernelRun *run);
 
 /* The kinds that ops of other files use (ks-op-elementwise.c; the colour
- * ops of ks-ops-color.c); the others are their own files' only. */
+ * ops of ks-op-color.c); the others are their own files' only. */
 extern const KsOpKind _ks_kind_elementwise;
 extern const KsOpKind _ks_kind_equalize;
 

@@ -405,7 +405,8 @@ coverage_new (guint width, guint height, GError **error)
   if (n > KS_COVERAGE_MAX_PIXELS)
     {
       g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE,
-                   "Coverage is recorded for images of up to %u pixels; this one has %" G_GSIZE_FORMAT,
+                   "Coverage is recorded for images of up to %u pixels; this one has %"
+                   G_GSIZE_FORMAT,
                    KS_COVERAGE_MAX_PIXELS, n);
       return NULL;
     }

@@ -92,7 +92,8 @@ void        ks_engine_set_n_workers (KsEngine *self, guint n_workers);
 KsBuffer   *ks_engine_new_buffer   (KsEngine *self, KsFormat format, guint width, guint height,
                                     GError **error);
 /* Through pinned staging memory; *ms gets the transfer time (CUDA events). */
-KsBuffer   *ks_engine_upload       (KsEngine *self, const KsImage *image, double *ms, GError **error);
+KsBuffer   *ks_engine_upload       (KsEngine *self, const KsImage *image, double *ms,
+                                    GError **error);
 gboolean    ks_engine_upload_into  (KsEngine *self, const KsImage *image, KsBuffer *buffer,
                                     double *ms, GError **error);
 KsImage    *ks_engine_download     (KsEngine *self, KsBuffer *buffer, double *ms, GError **error);

@@ -11,8 +11,8 @@ typedef enum
   KS_ERROR_FAILED,            /* anything else */
   KS_ERROR_INVALID_ARGUMENT,  /* a bad parameter value, unknown op or parameter, size mismatch */
   KS_ERROR_LAUNCH_CONFIG,     /* a launch configuration the device cannot run */
-  KS_ERROR_UNAVAILABLE,       /* the engine or device cannot be used here (no driver, no GPU, no NPP) */
-  KS_ERROR_DEVICE_LOST,       /* a sticky CUDA error happened earlier; CUDA is unusable in this process */
+  KS_ERROR_UNAVAILABLE,       /* the engine or device cannot be used here (no driver, GPU, NPP) */
+  KS_ERROR_DEVICE_LOST,       /* a sticky CUDA error happened earlier: no CUDA in this process */
   KS_ERROR_CUDA,              /* a CUDA call failed; the message names the call and the error */
   KS_ERROR_IMAGE,             /* an image could not be read or written */
   KS_ERROR_TOO_LARGE,         /* an image or allocation beyond the supported limits */

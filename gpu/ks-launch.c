@@ -166,7 +166,8 @@ ks_launch_totals (const KsLaunchConfig *c, guint width, guint height, KsLaunchTo
   t->pixels = (guint64) width * height;
   /* Only the z = 0 plane of threads maps onto the image. */
   t->idle_threads = t->threads - busy_x * busy_y * (tz > 0 ? 1 : 0);
-  t->unreached_pixels = t->pixels - reached (tx, ppt, width, stride) * reached (ty, 1, height, stride);
+  t->unreached_pixels = t->pixels
+                        - reached (tx, ppt, width, stride) * reached (ty, 1, height, stride);
 }
 
 static gboolean
@@ -277,7 +278,8 @@ make_suggestion (const KsLaunchConfig *c, guint width, guint height, const KsDev
       if (fits && a != NULL)
         {
           fits = (a->num_regs == 0
-                  || regs_per_block (a->num_regs, threads, MAX (1, l->warp_size)) <= l->regs_per_block)
+                  || regs_per_block (a->num_regs, threads, MAX (1, l->warp_size))
+                       <= l->regs_per_block)
                  && a->shared_static + a->shared_dynamic <= l->shared_mem_per_block;
         }
       if (fits || threads == 1)

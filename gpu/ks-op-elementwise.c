@@ -1,7 +1,7 @@
 /* ks-op-elementwise.c: the element-wise kind — every output pixel a function
  * of the input pixels at the same place (kernels/ks-elementwise.cu, the pixel
  * functions of kernels/ks-pixel.h listed in kernels/ks-op-list.h) — and the
- * tutorial's element-wise ops. The colour ops of ks-ops-color.c use this kind
+ * tutorial's element-wise ops. The colour ops of ks-op-color.c use this kind
  * too. */
 #include "config.h"
 
@@ -35,7 +35,7 @@ load32 (const guint8 *p)
   return v;
 }
 
-#define KS_X_ROW(ID, name, fn, n_in, gray, lut)                                                       \
+#define KS_X_ROW(ID, name, fn, n_in, gray, lut)                                                  \
   static void row_##name (const guint8 *a, const guint8 *b, guint8 *out, guint n,                \
                           const KsPixelParams *p)                                                \
   {                                                                                              \
@@ -293,13 +293,13 @@ static const KsOpImpl blend_impl = {
   .kind = &_ks_kind_elementwise, .id = KS_EW_BLEND, .prepare = prepare_blend,
 };
 
-const KsOp _ks_op_invert = {
+static const KsOp op_invert = {
   "invert", "Invert", "Tutorial",
   "Each colour channel becomes 255 minus its value; alpha is kept",
   1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_RGBA8, NULL, 0, EW_LAUNCH, 0, &invert_impl,
 };
 
-const KsOp _ks_op_gray = {
+static const KsOp op_gray = {
   "gray", "Grayscale", "Tutorial",
   "BT.601 luma, 0.299 R + 0.587 G + 0.114 B, rounded to the nearest level",
   1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_GRAY8, gray_params, G_N_ELEMENTS (gray_params), EW_LAUNCH,
@@ -308,15 +308,24 @@ const KsOp _ks_op_gray = {
   8, &gray_impl,
 };
 
-const KsOp _ks_op_add = {
+static const KsOp op_add = {
   "add", "Add", "Tutorial",
   "Adds two images channel by channel, saturating at 255; alpha from the first image",
   2, KS_OP_OUTPUT_IMAGE, KS_FORMAT_RGBA8, NULL, 0, EW_LAUNCH, 0, &add_impl,
 };
 
-const KsOp _ks_op_blend = {
+static const KsOp op_blend = {
   "blend", "Blend", "Tutorial",
   "A × weight A + B × weight B per channel, rounded and saturated; alpha from the first image",
   2, KS_OP_OUTPUT_IMAGE, KS_FORMAT_RGBA8, blend_params, G_N_ELEMENTS (blend_params), EW_LAUNCH, 0,
   &blend_impl,
+};
+
+/* This file's ops, for the registry. */
+const KsOp *const _ks_ops_elementwise[] = {
+  &op_invert,
+  &op_gray,
+  &op_add,
+  &op_blend,
+  NULL,
 };

@@ -151,8 +151,9 @@ filter_shared_memory (const KsKernelRun *run, KsKernelAttributes *attrs)
 static int
 filter_cuda_attributes (const KsKernelRun *run, struct cudaFuncAttributes *attrs)
 {
-  return ks_cuda_filter_attributes (&run->filter, ks_format_bytes_per_pixel (run->inputs[0]->format),
-                                    run->geom, run->instrument, attrs);
+  return ks_cuda_filter_attributes (&run->filter,
+                                    ks_format_bytes_per_pixel (run->inputs[0]->format), run->geom,
+                                    run->instrument, attrs);
 }
 
 static int
@@ -223,7 +224,7 @@ static const KsOpImpl sobel_impl = {
 };
 static const KsOpImpl sharpen_impl = { .kind = &kind, .prepare = prepare_sharpen };
 
-const KsOp _ks_op_box_blur = {
+static const KsOp op_box_blur = {
   "box_blur", "Box blur", "Filters",
   "The mean of a square window around each pixel, computed as a rows pass then a columns pass; "
   "alpha is kept. Borders clamp to the edge: pixels outside the image read the nearest edge "
@@ -232,7 +233,7 @@ const KsOp _ks_op_box_blur = {
   BLUR_PPT, &box_impl,
 };
 
-const KsOp _ks_op_gaussian_blur = {
+static const KsOp op_gaussian_blur = {
   "gaussian_blur", "Gaussian blur", "Filters",
   "A separable Gaussian blur with integer weights (summing to 1024), a rows pass then a "
   "columns pass, rounded to the nearest level; alpha is kept. Borders clamp to the edge",
@@ -240,7 +241,7 @@ const KsOp _ks_op_gaussian_blur = {
   FILTER_LAUNCH, BLUR_PPT, &gaussian_impl,
 };
 
-const KsOp _ks_op_sobel = {
+static const KsOp op_sobel = {
   "sobel", "Sobel edges", "Filters",
   "3×3 Sobel derivatives of the BT.601 luma (of a gray image, of its own levels), as a gray "
   "image clamped to 255. Borders clamp to the edge, so the image's border shows no false edges",
@@ -250,10 +251,19 @@ const KsOp _ks_op_sobel = {
   FILTER_LAUNCH, 16, &sobel_impl,
 };
 
-const KsOp _ks_op_sharpen = {
+static const KsOp op_sharpen = {
   "sharpen", "Sharpen (unsharp mask)", "Filters",
   "Adds back the detail a Gaussian blur removes: P + amount · (P − blur(P)), rounded and "
   "clamped to 0..255; alpha is kept. Borders clamp to the edge",
   1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_RGBA8, sharpen_params, G_N_ELEMENTS (sharpen_params),
   FILTER_LAUNCH, 0, &sharpen_impl,
+};
+
+/* This file's ops, for the registry. */
+const KsOp *const _ks_ops_filter[] = {
+  &op_box_blur,
+  &op_gaussian_blur,
+  &op_sobel,
+  &op_sharpen,
+  NULL,
 };

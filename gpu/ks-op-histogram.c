@@ -165,9 +165,15 @@ static const KsOpImpl histogram_impl = {
   .npp_peer = npp_histogram,
 };
 
-const KsOp _ks_op_histogram = {
+static const KsOp op_histogram = {
   "histogram", "Histogram", "Tutorial",
   "256-bin histograms of red, green, blue and luma (of the single channel for gray images)",
   1, KS_OP_OUTPUT_HISTOGRAM, KS_FORMAT_RGBA8, histogram_params, G_N_ELEMENTS (histogram_params),
   { { 32, 8, 1 }, { 1, 1, 1 }, TRUE, KS_LAUNCH_GRID_STRIDE, 0 }, 0, &histogram_impl,
+};
+
+/* This file's ops, for the registry. */
+const KsOp *const _ks_ops_histogram[] = {
+  &op_histogram,
+  NULL,
 };

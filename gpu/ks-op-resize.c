@@ -114,10 +114,16 @@ static const KsOpImpl resize_impl = {
 };
 
 /* Per-pixel launch over the output, 4 output pixels (one 16-byte store) per thread. */
-const KsOp _ks_op_resize = {
+static const KsOp op_resize = {
   "resize", "Resize", "Geometry",
   "Resamples to any size, down or up: nearest neighbour or bilinear with pixel centres aligned "
   "and edges clamped; alpha is resampled like the colours",
   1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_RGBA8, resize_params, G_N_ELEMENTS (resize_params),
   { { 32, 8, 1 }, { 1, 1, 1 }, TRUE, KS_LAUNCH_PER_PIXEL, 0 }, 4, &resize_impl,
+};
+
+/* This file's ops, for the registry. */
+const KsOp *const _ks_ops_resize[] = {
+  &op_resize,
+  NULL,
 };

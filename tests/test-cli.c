@@ -227,7 +227,8 @@ test_corrupt_input (void)
   g_auto (CliResult) r;
   g_auto (CliResult) r2;
 
-  g_assert_true (g_file_set_contents (in, "\x89PNG\r\n\x1a\nthis is not an image at all", -1, NULL));
+  g_assert_true (g_file_set_contents (in, "\x89PNG\r\n\x1a\nthis is not an image at all", -1,
+                                      NULL));
   run_cli (&r, "run", "invert", "--in", in, "--out", out, "--engine", "cpu", NULL);
   assert_one_line_error (&r, 1, "corrupt.png", NULL);
   run_cli (&r2, "run", "invert", "--in", absurd, "--out", out, "--engine", "cpu", NULL);

@@ -1,4 +1,4 @@
-/* ks-ops-color.c: ops that change each pixel's colour on its own — tone
+/* ks-op-color.c: ops that change each pixel's colour on its own — tone
  * curves through lookup tables, thresholds, channel permutations and
  * histogram equalisation.
  *
@@ -324,7 +324,7 @@ static const KsOpImpl equalize_impl = {
   .equalize = equalize_luts,
 };
 
-const KsOp _ks_op_brightness_contrast = {
+static const KsOp op_brightness_contrast = {
   "brightness_contrast", "Brightness and contrast", "Colour",
   "Each colour channel v becomes (v − 128) × contrast + 128 + brightness, rounded and "
   "clamped to 0–255: one lookup table of 256 entries, computed once per run; alpha is kept",
@@ -332,7 +332,7 @@ const KsOp _ks_op_brightness_contrast = {
   G_N_ELEMENTS (brightness_contrast_params), LUT_LAUNCH, 0, &brightness_contrast_impl,
 };
 
-const KsOp _ks_op_gamma = {
+static const KsOp op_gamma = {
   "gamma", "Gamma", "Colour",
   "A power curve on each colour channel, 255 · (v / 255)^(1 / gamma), rounded and looked up "
   "in a table of 256 entries; alpha is kept",
@@ -340,7 +340,7 @@ const KsOp _ks_op_gamma = {
   LUT_LAUNCH, 0, &gamma_impl,
 };
 
-const KsOp _ks_op_threshold = {
+static const KsOp op_threshold = {
   "threshold", "Threshold", "Colour",
   "Compares each colour channel with a level and replaces it as OpenCV's threshold does "
   "(maximum 255); the channels are thresholded one by one, alpha is kept",
@@ -348,7 +348,7 @@ const KsOp _ks_op_threshold = {
   LUT_LAUNCH, 0, &threshold_impl,
 };
 
-const KsOp _ks_op_channel_swap = {
+static const KsOp op_channel_swap = {
   "channel_swap", "Channel swap", "Colour",
   "Reorders red, green and blue, for example RGB to BGR for code that expects BGR; alpha is "
   "kept. Pure data movement: the speed of a copy",
@@ -356,11 +356,21 @@ const KsOp _ks_op_channel_swap = {
   COLOR_LAUNCH, 0, &channel_swap_impl,
 };
 
-const KsOp _ks_op_equalize = {
+static const KsOp op_equalize = {
   "equalize", "Histogram equalisation", "Colour",
   "Spreads the levels so that each is about equally common: two kernels, the input's "
   "histogram and then a lookup table from its cumulative counts (the darkest level present "
   "becomes 0, the brightest 255); alpha is kept",
   1, KS_OP_OUTPUT_IMAGE, KS_FORMAT_RGBA8, equalize_params, G_N_ELEMENTS (equalize_params),
   LUT_LAUNCH, 0, &equalize_impl,
+};
+
+/* This file's ops, for the registry. */
+const KsOp *const _ks_ops_color[] = {
+  &op_brightness_contrast,
+  &op_gamma,
+  &op_threshold,
+  &op_channel_swap,
+  &op_equalize,
+  NULL,
 };
