@@ -234,7 +234,7 @@ add_timing (JsonBuilder *b, const char *name, const KsTiming *timing)
 {
   json_builder_set_member_name (b, name);
   json_builder_begin_object (b);
-  ks_cli_json_add_timing (b, timing, "n");
+  ks_json_add_timing (b, timing, "n");
   json_builder_end_object (b);
 }
 
@@ -249,15 +249,15 @@ ks_cli_display_json (const KsCliDisplayReport *report)
   b = json_builder_new ();
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "device");
-  ks_cli_json_add_string (b, report->device_name);
+  ks_json_add_string (b, report->device_name);
   json_builder_set_member_name (b, "device_id");
-  ks_cli_json_add_string (b, report->device_id);
+  ks_json_add_string (b, report->device_id);
   json_builder_set_member_name (b, "op");
-  ks_cli_json_add_string (b, report->op);
+  ks_json_add_string (b, report->op);
   json_builder_set_member_name (b, "gl");
-  ks_cli_json_add_string (b, report->gl);
+  ks_json_add_string (b, report->gl);
   json_builder_set_member_name (b, "interop");
-  ks_cli_json_add_string (b, report->interop);
+  ks_json_add_string (b, report->interop);
   json_builder_set_member_name (b, "frames");
   json_builder_add_int_value (b, report->frames);
   json_builder_set_member_name (b, "warmup_frames");
@@ -281,7 +281,7 @@ ks_cli_display_json (const KsCliDisplayReport *report)
       add_timing (b, "interop_cuda", &r->interop_cuda);
       add_timing (b, "download_cuda", &r->download);
       json_builder_set_member_name (b, "ratio_copy_over_interop");
-      ks_cli_json_add_number (b, r->ratio);
+      ks_json_add_number (b, r->ratio);
       /* Only sizes whose two textures matched the op's output get here. */
       json_builder_set_member_name (b, "same_pixels");
       json_builder_add_boolean_value (b, TRUE);
@@ -462,7 +462,7 @@ ks_cli_cmd_bench_display (int argc, char **argv)
       };
       g_autoptr (JsonNode) root = ks_cli_display_json (&report);
 
-      if (!ks_cli_json_write (root, json_path, &error))
+      if (!ks_json_write (root, json_path, &error))
         goto out;
       printf ("\nwrote %s\n", json_path);
     }

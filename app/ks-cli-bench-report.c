@@ -150,12 +150,12 @@ add_npp (JsonBuilder *b, const KsBenchNpp *npp)
     }
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "name");
-  ks_cli_json_add_string (b, npp->name);
-  ks_cli_json_add_timing (b, &npp->timing, "runs");
+  ks_json_add_string (b, npp->name);
+  ks_json_add_timing (b, &npp->timing, "runs");
   json_builder_set_member_name (b, "gbs");
-  ks_cli_json_add_number (b, npp->gbs);
+  ks_json_add_number (b, npp->gbs);
   json_builder_set_member_name (b, "ratio");
-  ks_cli_json_add_number (b, npp->ratio);
+  ks_json_add_number (b, npp->ratio);
   json_builder_set_member_name (b, "agrees");
   json_builder_add_boolean_value (b, npp->agrees);
   json_builder_end_object (b);
@@ -166,25 +166,25 @@ add_row (JsonBuilder *b, const KsBenchRow *row)
 {
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "id");
-  ks_cli_json_add_string (b, row->id);
+  ks_json_add_string (b, row->id);
   json_builder_set_member_name (b, "op");
-  ks_cli_json_add_string (b, row->op->id);
+  ks_json_add_string (b, row->op->id);
   json_builder_set_member_name (b, "method");
-  ks_cli_json_add_string (b, row->method);
+  ks_json_add_string (b, row->method);
   json_builder_set_member_name (b, "input");
-  ks_cli_json_add_string (b, ks_format_name (row->input_format));
+  ks_json_add_string (b, ks_format_name (row->input_format));
   json_builder_set_member_name (b, "bytes");
   json_builder_add_int_value (b, (gint64) row->bytes);
   add_launch (b, &row->launch);
   /* The row's timing sits among its members: scripts read row["median_ms"]. */
-  ks_cli_json_add_timing (b, &row->timing, "runs");
+  ks_json_add_timing (b, &row->timing, "runs");
   json_builder_set_member_name (b, "gbs");
-  ks_cli_json_add_number (b, row->gbs);
+  ks_json_add_number (b, row->gbs);
   json_builder_set_member_name (b, "share_of_copy");
-  ks_cli_json_add_number (b, row->share_of_copy);
+  ks_json_add_number (b, row->share_of_copy);
   add_npp (b, row->npp);
   json_builder_set_member_name (b, "npp_note");
-  ks_cli_json_add_string (b, row->npp_note);
+  ks_json_add_string (b, row->npp_note);
   json_builder_end_object (b);
 }
 
@@ -200,9 +200,9 @@ ks_cli_bench_json (const KsBenchReport *report)
   json_builder_set_member_name (b, "kernelscope_version");
   json_builder_add_string_value (b, PACKAGE_VERSION);
   json_builder_set_member_name (b, "device");
-  ks_cli_json_add_string (b, report->device_name);
+  ks_json_add_string (b, report->device_name);
   json_builder_set_member_name (b, "device_id");
-  ks_cli_json_add_string (b, report->device_id);
+  ks_json_add_string (b, report->device_id);
   json_builder_set_member_name (b, "engine");
   json_builder_add_string_value (b, report->is_cuda ? "cuda" : "cpu");
   json_builder_set_member_name (b, "width");
@@ -213,18 +213,18 @@ ks_cli_bench_json (const KsBenchReport *report)
   json_builder_add_int_value (b, report->repeats);
   /* The CPU engine has no L2 eviction to speak of. */
   json_builder_set_member_name (b, "l2_flush");
-  ks_cli_json_add_string (b, !report->is_cuda ? NULL : report->dirty_flush ? "write" : "read");
+  ks_json_add_string (b, !report->is_cuda ? NULL : report->dirty_flush ? "write" : "read");
   json_builder_set_member_name (b, "peak_bandwidth_gbs");
-  ks_cli_json_add_number (b, report->peak_bandwidth_gbs > 0 ? report->peak_bandwidth_gbs : NAN);
+  ks_json_add_number (b, report->peak_bandwidth_gbs > 0 ? report->peak_bandwidth_gbs : NAN);
   json_builder_set_member_name (b, "copy_bandwidth_gbs");
-  ks_cli_json_add_number (b, report->copy_gbs);
+  ks_json_add_number (b, report->copy_gbs);
   json_builder_set_member_name (b, "copy");
   if (isfinite (report->copy_gbs))
     {
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "bytes");
       json_builder_add_int_value (b, (gint64) report->copy_bytes);
-      ks_cli_json_add_timing (b, &report->copy_timing, "runs");
+      ks_json_add_timing (b, &report->copy_timing, "runs");
       json_builder_end_object (b);
     }
   else
@@ -232,11 +232,11 @@ ks_cli_bench_json (const KsBenchReport *report)
       json_builder_add_null_value (b);
     }
   json_builder_set_member_name (b, "copy_note");
-  ks_cli_json_add_string (b, report->copy_note);
+  ks_json_add_string (b, report->copy_note);
   json_builder_set_member_name (b, "npp_version");
-  ks_cli_json_add_string (b, report->npp_version);
+  ks_json_add_string (b, report->npp_version);
   json_builder_set_member_name (b, "npp_note");
-  ks_cli_json_add_string (b, report->npp_note);
+  ks_json_add_string (b, report->npp_note);
   json_builder_set_member_name (b, "ops");
   json_builder_begin_array (b);
   for (guint i = 0; i < report->rows->len; i++)
@@ -255,5 +255,5 @@ ks_cli_bench_write_json (const KsBenchReport *report, const char *path, GError *
   g_return_val_if_fail (path != NULL, FALSE);
 
   root = ks_cli_bench_json (report);
-  return ks_cli_json_write (root, path, error);
+  return ks_json_write (root, path, error);
 }

@@ -75,9 +75,9 @@ add_device (JsonBuilder *b, KsDevice *device)
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "id");
-  ks_cli_json_add_string (b, ks_device_get_id (device));
+  ks_json_add_string (b, ks_device_get_id (device));
   json_builder_set_member_name (b, "name");
-  ks_cli_json_add_string (b, ks_device_get_name (device));
+  ks_json_add_string (b, ks_device_get_name (device));
   json_builder_set_member_name (b, "kind");
   json_builder_add_string_value (b, ks_device_get_kind (device) == KS_DEVICE_KIND_CUDA ? "cuda"
                                                                                        : "cpu");
@@ -92,17 +92,17 @@ add_device (JsonBuilder *b, KsDevice *device)
 
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "group");
-      ks_cli_json_add_string (b, prop->group);
+      ks_json_add_string (b, prop->group);
       json_builder_set_member_name (b, "key");
-      ks_cli_json_add_string (b, prop->key);
+      ks_json_add_string (b, prop->key);
       json_builder_set_member_name (b, "label");
-      ks_cli_json_add_string (b, prop->label);
+      ks_json_add_string (b, prop->label);
       json_builder_set_member_name (b, "value");
-      json_builder_add_value (b, ks_cli_json_from_variant (prop->value));
+      json_builder_add_value (b, ks_json_from_variant (prop->value));
       json_builder_set_member_name (b, "unit");
-      ks_cli_json_add_string (b, prop->unit);
+      ks_json_add_string (b, prop->unit);
       json_builder_set_member_name (b, "text");
-      ks_cli_json_add_string (b, text);
+      ks_json_add_string (b, text);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -129,11 +129,11 @@ devices_json (GPtrArray *devices, gboolean cuda, const GError *cuda_error, const
   json_builder_set_member_name (b, "available");
   json_builder_add_boolean_value (b, cuda);
   json_builder_set_member_name (b, "reason");
-  ks_cli_json_add_string (b, cuda_error != NULL ? cuda_error->message : NULL);
+  ks_json_add_string (b, cuda_error != NULL ? cuda_error->message : NULL);
   json_builder_set_member_name (b, "driver_version");
-  ks_cli_json_add_string (b, driver);
+  ks_json_add_string (b, driver);
   json_builder_set_member_name (b, "runtime_version");
-  ks_cli_json_add_string (b, runtime);
+  ks_json_add_string (b, runtime);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "npp");
@@ -141,9 +141,9 @@ devices_json (GPtrArray *devices, gboolean cuda, const GError *cuda_error, const
   json_builder_set_member_name (b, "available");
   json_builder_add_boolean_value (b, npp != NULL);
   json_builder_set_member_name (b, "version");
-  ks_cli_json_add_string (b, npp != NULL ? ks_npp_get_version (npp) : NULL);
+  ks_json_add_string (b, npp != NULL ? ks_npp_get_version (npp) : NULL);
   json_builder_set_member_name (b, "reason");
-  ks_cli_json_add_string (b, npp != NULL ? NULL
+  ks_json_add_string (b, npp != NULL ? NULL
                              : npp_error != NULL ? npp_error->message
                                                  : "NPP is only used with CUDA");
   json_builder_end_object (b);
@@ -197,7 +197,7 @@ ks_cli_cmd_devices (int argc, char **argv)
       g_autoptr (JsonNode) root =
         devices_json (devices, cuda, cuda_error, ks_cuda_driver_version () > 0 ? driver : NULL,
                       ks_cuda_runtime_version () > 0 ? runtime : NULL, npp, npp_error);
-      g_autofree char *text = ks_cli_json_to_data (root);
+      g_autofree char *text = ks_json_to_data (root);
 
       fputs (text, stdout);
       return KS_CLI_EXIT_OK;

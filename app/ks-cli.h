@@ -6,6 +6,7 @@
 
 #include "kernelscope.h"
 #include "ks-bench.h"
+#include "ks-json.h"
 
 G_BEGIN_DECLS
 
@@ -62,26 +63,6 @@ int       ks_cli_cmd_compare         (int argc, char **argv);
 int       ks_cli_cmd_bench           (int argc, char **argv);
 int       ks_cli_cmd_bench_display   (int argc, char **argv);
 
-/* ---- JSON (ks-cli-json.c) ----------------------------------------------
- * json-glib writes whatever it is given, and a double that was never measured
- * (NAN) would come out as "nan", which no JSON reader accepts. These add NULL
- * strings and non-finite numbers as null instead: an unmeasured value must not
- * read as a number. */
-void      ks_cli_json_add_string     (JsonBuilder *builder, const char *value);
-void      ks_cli_json_add_number     (JsonBuilder *builder, double value);
-/* A device property's value: numbers, booleans and strings as themselves (NaN
- * and infinities as null), any other type as its GVariant text. */
-JsonNode *ks_cli_json_from_variant   (GVariant *value);
-/* A timing's members, added to the object being built: median_ms, mad_ms,
- * min_ms, max_ms, warmup_ms, and the number of timed runs as `count_key`. The
- * benchmark's rows hold them next to their own members, bench-display gives
- * each timing an object of its own, and each file keeps its own name for the
- * count ("runs", "n") for the scripts that read it. */
-void      ks_cli_json_add_timing     (JsonBuilder *builder, const KsTiming *timing,
-                                      const char *count_key);
-/* Pretty-printed, ending with a newline. */
-char     *ks_cli_json_to_data        (JsonNode *root);
-gboolean  ks_cli_json_write          (JsonNode *root, const char *path, GError **error);
 
 /* ---- bench (ks-cli-bench-report.c) --------------------------------------- */
 

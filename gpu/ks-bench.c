@@ -446,6 +446,18 @@ histograms_agree (const KsRunResult *ours, const KsImage *theirs, KsNppFunction 
   return TRUE;
 }
 
+static gboolean
+npp_peer_of (const BenchItem *item, const KsParams *params, KsNppPeer *peer)
+{
+  const KsOpImpl *impl = item->op->impl;
+
+  if (impl->npp_peer != NULL)
+    return impl->npp_peer (item->op, params, item->format, peer);
+  if (impl->npp != NULL)
+    *peer = *impl->npp;
+  return impl->npp != NULL;
+}
+
 /* NPP on the row's device buffers. FALSE only when the device is lost; any
  * other failure (NPP itself, memory for its outputs) becomes the row's note. */
 static gboolean
@@ -464,8 +476,7 @@ measure_npp (BenchState *state, const BenchItem *item, const KsRunRequest *reque
   g_autoptr (KsBenchNpp) npp = NULL;
   guint width = state->width, height = state->height;
 
-  if (state->npp == NULL || item->op->impl->npp_peer == NULL
-      || !item->op->impl->npp_peer (item->op, &request->params, item->format, &peer))
+  if (state->npp == NULL || !npp_peer_of (item, &request->params, &peer))
     return TRUE;
   function = (KsNppFunction) peer.function;
 

@@ -73,7 +73,9 @@ typedef struct _KsOpImpl
    * named in the row's id by bench_tag; NULL: the defaults. */
   const char *bench_settings;
   const char *bench_tag;
-  /* NPP's equivalent for these parameters and input format; FALSE: none. */
+  /* NPP's equivalent: npp where it is fixed, npp_peer where it depends on
+   * the parameters or the input's format (FALSE: none); neither: none. */
+  const KsNppPeer *npp;
   gboolean (*npp_peer) (const KsOp *op, const KsParams *params, KsFormat format,
                         KsNppPeer *peer);
 } KsOpImpl;

@@ -242,13 +242,50 @@ check_buffer_owner (KsEngine *self, const KsBuffer *buffer, GError **error)
   return TRUE;
 }
 
+/* An image into a buffer of its size (upload) or back, timed; on return the
+ * copy is done and the staging memory free again. */
+static gboolean
+transfer (KsEngine *self, KsImage *image, KsBuffer *buffer, gboolean upload, double *ms,
+          GError **error)
+{
+  g_autoptr (KsClock) clock = ks_clock_new (self, error);
+  double elapsed = 0;
+
+  if (clock == NULL)
+    return FALSE;
+  if (self->cuda != NULL)
+    {
+      if (!(upload ? _ks_cuda_upload (self->cuda, image, buffer, clock, error)
+                   : _ks_cuda_download (self->cuda, buffer, image, clock, error)))
+        return FALSE;
+    }
+  else
+    {
+      gsize row = (gsize) image->width * ks_format_bytes_per_pixel (image->format);
+
+      ks_clock_start (clock, NULL);
+      for (guint y = 0; y < image->height; y++)
+        {
+          guint8 *b = (guint8 *) buffer->data + y * buffer->pitch;
+
+          if (upload)
+            memcpy (b, ks_image_row (image, y), row);
+          else
+            memcpy (ks_image_row (image, y), b, row);
+        }
+      ks_clock_stop (clock, NULL);
+    }
+  if (!ks_clock_elapsed (clock, &elapsed, error))
+    return FALSE;
+  if (ms != NULL)
+    *ms = elapsed;
+  return TRUE;
+}
+
 gboolean
 ks_engine_upload_into (KsEngine *self, const KsImage *image, KsBuffer *buffer, double *ms,
                        GError **error)
 {
-  g_autoptr (KsClock) clock = NULL;
-  double elapsed = 0;
-
   g_return_val_if_fail (KS_IS_ENGINE (self) && image != NULL && buffer != NULL, FALSE);
   if (!check_buffer_owner (self, buffer, error))
     return FALSE;
@@ -263,29 +300,7 @@ ks_engine_upload_into (KsEngine *self, const KsImage *image, KsBuffer *buffer, d
     }
   if (!ks_engine_check_usable (self, error))
     return FALSE;
-  clock = ks_clock_new (self, error);
-  if (clock == NULL)
-    return FALSE;
-  if (self->cuda != NULL)
-    {
-      if (!_ks_cuda_upload (self->cuda, image, buffer, clock, error))
-        return FALSE;
-    }
-  else
-    {
-      gsize row = (gsize) image->width * ks_format_bytes_per_pixel (image->format);
-
-      ks_clock_start (clock, NULL);
-      for (guint y = 0; y < image->height; y++)
-        memcpy ((guint8 *) buffer->data + y * buffer->pitch, ks_image_row (image, y), row);
-      ks_clock_stop (clock, NULL);
-    }
-  /* Waits for the copy: the staging memory and the image are free again. */
-  if (!ks_clock_elapsed (clock, &elapsed, error))
-    return FALSE;
-  if (ms != NULL)
-    *ms = elapsed;
-  return TRUE;
+  return transfer (self, (KsImage *) image, buffer, TRUE, ms, error);
 }
 
 KsBuffer *
@@ -304,8 +319,6 @@ KsImage *
 ks_engine_download (KsEngine *self, KsBuffer *buffer, double *ms, GError **error)
 {
   g_autoptr (KsImage) image = NULL;
-  g_autoptr (KsClock) clock = NULL;
-  double elapsed = 0;
 
   g_return_val_if_fail (KS_IS_ENGINE (self) && buffer != NULL, NULL);
   if (!check_buffer_owner (self, buffer, error) || !ks_engine_check_usable (self, error))
@@ -313,27 +326,8 @@ ks_engine_download (KsEngine *self, KsBuffer *buffer, double *ms, GError **error
   image = ks_image_new (buffer->format, buffer->width, buffer->height, error);
   if (image == NULL)
     return NULL;
-  clock = ks_clock_new (self, error);
-  if (clock == NULL)
+  if (!transfer (self, image, buffer, FALSE, ms, error))
     return NULL;
-  if (self->cuda != NULL)
-    {
-      if (!_ks_cuda_download (self->cuda, buffer, image, clock, error))
-        return NULL;
-    }
-  else
-    {
-      gsize row = (gsize) image->width * ks_format_bytes_per_pixel (image->format);
-
-      ks_clock_start (clock, NULL);
-      for (guint y = 0; y < image->height; y++)
-        memcpy (ks_image_row (image, y), (guint8 *) buffer->data + y * buffer->pitch, row);
-      ks_clock_stop (clock, NULL);
-    }
-  if (!ks_clock_elapsed (clock, &elapsed, error))
-    return NULL;
-  if (ms != NULL)
-    *ms = elapsed;
   return g_steal_pointer (&image);
 }
 

@@ -262,13 +262,7 @@ equalize_luts (const KsParams *params, guint32 (*histogram)[256], guint64 pixels
 
 /* NPP looks up the op's own tables with its palette: the time of a lookup
  * does not depend on the table. */
-static gboolean
-npp_palette (const KsOp *op, const KsParams *params, KsFormat format,
-             KsNppPeer *peer)
-{
-  peer->function = KS_NPP_LUT_PALETTE_8U_AC4R;
-  return TRUE;
-}
+static const KsNppPeer npp_palette = { KS_NPP_LUT_PALETTE_8U_AC4R };
 
 /* In trunc mode nppiThreshold_8u_AC4R with NPP_CMP_GREATER computes the same;
  * the other modes are lookups like any table. */
@@ -279,7 +273,10 @@ npp_threshold (const KsOp *op, const KsParams *params, KsFormat format,
   double level = params->values[THRESHOLD_LEVEL];
 
   if (params->values[THRESHOLD_MODE] != THRESHOLD_TRUNC)
-    return npp_palette (op, params, format, peer);
+    {
+      *peer = npp_palette;
+      return TRUE;
+    }
   peer->function = KS_NPP_THRESHOLD_8U_AC4R_GT;
   for (guint c = 0; c < 3; c++)
     peer->thresholds[c] = (guint8) CLAMP (level, 0, 255);
@@ -305,11 +302,11 @@ npp_channel_swap (const KsOp *op, const KsParams *params, KsFormat format,
  * nothing against NPP: the benchmark uses a table that moves most levels. */
 static const KsOpImpl brightness_contrast_impl = {
   .kind = &_ks_kind_elementwise, .id = KS_EW_LUT, .prepare = prepare_brightness_contrast,
-  .bench_settings = "brightness=10,contrast=1.5", .npp_peer = npp_palette,
+  .bench_settings = "brightness=10,contrast=1.5", .npp = &npp_palette,
 };
 static const KsOpImpl gamma_impl = {
   .kind = &_ks_kind_elementwise, .id = KS_EW_LUT, .prepare = prepare_gamma,
-  .npp_peer = npp_palette,
+  .npp = &npp_palette,
 };
 static const KsOpImpl threshold_impl = {
   .kind = &_ks_kind_elementwise, .id = KS_EW_LUT, .prepare = prepare_threshold,

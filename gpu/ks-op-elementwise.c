@@ -256,38 +256,18 @@ prepare_blend (const KsParams *params, KsKernelRun *run)
 }
 
 /* NPP's functions for the tutorial's ops, on RGBA8 (the only input they take). */
-static gboolean
-npp_invert (const KsOp *op, const KsParams *params, KsFormat format,
-            KsNppPeer *peer)
-{
-  peer->function = KS_NPP_NOT_8U_AC4R;
-  return TRUE;
-}
-
-static gboolean
-npp_gray (const KsOp *op, const KsParams *params, KsFormat format,
-          KsNppPeer *peer)
-{
-  peer->function = KS_NPP_RGB_TO_GRAY_8U_AC4C1R;
-  return TRUE;
-}
-
-static gboolean
-npp_add (const KsOp *op, const KsParams *params, KsFormat format,
-         KsNppPeer *peer)
-{
-  peer->function = KS_NPP_ADD_8U_C4RSFS;
-  return TRUE;
-}
+static const KsNppPeer npp_not = { KS_NPP_NOT_8U_AC4R };
+static const KsNppPeer npp_gray = { KS_NPP_RGB_TO_GRAY_8U_AC4C1R };
+static const KsNppPeer npp_add = { KS_NPP_ADD_8U_C4RSFS };
 
 static const KsOpImpl invert_impl = {
-  .kind = &_ks_kind_elementwise, .id = KS_EW_INVERT, .npp_peer = npp_invert,
+  .kind = &_ks_kind_elementwise, .id = KS_EW_INVERT, .npp = &npp_not,
 };
 static const KsOpImpl gray_impl = {
-  .kind = &_ks_kind_elementwise, .id = KS_EW_GRAY, .prepare = prepare_gray, .npp_peer = npp_gray,
+  .kind = &_ks_kind_elementwise, .id = KS_EW_GRAY, .prepare = prepare_gray, .npp = &npp_gray,
 };
 static const KsOpImpl add_impl = {
-  .kind = &_ks_kind_elementwise, .id = KS_EW_ADD, .npp_peer = npp_add,
+  .kind = &_ks_kind_elementwise, .id = KS_EW_ADD, .npp = &npp_add,
 };
 static const KsOpImpl blend_impl = {
   .kind = &_ks_kind_elementwise, .id = KS_EW_BLEND, .prepare = prepare_blend,

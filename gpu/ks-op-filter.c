@@ -183,44 +183,24 @@ static const KsOpKind kind = {
 /* ---- the ops ---------------------------------------------------------------- */
 
 /* NPP's border-replicating 5×5 filters, which the benchmark's settings
- * (radius 2; sigma 0.5, whose ceil(3σ) is 2) make comparable. */
-static gboolean
-npp_box (const KsOp *op, const KsParams *params, KsFormat format,
-         KsNppPeer *peer)
-{
-  peer->function = KS_NPP_FILTER_BOX_BORDER_8U_C4R;
-  return TRUE;
-}
-
-static gboolean
-npp_gaussian (const KsOp *op, const KsParams *params, KsFormat format,
-              KsNppPeer *peer)
-{
-  peer->function = KS_NPP_FILTER_GAUSS_BORDER_8U_C4R;
-  return TRUE;
-}
-
-/* NPP's horizontal Sobel reads GRAY8 only: an RGBA8 row is held against it
- * on the gray image of the same size. */
-static gboolean
-npp_sobel (const KsOp *op, const KsParams *params, KsFormat format,
-           KsNppPeer *peer)
-{
-  peer->function = KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R;
-  return TRUE;
-}
+ * (radius 2; sigma 0.5, whose ceil(3σ) is 2) make comparable; its horizontal
+ * Sobel reads GRAY8 only, so an RGBA8 row is held against it on the gray
+ * image of the same size. */
+static const KsNppPeer npp_box = { KS_NPP_FILTER_BOX_BORDER_8U_C4R };
+static const KsNppPeer npp_gaussian = { KS_NPP_FILTER_GAUSS_BORDER_8U_C4R };
+static const KsNppPeer npp_sobel = { KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R };
 
 static const KsOpImpl box_impl = {
   .kind = &kind, .prepare = prepare_box, .bench_settings = "radius=2",
-  .npp_peer = npp_box,
+  .npp = &npp_box,
 };
 static const KsOpImpl gaussian_impl = {
   .kind = &kind, .prepare = prepare_gaussian, .bench_settings = "sigma=0.5",
-  .npp_peer = npp_gaussian,
+  .npp = &npp_gaussian,
 };
 static const KsOpImpl sobel_impl = {
   .kind = &kind, .accepts_gray = TRUE, .prepare = prepare_sobel,
-  .bench_settings = "mode=horizontal", .bench_tag = "horizontal", .npp_peer = npp_sobel,
+  .bench_settings = "mode=horizontal", .bench_tag = "horizontal", .npp = &npp_sobel,
 };
 static const KsOpImpl sharpen_impl = { .kind = &kind, .prepare = prepare_sharpen };
 

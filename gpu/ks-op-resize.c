@@ -100,17 +100,11 @@ static const KsOpKind kind = {
   .cuda_launcher = "ks_cuda_resize_launch",
 };
 
-static gboolean
-npp_resize (const KsOp *op, const KsParams *params, KsFormat format,
-            KsNppPeer *peer)
-{
-  peer->function = KS_NPP_RESIZE_8U_C4R_LINEAR;
-  return TRUE;
-}
+static const KsNppPeer npp_resize = { KS_NPP_RESIZE_8U_C4R_LINEAR };
 
 static const KsOpImpl resize_impl = {
   .kind = &kind, .prepare = prepare_resize, .output_size = resize_output_size,
-  .npp_peer = npp_resize,
+  .npp = &npp_resize,
 };
 
 /* Per-pixel launch over the output, 4 output pixels (one 16-byte store) per thread. */

@@ -116,6 +116,7 @@ check_mark (KsClock *clock, gboolean start, GError **error)
 
 #if HAVE_CUDA
 #define CHECK(call, error) _ks_cuda_check ((int) (call), #call, error)
+#endif
 
 KsClock *
 ks_clock_new (KsEngine *engine, GError **error)
@@ -137,61 +138,48 @@ ks_clock_free (KsClock *clock)
 {
   if (clock == NULL)
     return;
+#if HAVE_CUDA
   /* After a sticky error every call fails; there is nothing left to release. */
-  if (ks_cuda_lost_reason () == NULL)
+  if (clock->stream != NULL && ks_cuda_lost_reason () == NULL)
     {
       for (guint i = 0; i < G_N_ELEMENTS (clock->events); i++)
         if (clock->events[i] != NULL)
           cudaEventDestroy ((cudaEvent_t) clock->events[i]);
       (void) cudaGetLastError ();
     }
+#endif
   g_free (clock);
 }
 
+/* An event on the stream for CUDA clocks (created on first use). */
 static gboolean
-mark (KsClock *clock, gboolean start, GError **error)
+record (KsClock *clock, GError **error)
 {
-  cudaEvent_t event;
+#if HAVE_CUDA
+  gpointer *event = &clock->events[clock->n_marks];
 
-  if (!check_mark (clock, start, error))
-    return FALSE;
-  if (clock->stream == NULL)
+  if (*event == NULL)
     {
-      if (start)
-        clock->start_us = g_get_monotonic_time ();
-      else
-        clock->host_ms += (double) (g_get_monotonic_time () - clock->start_us) / 1000.0;
-      clock->n_marks++;
-      return TRUE;
-    }
-  if (clock->events[clock->n_marks] == NULL)
-    {
-      if (!CHECK (cudaSetDevice (clock->device), error) || !CHECK (cudaEventCreate (&event), error))
+      cudaEvent_t e;
+
+      if (!CHECK (cudaSetDevice (clock->device), error) || !CHECK (cudaEventCreate (&e), error))
         return FALSE;
-      clock->events[clock->n_marks] = event;
+      *event = e;
     }
-  if (!CHECK (cudaEventRecord ((cudaEvent_t) clock->events[clock->n_marks],
-                               (cudaStream_t) clock->stream), error))
-    return FALSE;
-  clock->n_marks++;
-  return TRUE;
+  return CHECK (cudaEventRecord ((cudaEvent_t) *event, (cudaStream_t) clock->stream), error);
+#else
+  g_assert_not_reached ();
+  return FALSE;
+#endif
 }
 
-gboolean
-ks_clock_elapsed (KsClock *clock, double *ms, GError **error)
+/* The spans' milliseconds, once the last event has happened. */
+static gboolean
+cuda_spans (KsClock *clock, guint n, double *ms, GError **error)
 {
+#if HAVE_CUDA
   double total = 0;
-  guint n = clock->n_marks;
 
-  clock->n_marks = 0;
-  if (n % 2 != 0)
-    return unbalanced (error);
-  if (clock->stream == NULL)
-    {
-      *ms = clock->host_ms;
-      clock->host_ms = 0;
-      return TRUE;
-    }
   if (n > 0 && !CHECK (cudaEventSynchronize ((cudaEvent_t) clock->events[n - 1]), error))
     return FALSE;
   for (guint i = 0; i < n; i += 2)
@@ -205,21 +193,10 @@ ks_clock_elapsed (KsClock *clock, double *ms, GError **error)
     }
   *ms = total;
   return TRUE;
-}
-
-#else /* !HAVE_CUDA */
-
-KsClock *
-ks_clock_new (KsEngine *engine, GError **error)
-{
-  g_return_val_if_fail (KS_IS_ENGINE (engine), NULL);
-  return ks_clock_new_host ();
-}
-
-void
-ks_clock_free (KsClock *clock)
-{
-  g_free (clock);
+#else
+  g_assert_not_reached ();
+  return FALSE;
+#endif
 }
 
 static gboolean
@@ -227,7 +204,12 @@ mark (KsClock *clock, gboolean start, GError **error)
 {
   if (!check_mark (clock, start, error))
     return FALSE;
-  if (start)
+  if (clock->stream != NULL)
+    {
+      if (!record (clock, error))
+        return FALSE;
+    }
+  else if (start)
     clock->start_us = g_get_monotonic_time ();
   else
     clock->host_ms += (double) (g_get_monotonic_time () - clock->start_us) / 1000.0;
@@ -243,12 +225,12 @@ ks_clock_elapsed (KsClock *clock, double *ms, GError **error)
   clock->n_marks = 0;
   if (n % 2 != 0)
     return unbalanced (error);
+  if (clock->stream != NULL)
+    return cuda_spans (clock, n, ms, error);
   *ms = clock->host_ms;
   clock->host_ms = 0;
   return TRUE;
 }
-
-#endif
 
 gboolean
 ks_clock_start (KsClock *clock, GError **error)

@@ -363,7 +363,7 @@ test_display_round_trip (void)
   g_array_append_val (sizes, size);
 
   written = ks_cli_display_json (&report);
-  g_assert_true (ks_cli_json_write (written, path, &error));
+  g_assert_true (ks_json_write (written, path, &error));
   g_assert_no_error (error);
   root = parse_file (path);
   top = json_node_get_object (root);
@@ -408,7 +408,7 @@ from_variant (GVariant *value)
 {
   g_autoptr (GVariant) sunk = value != NULL ? g_variant_ref_sink (value) : NULL;
 
-  return ks_cli_json_from_variant (sunk);
+  return ks_json_from_variant (sunk);
 }
 
 static void

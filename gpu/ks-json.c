@@ -1,17 +1,12 @@
-/* ks-cli-json.c: what every JSON file of kernelscope-cli shares.
- *
- * The documents are built with json-glib; these helpers hold the choices that
- * json-glib cannot make for us: which values become null, how a GVariant maps
- * onto JSON, and how a timing is spelled.
- */
 #include "config.h"
-
-#include "ks-cli.h"
 
 #include <math.h>
 
+#include "ks-error.h"
+#include "ks-json.h"
+
 void
-ks_cli_json_add_string (JsonBuilder *builder, const char *value)
+ks_json_add_string (JsonBuilder *builder, const char *value)
 {
   g_return_if_fail (JSON_IS_BUILDER (builder));
 
@@ -22,7 +17,7 @@ ks_cli_json_add_string (JsonBuilder *builder, const char *value)
 }
 
 void
-ks_cli_json_add_number (JsonBuilder *builder, double value)
+ks_json_add_number (JsonBuilder *builder, double value)
 {
   g_return_if_fail (JSON_IS_BUILDER (builder));
 
@@ -33,7 +28,7 @@ ks_cli_json_add_number (JsonBuilder *builder, double value)
 }
 
 JsonNode *
-ks_cli_json_from_variant (GVariant *value)
+ks_json_from_variant (GVariant *value)
 {
   JsonNode *node = json_node_alloc ();
 
@@ -88,28 +83,28 @@ ks_cli_json_from_variant (GVariant *value)
 }
 
 void
-ks_cli_json_add_timing (JsonBuilder *builder, const KsTiming *timing, const char *count_key)
+ks_json_add_timing (JsonBuilder *builder, const KsTiming *timing, const char *count_key)
 {
   g_return_if_fail (JSON_IS_BUILDER (builder));
   g_return_if_fail (timing != NULL);
   g_return_if_fail (count_key != NULL);
 
   json_builder_set_member_name (builder, "median_ms");
-  ks_cli_json_add_number (builder, timing->median_ms);
+  ks_json_add_number (builder, timing->median_ms);
   json_builder_set_member_name (builder, "mad_ms");
-  ks_cli_json_add_number (builder, timing->mad_ms);
+  ks_json_add_number (builder, timing->mad_ms);
   json_builder_set_member_name (builder, "min_ms");
-  ks_cli_json_add_number (builder, timing->min_ms);
+  ks_json_add_number (builder, timing->min_ms);
   json_builder_set_member_name (builder, "max_ms");
-  ks_cli_json_add_number (builder, timing->max_ms);
+  ks_json_add_number (builder, timing->max_ms);
   json_builder_set_member_name (builder, "warmup_ms");
-  ks_cli_json_add_number (builder, timing->warmup_ms);
+  ks_json_add_number (builder, timing->warmup_ms);
   json_builder_set_member_name (builder, count_key);
   json_builder_add_int_value (builder, timing->n);
 }
 
 char *
-ks_cli_json_to_data (JsonNode *root)
+ks_json_to_data (JsonNode *root)
 {
   g_autoptr (JsonGenerator) generator = NULL;
   g_autofree char *text = NULL;
@@ -125,7 +120,7 @@ ks_cli_json_to_data (JsonNode *root)
 }
 
 gboolean
-ks_cli_json_write (JsonNode *root, const char *path, GError **error)
+ks_json_write (JsonNode *root, const char *path, GError **error)
 {
   g_autofree char *text = NULL;
   g_autoptr (GError) local = NULL;
@@ -133,7 +128,7 @@ ks_cli_json_write (JsonNode *root, const char *path, GError **error)
   g_return_val_if_fail (root != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
-  text = ks_cli_json_to_data (root);
+  text = ks_json_to_data (root);
   if (!g_file_set_contents (path, text, -1, &local))
     {
       g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "cannot write %s: %s", path, local->message);
