@@ -21,6 +21,10 @@ struct _KsCudaContext
   cudaStream_t stream;
   guint8 *staging;        /* pinned host memory for uploads and downloads */
   gsize staging_size;
+  /* Uploads come from the thread that runs the engine's work, downloads of
+   * finished results from any thread (the view, saving): staging is theirs
+   * in turn. */
+  GMutex staging_lock;
   guint32 *bins;          /* device: 4 × 256 histogram counters */
   guint32 *bins_host;     /* pinned */
   void *flush;            /* scratch memory read or overwritten to evict the L2 cache */
@@ -41,6 +45,7 @@ _ks_cuda_context_new (int ordinal, GError **error)
   KsCudaContext *ctx = g_new0 (KsCudaContext, 1);
 
   ctx->device = ordinal;
+  g_mutex_init (&ctx->staging_lock);
   if (!use_device (ctx, error)
       || !CHECK (cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking), error)
       || !CHECK (cudaMalloc ((void **) &ctx->bins, 4 * 256 * sizeof (guint32)), error)
@@ -72,6 +77,7 @@ _ks_cuda_context_free (KsCudaContext *ctx)
         cudaStreamDestroy (ctx->stream);
       (void) cudaGetLastError ();
     }
+  g_mutex_clear (&ctx->staging_lock);
   g_free (ctx);
 }
 
@@ -139,6 +145,7 @@ gboolean
 _ks_cuda_upload (KsCudaContext *ctx, const KsImage *image, KsBuffer *buffer, KsClock *clock,
                  GError **error)
 {
+  g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&ctx->staging_lock);
   gsize row = (gsize) image->width * ks_format_bytes_per_pixel (image->format);
 
   if (!use_device (ctx, error) || !ensure_staging (ctx, row * image->height, error))
@@ -148,16 +155,18 @@ _ks_cuda_upload (KsCudaContext *ctx, const KsImage *image, KsBuffer *buffer, KsC
     return FALSE;
   for (guint y = 0; y < image->height; y++)
     memcpy (ctx->staging + y * row, ks_image_row (image, y), row);
+  /* Waits for the copy before the staging memory is another's. */
   return ks_clock_start (clock, error)
          && CHECK (cudaMemcpy2DAsync (buffer->data, buffer->pitch, ctx->staging, row, row,
                                       image->height, cudaMemcpyHostToDevice, ctx->stream), error)
-         && ks_clock_stop (clock, error);
+         && ks_clock_stop (clock, error) && CHECK (cudaStreamSynchronize (ctx->stream), error);
 }
 
 gboolean
 _ks_cuda_download (KsCudaContext *ctx, KsBuffer *buffer, KsImage *image, KsClock *clock,
                    GError **error)
 {
+  g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&ctx->staging_lock);
   gsize row = (gsize) image->width * ks_format_bytes_per_pixel (image->format);
 
   if (!use_device (ctx, error) || !ensure_staging (ctx, row * image->height, error))

@@ -35,11 +35,30 @@ iterate_for (guint ms)
     }
 }
 
+/* The pipeline works on its own thread: iterate until everything changed so
+ * far is published (at most about a minute, a safety net, not a timing). */
+static void
+settle (KsPipeline *pipeline)
+{
+  for (int i = 0; i < 30000 && !ks_pipeline_is_idle (pipeline); i++)
+    iterate_for (2);
+  g_assert_true (ks_pipeline_is_idle (pipeline));
+}
+
+static void
+on_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+}
+
 static void
 view_fixture_setup (ViewFixture *f, gconstpointer data)
 {
   g_autoptr (KsImage) input = NULL;
   g_autoptr (GError) error = NULL;
+  g_autoptr (GAsyncResult) result = NULL;
 
   if (!have_display)
     return;
@@ -48,7 +67,11 @@ view_fixture_setup (ViewFixture *f, gconstpointer data)
   input = ks_image_new (KS_FORMAT_RGBA8, 200, 150, &error);
   g_assert_no_error (error);
   ks_image_fill_random (input, 1234);
-  g_assert_true (ks_pipeline_set_input (f->pipeline, KS_INPUT_A, input, "random", &error));
+  ks_pipeline_set_input_async (f->pipeline, KS_INPUT_A, input, "random", NULL, on_done_cb,
+                               &result);
+  for (int i = 0; i < 30000 && result == NULL; i++)
+    iterate_for (2);
+  g_assert_true (ks_pipeline_set_input_finish (f->pipeline, result, &error));
   g_assert_no_error (error);
   ks_pipeline_set_op (f->pipeline, ks_op_registry_lookup ("invert"));
 
@@ -65,6 +88,7 @@ view_fixture_teardown (ViewFixture *f, gconstpointer data)
 {
   if (!have_display)
     return;
+  settle (f->pipeline);
   gtk_window_destroy (GTK_WINDOW (f->window));
   iterate_for (10);
   g_assert_finalize_object (f->pipeline);
@@ -389,7 +413,7 @@ test_view_survives_rerealize (ViewFixture *f, gconstpointer data)
   shown = wait_for_output (f, NULL);
   g_assert_nonnull (shown);
 
-  /* Removing and re-adding the widget brings a new GL context (DESIGN.md). */
+  /* Removing and re-adding the widget brings a new GL context. */
   g_object_ref (f->view);
   gtk_window_set_child (GTK_WINDOW (f->window), NULL);
   iterate_for (20);
@@ -399,6 +423,38 @@ test_view_survives_rerealize (ViewFixture *f, gconstpointer data)
   g_clear_pointer (&shown, ks_image_unref);
   shown = wait_for_output (f, NULL);
   g_assert_nonnull (shown);
+}
+
+/* Frames per second are frames presented: while results keep coming the
+ * rate shows, and once they stop it goes back to none. */
+static void
+test_view_counts_presented_frames (ViewFixture *f, gconstpointer data)
+{
+  double fps_while_running = 0;
+
+  if (!have_display)
+    {
+      g_test_skip ("no display");
+      return;
+    }
+
+  ks_pipeline_set_op (f->pipeline, ks_op_registry_lookup ("brightness_contrast"));
+  for (guint i = 1; i <= 20; i++)
+    {
+      g_autoptr (KsImage) shown = NULL;
+
+      ks_pipeline_set_param (f->pipeline, 0, i);
+      shown = wait_for_output (f, NULL);
+      g_assert_nonnull (shown);
+      fps_while_running = MAX (fps_while_running, ks_pipeline_get_fps (f->pipeline));
+    }
+  g_test_message ("frames per second while results came: %.1f", fps_while_running);
+  g_assert_cmpfloat (fps_while_running, >, 0);
+
+  /* No new result: no frames produced, no rate (a safety cap, not a timing). */
+  for (int i = 0; i < 1000 && ks_pipeline_get_fps (f->pipeline) > 0; i++)
+    iterate_for (10);
+  g_assert_cmpfloat (ks_pipeline_get_fps (f->pipeline), ==, 0);
 }
 
 static void
@@ -574,6 +630,8 @@ main (int argc, char **argv)
               test_view_hover_and_wheel, view_fixture_teardown);
   g_test_add ("/ks/ui/image-view/new-context-on-realize", ViewFixture, NULL, view_fixture_setup,
               test_view_survives_rerealize, view_fixture_teardown);
+  g_test_add ("/ks/ui/image-view/counts-presented-frames", ViewFixture, NULL,
+              view_fixture_setup, test_view_counts_presented_frames, view_fixture_teardown);
   g_test_add_func ("/ks/ui/histogram-view/stats", test_histogram_stats);
   g_test_add_func ("/ks/ui/histogram-view/draws", test_histogram_view);
   g_test_add_func ("/ks/ui/timing-chart/draws", test_timing_chart);

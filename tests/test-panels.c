@@ -29,8 +29,7 @@ skip_without_display (void)
   return !have_display;
 }
 
-/* The pipeline runs in an idle and GTK 4 delivers a button's "clicked" after
- * activation from a timeout: let both happen. */
+/* GTK 4 delivers a button's "clicked" after activation from a timeout: let it happen. */
 static void
 iterate (void)
 {
@@ -40,6 +39,45 @@ iterate (void)
       while (g_main_context_iteration (NULL, FALSE))
         ;
     }
+}
+
+/* The pipeline works on its own thread: iterate until everything changed so
+ * far is published (at most about a minute, a safety net, not a timing). */
+static void
+settle (KsPipeline *pipeline)
+{
+  for (int i = 0; i < 60000 && !ks_pipeline_is_idle (pipeline); i++)
+    iterate ();
+  g_assert_true (ks_pipeline_is_idle (pipeline));
+  iterate ();
+}
+
+static void
+on_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+}
+
+static GAsyncResult *
+wait_for_result (GAsyncResult **result)
+{
+  for (int i = 0; i < 60000 && *result == NULL; i++)
+    iterate ();
+  g_assert_nonnull (*result);
+  return *result;
+}
+
+static void
+set_input (KsPipeline *pipeline, KsInputSlot slot, KsImage *image, const char *name)
+{
+  g_autoptr (GAsyncResult) result = NULL;
+  g_autoptr (GError) error = NULL;
+
+  ks_pipeline_set_input_async (pipeline, slot, image, name, NULL, on_done_cb, &result);
+  g_assert_true (ks_pipeline_set_input_finish (pipeline, wait_for_result (&result), &error));
+  g_assert_no_error (error);
 }
 
 static KsPipeline *
@@ -55,11 +93,9 @@ new_pipeline (void)
   g_assert_no_error (error);
   ks_image_fill_random (a, 1);
   ks_image_fill_random (b, 2);
-  g_assert_true (ks_pipeline_set_input (pipeline, KS_INPUT_A, a, "random A", &error));
-  g_assert_no_error (error);
-  g_assert_true (ks_pipeline_set_input (pipeline, KS_INPUT_B, b, "random B", &error));
-  g_assert_no_error (error);
-  iterate ();
+  set_input (pipeline, KS_INPUT_A, a, "random A");
+  set_input (pipeline, KS_INPUT_B, b, "random B");
+  settle (pipeline);
   g_assert_nonnull (ks_pipeline_get_result (pipeline));
   return pipeline;
 }
@@ -187,6 +223,7 @@ maybe_screenshot (GtkWindow *window, const char *name)
 static void
 finish (GtkWindow *window, KsPipeline *pipeline)
 {
+  settle (pipeline);
   gtk_window_destroy (window);
   iterate ();
   /* The panels dropped their references and handlers. */
@@ -343,14 +380,18 @@ test_device_panel_run (void)
   GtkWidget *reason_box = child (panel, KS_TYPE_DEVICE_PANEL, "cpu_reason_box");
   g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
   g_autoptr (GError) error = NULL;
+  g_autoptr (GAsyncResult) switched = NULL;
   const GArray *props;
 
   ks_device_panel_set_pipeline (panel, pipeline);
 
   /* On the CPU engine (always available), every property is listed. */
-  g_assert_true (ks_pipeline_set_device (pipeline, cpu, &error));
+  ks_pipeline_set_device_async (pipeline, cpu, NULL, on_done_cb, &switched);
+  g_assert_true (ks_pipeline_set_device_finish (pipeline, wait_for_result (&switched), &error));
   g_assert_no_error (error);
-  iterate ();
+  /* The result holds its source, the pipeline, which must go at the end. */
+  g_clear_object (&switched);
+  settle (pipeline);
   g_assert_true (gtk_drop_down_get_selected_item (dropdown) == (gpointer) cpu);
   props = ks_device_get_properties (cpu);
   g_assert_cmpuint (props->len, >, 0);
@@ -391,6 +432,10 @@ test_timing_panel_run (void)
   GtkWidget *compare_group = child (panel, KS_TYPE_TIMING_PANEL, "compare_group");
   AdwActionRow *identical_row = child (panel, KS_TYPE_TIMING_PANEL, "identical_row");
   GtkSpinButton *repeats = child (panel, KS_TYPE_TIMING_PANEL, "repeats_spin");
+  GtkProgressBar *progress = child (panel, KS_TYPE_TIMING_PANEL, "progress_bar");
+  GtkButton *cancel = child (panel, KS_TYPE_TIMING_PANEL, "cancel_button");
+  GtkWidget *fps_row = child (panel, KS_TYPE_TIMING_PANEL, "fps_row");
+  GtkLabel *fps_label = child (panel, KS_TYPE_TIMING_PANEL, "fps_label");
 
   ks_timing_panel_set_pipeline (panel, pipeline);
   g_assert_cmpint (gtk_spin_button_get_value_as_int (repeats), ==, 100);
@@ -399,18 +444,32 @@ test_timing_panel_run (void)
   gtk_spin_button_set_value (repeats, 10);
   g_assert_false (gtk_widget_get_visible (measure_group));
   g_assert_cmpstr (gtk_label_get_label (median), ==, "");
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (progress)));
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (cancel)));
   click (child (panel, KS_TYPE_TIMING_PANEL, "measure_button"));
+  settle (pipeline);
   g_assert_true (gtk_widget_get_visible (measure_group));
   g_assert_true (g_str_has_suffix (gtk_label_get_label (median), " ms"));
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (cancel)));
 
   click (child (panel, KS_TYPE_TIMING_PANEL, "compare_button"));
+  settle (pipeline);
   g_assert_true (gtk_widget_get_visible (compare_group));
   g_assert_true (g_str_has_prefix (adw_action_row_get_subtitle (identical_row), "Yes"));
   maybe_screenshot (window, "timing-panel");
 
+  /* The frame rate shows only while frames are being produced. */
+  ks_pipeline_set_fps (pipeline, 30);
+  iterate ();
+  g_assert_true (gtk_widget_get_visible (fps_row));
+  g_assert_cmpstr (gtk_label_get_label (fps_label), ==, "30.0");
+  ks_pipeline_set_fps (pipeline, 0);
+  iterate ();
+  g_assert_false (gtk_widget_get_visible (fps_row));
+
   /* A new configuration makes the old measurement stale. */
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("gray"));
-  iterate ();
+  settle (pipeline);
   g_assert_false (gtk_widget_get_visible (measure_group));
 
   finish (window, pipeline);
@@ -431,7 +490,7 @@ test_histogram_panel_run (void)
 
   ks_histogram_panel_set_pipeline (panel, pipeline);
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("invert"));
-  iterate ();
+  settle (pipeline);
 
   g_assert_nonnull (ks_histogram_view_get_bins (input_view));
   g_assert_nonnull (ks_pipeline_get_input_histogram (pipeline));

@@ -8,8 +8,10 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "ks-device-panel.h"
 #include "ks-histogram-view.h"
 #include "ks-image-view.h"
+#include "ks-timing-panel.h"
 #include "ks-window.h"
 
 static void
@@ -117,7 +119,9 @@ fixture_setup (Fixture *f, gconstpointer data)
   gtk_window_present (GTK_WINDOW (f->window));
   ks_window_open_sample (f->window);
   /* The view reports its first frame's display path to the pipeline. */
-  for (int i = 0; i < 2000 && ks_pipeline_get_display_path (ks_window_get_pipeline (f->window)) == NULL; i++)
+  for (int i = 0;
+       i < 2000 && ks_pipeline_get_display_path (ks_window_get_pipeline (f->window)) == NULL;
+       i++)
     {
       while (g_main_context_iteration (NULL, FALSE))
         ;
@@ -174,7 +178,8 @@ test_param_and_launch_change_pixels (Fixture *f, gconstpointer data)
   for (guint y = 0; y < a->height; y++)
     for (guint x = 0; x < a->width; x++)
       {
-        guint r = ks_image_get_rgba (rounded, x, y) & 0xff, t = ks_image_get_rgba (truncated, x, y) & 0xff;
+        guint r = ks_image_get_rgba (rounded, x, y) & 0xff;
+        guint t = ks_image_get_rgba (truncated, x, y) & 0xff;
         g_assert_true (r == t || r == t + 1);
         differ += r != t;
       }
@@ -213,7 +218,8 @@ test_invalid_block_refused (Fixture *f, gconstpointer data)
   ks_pipeline_set_launch (pipeline, &launch);
   iterate_for (300);
   g_assert_false (ks_pipeline_get_validation (pipeline, NULL, NULL));
-  g_assert_true (label_shows (GTK_WIDGET (f->window), "2048 threads per block; this device allows 1024"));
+  g_assert_true (label_shows (GTK_WIDGET (f->window),
+                              "2048 threads per block; this device allows 1024"));
   /* Nothing was launched: the last result is the one from before. */
   g_assert_cmpfloat (ks_pipeline_get_result (pipeline)->kernel_ms, ==, kernel_before);
   save_screenshot (GTK_WIDGET (f->window), "window-invalid-block.png");
@@ -239,6 +245,61 @@ test_corrupt_file_keeps_image (Fixture *f, gconstpointer data)
   g_assert_true (ks_pipeline_get_input (pipeline, KS_INPUT_A) == before);
   g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, "astronaut.png");
   g_unlink (path);
+}
+
+/* Save writes the shown result to a PNG file, off the main thread, and says so. */
+static void
+test_save_result (Fixture *f, gconstpointer data)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (f->window);
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "ks-test-save.png", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (KsImage) expected = NULL;
+  g_autoptr (KsImage) saved = NULL;
+  g_autoptr (GError) error = NULL;
+
+  iterate_for (100);
+  expected = ks_pipeline_download_output (pipeline, &error);
+  g_assert_no_error (error);
+  g_unlink (path);
+  ks_window_save_result (f->window, file);
+  for (int i = 0; i < 500 && g_strcmp0 (ks_window_get_last_message (f->window),
+                                        "Saved ks-test-save.png") != 0; i++)
+    iterate_for (10);
+  g_assert_cmpstr (ks_window_get_last_message (f->window), ==, "Saved ks-test-save.png");
+  saved = ks_image_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (ks_image_equal (expected, saved));
+  g_unlink (path);
+
+  /* A folder that does not exist: the reason in a toast, nothing saved. */
+  {
+    g_autoptr (GFile) bad = g_file_new_for_path ("/nonexistent-ks-dir/result.png");
+
+    ks_window_save_result (f->window, bad);
+    for (int i = 0; i < 500 && g_strcmp0 (ks_window_get_last_message (f->window),
+                                          "Saved ks-test-save.png") == 0; i++)
+      iterate_for (10);
+    g_assert_nonnull (strstr (ks_window_get_last_message (f->window), "nonexistent-ks-dir"));
+  }
+}
+
+/* A panel's "error" reaches the window's toasts through the template alone. */
+static void
+test_panel_errors_reach_toasts (Fixture *f, gconstpointer data)
+{
+  const GType types[] = { KS_TYPE_TIMING_PANEL, KS_TYPE_DEVICE_PANEL };
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      g_autoptr (GPtrArray) panels = g_ptr_array_new ();
+      g_autofree char *message = g_strdup_printf ("panel %u could not export", i);
+
+      find_widgets (GTK_WIDGET (f->window), types[i], panels);
+      g_assert_cmpuint (panels->len, ==, 1);
+      g_signal_emit_by_name (g_ptr_array_index (panels, 0), "error", message);
+      g_assert_cmpstr (ks_window_get_last_message (f->window), ==, message);
+    }
 }
 
 static void
@@ -336,6 +397,10 @@ main (int argc, char *argv[])
               test_invalid_block_refused, fixture_teardown);
   g_test_add ("/ks/ui/window/corrupt-file-keeps-image", Fixture, NULL, fixture_setup,
               test_corrupt_file_keeps_image, fixture_teardown);
+  g_test_add ("/ks/ui/window/save-result", Fixture, NULL, fixture_setup, test_save_result,
+              fixture_teardown);
+  g_test_add ("/ks/ui/window/panel-errors-reach-toasts", Fixture, NULL, fixture_setup,
+              test_panel_errors_reach_toasts, fixture_teardown);
   g_test_add ("/ks/ui/window/histograms-from-engine", Fixture, NULL, fixture_setup,
               test_histograms_from_engine, fixture_teardown);
   g_test_add ("/ks/ui/window/every-op-displays", Fixture, NULL, fixture_setup,

@@ -20,6 +20,7 @@ struct _KsDevicePanel
 
   /* owned references */
   KsPipeline *pipeline;
+  GSignalGroup *pipeline_signals;
   KsDevice *shown_device; /* whose properties are shown */
   char *gl_renderer;
   char *interop_status;
@@ -223,9 +224,29 @@ select_current_device (KsDevicePanel *self)
 }
 
 static void
+on_device_switched_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (KsDevicePanel) self = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *message = NULL;
+  KsDevice *wanted;
+
+  if (ks_pipeline_set_device_finish (KS_PIPELINE (object), result, &error))
+    return;
+  /* Still the device the user chose: the drop-down only follows successes. */
+  wanted = gtk_drop_down_get_selected_item (self->device_dropdown);
+  message = g_strdup_printf ("Could not switch to %s: %s",
+                             wanted != NULL ? ks_device_get_name (wanted) : "that device",
+                             error->message);
+  gtk_label_set_label (self->error_label, message);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+  select_current_device (self);
+  g_signal_emit (self, signals[SIGNAL_ERROR], 0, message);
+}
+
+static void
 on_device_selected_cb (GtkDropDown *dropdown, GParamSpec *pspec, KsDevicePanel *self)
 {
-  g_autoptr (GError) error = NULL;
   KsDevice *device;
 
   if (self->syncing || self->pipeline == NULL)
@@ -235,16 +256,10 @@ on_device_selected_cb (GtkDropDown *dropdown, GParamSpec *pspec, KsDevicePanel *
     return;
 
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
-  if (!ks_pipeline_set_device (self->pipeline, device, &error))
-    {
-      g_autofree char *message = g_strdup_printf ("Could not switch to %s: %s",
-                                                  ks_device_get_name (device), error->message);
-
-      gtk_label_set_label (self->error_label, message);
-      gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
-      select_current_device (self);
-      g_signal_emit (self, signals[SIGNAL_ERROR], 0, message);
-    }
+  /* Opening an engine and uploading the images again happen on the worker;
+   * the panel follows when the pipeline's "device" changes. */
+  ks_pipeline_set_device_async (self->pipeline, device, NULL, on_device_switched_cb,
+                                g_object_ref (self));
 }
 
 /* ---- the pipeline ----------------------------------------------------------------- */
@@ -278,12 +293,9 @@ ks_device_panel_set_pipeline (KsDevicePanel *self, KsPipeline *pipeline)
   g_return_if_fail (KS_IS_DEVICE_PANEL (self));
   g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
 
-  if (self->pipeline == pipeline)
+  if (!g_set_object (&self->pipeline, pipeline))
     return;
-
-  if (self->pipeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->pipeline, self);
-  g_set_object (&self->pipeline, pipeline);
+  g_signal_group_set_target (self->pipeline_signals, pipeline);
 
   self->syncing = TRUE;
   gtk_drop_down_set_model (self->device_dropdown,
@@ -291,15 +303,6 @@ ks_device_panel_set_pipeline (KsDevicePanel *self, KsPipeline *pipeline)
   self->syncing = FALSE;
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
 
-  if (pipeline != NULL)
-    {
-      g_signal_connect_object (pipeline, "config-changed", G_CALLBACK (on_pipeline_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-      g_signal_connect_object (pipeline, "ran", G_CALLBACK (on_pipeline_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-      g_signal_connect_object (pipeline, "device-lost", G_CALLBACK (on_device_lost_cb),
-                               self, G_CONNECT_DEFAULT);
-    }
   update_all (self);
 
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PIPELINE]);
@@ -340,8 +343,7 @@ ks_device_panel_dispose (GObject *object)
   KsDevicePanel *self = KS_DEVICE_PANEL (object);
   GtkWidget *child;
 
-  if (self->pipeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  g_signal_group_set_target (self->pipeline_signals, NULL);
   g_clear_object (&self->pipeline);
   g_clear_object (&self->shown_device);
 
@@ -361,6 +363,7 @@ ks_device_panel_finalize (GObject *object)
   g_free (self->gl_renderer);
   g_free (self->interop_status);
 
+  g_object_unref (self->pipeline_signals);
   G_OBJECT_CLASS (ks_device_panel_parent_class)->finalize (object);
 }
 
@@ -435,6 +438,13 @@ ks_device_panel_init (KsDevicePanel *self)
 {
   g_autoptr (GtkExpression) title = NULL;
 
+  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
+  g_signal_group_connect_object (self->pipeline_signals, "config-changed",
+                                 G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "ran",
+                                 G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "device-lost",
+                                 G_CALLBACK (on_device_lost_cb), self, G_CONNECT_DEFAULT);
   gtk_widget_init_template (GTK_WIDGET (self));
 
   title = gtk_cclosure_expression_new (G_TYPE_STRING, NULL, 0, NULL, G_CALLBACK (device_title),

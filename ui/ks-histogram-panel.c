@@ -23,6 +23,7 @@ struct _KsHistogramPanel
 
   /* owned references */
   KsPipeline *pipeline;
+  GSignalGroup *pipeline_signals;
 };
 
 G_DEFINE_FINAL_TYPE (KsHistogramPanel, ks_histogram_panel, GTK_TYPE_WIDGET)
@@ -146,22 +147,10 @@ ks_histogram_panel_set_pipeline (KsHistogramPanel *self, KsPipeline *pipeline)
   g_return_if_fail (KS_IS_HISTOGRAM_PANEL (self));
   g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
 
-  if (self->pipeline == pipeline)
+  if (!g_set_object (&self->pipeline, pipeline))
     return;
+  g_signal_group_set_target (self->pipeline_signals, pipeline);
 
-  if (self->pipeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->pipeline, self);
-  g_set_object (&self->pipeline, pipeline);
-
-  if (pipeline != NULL)
-    {
-      g_signal_connect_object (pipeline, "ran", G_CALLBACK (on_pipeline_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-      g_signal_connect_object (pipeline, "inputs-changed", G_CALLBACK (on_pipeline_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-      g_signal_connect_object (pipeline, "device-lost", G_CALLBACK (on_device_lost_cb),
-                               self, G_CONNECT_DEFAULT);
-    }
   update_histograms (self);
 
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PIPELINE]);
@@ -188,8 +177,7 @@ ks_histogram_panel_dispose (GObject *object)
   KsHistogramPanel *self = KS_HISTOGRAM_PANEL (object);
   GtkWidget *child;
 
-  if (self->pipeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  g_signal_group_set_target (self->pipeline_signals, NULL);
   g_clear_object (&self->pipeline);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_HISTOGRAM_PANEL);
@@ -198,6 +186,15 @@ ks_histogram_panel_dispose (GObject *object)
     gtk_widget_unparent (child);
 
   G_OBJECT_CLASS (ks_histogram_panel_parent_class)->dispose (object);
+}
+
+static void
+ks_histogram_panel_finalize (GObject *object)
+{
+  KsHistogramPanel *self = KS_HISTOGRAM_PANEL (object);
+
+  g_object_unref (self->pipeline_signals);
+  G_OBJECT_CLASS (ks_histogram_panel_parent_class)->finalize (object);
 }
 
 static void
@@ -239,6 +236,7 @@ ks_histogram_panel_class_init (KsHistogramPanelClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_histogram_panel_dispose;
+  object_class->finalize = ks_histogram_panel_finalize;
   object_class->get_property = ks_histogram_panel_get_property;
   object_class->set_property = ks_histogram_panel_set_property;
 
@@ -268,6 +266,13 @@ ks_histogram_panel_class_init (KsHistogramPanelClass *klass)
 static void
 ks_histogram_panel_init (KsHistogramPanel *self)
 {
+  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
+  g_signal_group_connect_object (self->pipeline_signals, "ran",
+                                 G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "inputs-changed",
+                                 G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "device-lost",
+                                 G_CALLBACK (on_device_lost_cb), self, G_CONNECT_DEFAULT);
   gtk_widget_init_template (GTK_WIDGET (self));
 
   ks_histogram_view_set_channels (self->input_view, shown_channels (self));

@@ -1,11 +1,11 @@
 /* ks-image-view.c: the live view (see ks-image-view.h).
  *
- * Follows the GtkGLArea facts in DESIGN.md: every realize brings a new GL
- * context, so the program, the textures and the CUDA registration are created
- * in realize and deleted in unrealize (with the context current); setters and
- * the pipeline's signals only mark state dirty and queue a render; all GL work
- * happens in render (and in ks_image_view_read_output, which makes the context
- * current itself). */
+ * Every realize of a GtkGLArea brings a new GL context (removing the widget
+ * and adding it again does it too), so the program, the textures and the CUDA
+ * registration are created in realize and deleted in unrealize (with the
+ * context current); setters and the pipeline's signals only mark state dirty
+ * and queue a render; all GL work happens in render (and in
+ * ks_image_view_read_output, which makes the context current itself). */
 #include "config.h"
 
 #include <math.h>
@@ -24,12 +24,17 @@
 #define PATH_COPY "download and texture upload"
 #define PATH_CPU "texture upload from the CPU engine"
 
+/* The frame rate counts the frames of the last second; a second without a
+ * new frame means none are being produced, and the rate is hidden. */
+#define FPS_WINDOW_US G_USEC_PER_SEC
+
 struct _KsImageView
 {
   GtkGLArea parent_instance;
 
   /* owned references */
   KsPipeline *pipeline;
+  GSignalGroup *pipeline_signals;
   KsInterop *interop;           /* GL-context bound: lives between realize and unrealize */
   KsEngine *interop_engine;     /* the engine interop was last tried for (a weak identity) */
 
@@ -71,6 +76,10 @@ struct _KsImageView
   double pointer_x, pointer_y;  /* widget coordinates */
   gboolean hover_valid;
   guint hover_x, hover_y;
+
+  /* frames presented with a new result, for the frame rate */
+  GArray *frame_times;          /* gint64 frame clock times, oldest first, the last second */
+  guint fps_tick;               /* the tick callback while frames are being produced */
 
   /* read-only properties */
   char *display_path;
@@ -463,23 +472,76 @@ upload_input (KsImageView *self)
 static void
 upload_coverage (KsImageView *self)
 {
-  const KsCoverage *coverage = self->pipeline != NULL
-                               ? ks_pipeline_get_coverage (self->pipeline) : NULL;
-  g_autofree guint8 *mask = NULL;
-  gsize n;
+  /* Built on the pipeline's worker: converting a mask of 8K × 8K pixels here
+   * would hold up the frame. */
+  KsImage *mask = self->pipeline != NULL ? ks_pipeline_get_coverage_mask (self->pipeline) : NULL;
 
-  self->have_coverage = FALSE;
-  if (coverage == NULL || coverage->writes == NULL || coverage->width == 0
-      || coverage->height == 0)
+  self->have_coverage = mask != NULL;
+  if (mask != NULL)
+    upload_host_pixels (self->coverage_tex, mask->format, mask->width, mask->height,
+                        mask->stride, mask->data, TRUE);
+}
+
+/* ---- frames per second ------------------------------------------------------------------ */
+
+static void
+forget_old_frames (KsImageView *self, gint64 now)
+{
+  guint old = 0;
+
+  while (old < self->frame_times->len
+         && g_array_index (self->frame_times, gint64, old) < now - FPS_WINDOW_US)
+    old++;
+  g_array_remove_range (self->frame_times, 0, old);
+}
+
+static gboolean
+fps_tick_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  KsImageView *self = KS_IMAGE_VIEW (widget);
+  guint n;
+  double fps = 0;
+
+  forget_old_frames (self, gdk_frame_clock_get_frame_time (clock));
+  n = self->frame_times->len;
+  if (n >= 2)
+    {
+      gint64 span = g_array_index (self->frame_times, gint64, n - 1)
+                    - g_array_index (self->frame_times, gint64, 0);
+      fps = span > 0 ? (n - 1) * (double) G_USEC_PER_SEC / span : 0;
+    }
+  if (self->pipeline != NULL)
+    ks_pipeline_set_fps (self->pipeline, fps);
+  if (n > 0)
+    return G_SOURCE_CONTINUE;
+  self->fps_tick = 0;
+  return G_SOURCE_REMOVE;
+}
+
+/* A frame with a new result is being painted: its time is the frame clock's. */
+static void
+count_frame (KsImageView *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+  gint64 now;
+
+  if (clock == NULL)
     return;
+  now = gdk_frame_clock_get_frame_time (clock);
+  g_array_append_val (self->frame_times, now);
+  if (self->fps_tick == 0)
+    self->fps_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), fps_tick_cb, NULL, NULL);
+}
 
-  n = (gsize) coverage->width * coverage->height;
-  mask = g_malloc (n);
-  for (gsize i = 0; i < n; i++)
-    mask[i] = coverage->writes[i] != 0 ? 255 : 0;
-  upload_host_pixels (self->coverage_tex, KS_FORMAT_GRAY8, coverage->width, coverage->height,
-                      coverage->width, mask, TRUE);
-  self->have_coverage = TRUE;
+static void
+stop_counting_frames (KsImageView *self)
+{
+  if (self->fps_tick != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->fps_tick);
+  self->fps_tick = 0;
+  g_array_set_size (self->frame_times, 0);
+  if (self->pipeline != NULL)
+    ks_pipeline_set_fps (self->pipeline, 0);
 }
 
 static void
@@ -509,7 +571,13 @@ upload_output (KsImageView *self)
 
   upload_coverage (self);
   result = ks_pipeline_get_result (self->pipeline);
-  if (result == NULL || result->output == NULL)
+  if (result == NULL)
+    {
+      /* Nothing published yet (a new engine, a new image): the input shows. */
+      self->have_output = FALSE;
+      return;
+    }
+  if (result->output == NULL)
     {
       /* Histogram ops: nothing to show but the input. */
       self->have_output = FALSE;
@@ -534,8 +602,9 @@ upload_output (KsImageView *self)
         }
       else
         {
-          /* Registration errors are not sticky (DESIGN.md): drop interop for
-           * this context, say why, and take the copy path from now on. */
+          /* Registration errors (no CUDA device behind this GL context: 304,
+           * 999) are not sticky: drop interop for this context, say why, and
+           * take the copy path from now on. */
           g_message ("CUDA–OpenGL interop failed, taking the copy path: %s", error->message);
           g_clear_pointer (&self->interop, ks_interop_free);
           g_clear_pointer (&self->interop_lost, g_free);
@@ -548,10 +617,12 @@ upload_output (KsImageView *self)
 
   if (path == NULL)
     {
-      gint64 start = g_get_monotonic_time ();
+      /* Host work that ends with glFinish: the host's clock (ks-timing.h). */
+      g_autoptr (KsClock) clock = ks_clock_new_host ();
       g_autoptr (KsImage) host = NULL;
       gboolean cpu = !ks_engine_is_cuda (engine);
 
+      ks_clock_start (clock, NULL);
       if (cpu)
         {
           /* The CPU engine's buffer is host memory already: an ordinary texture upload. */
@@ -578,7 +649,8 @@ upload_output (KsImageView *self)
        * copy: wait for it so that the number is the copy's cost and not that
        * of queuing it. Only on frames with a new result. */
       glFinish ();
-      ms = (g_get_monotonic_time () - start) / 1000.0;
+      ks_clock_stop (clock, NULL);
+      ks_clock_elapsed (clock, &ms, NULL);
 
       if (cpu)
         path = g_strdup_printf ("%s: its results are in host memory", PATH_CPU);
@@ -593,6 +665,7 @@ upload_output (KsImageView *self)
   self->output_height = ks_buffer_get_height (buffer);
   self->output_gray = ks_buffer_get_format (buffer) == KS_FORMAT_GRAY8;
   set_display_path (self, path, ms, TRUE);
+  count_frame (self);
 }
 
 static void
@@ -732,6 +805,7 @@ ks_image_view_unrealize (GtkWidget *widget)
     }
   self->interop_engine = NULL;
   self->have_input = self->have_output = self->have_coverage = FALSE;
+  stop_counting_frames (self);
 
   GTK_WIDGET_CLASS (ks_image_view_parent_class)->unrealize (widget);
 }
@@ -816,7 +890,7 @@ ks_image_view_resize (GtkGLArea *area, int width, int height)
 /* ---- pipeline signals ---------------------------------------------------------------- */
 
 static void
-on_pipeline_ran_cb (KsPipeline *pipeline, KsImageView *self)
+on_pipeline_result_cb (KsPipeline *pipeline, GParamSpec *pspec, KsImageView *self)
 {
   self->run_serial++;
   update_hover (self);
@@ -928,8 +1002,7 @@ ks_image_view_dispose (GObject *object)
 {
   KsImageView *self = KS_IMAGE_VIEW (object);
 
-  if (self->pipeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  g_signal_group_set_target (self->pipeline_signals, NULL);
   g_clear_object (&self->pipeline);
 
   G_OBJECT_CLASS (ks_image_view_parent_class)->dispose (object);
@@ -940,6 +1013,8 @@ ks_image_view_finalize (GObject *object)
 {
   KsImageView *self = KS_IMAGE_VIEW (object);
 
+  g_object_unref (self->pipeline_signals);
+  g_array_unref (self->frame_times);
   g_free (self->interop_lost);
   g_free (self->display_path);
   g_free (self->gl_renderer);
@@ -1077,6 +1152,20 @@ ks_image_view_init (KsImageView *self)
   self->display_path = g_strdup ("");
   self->gl_renderer = g_strdup ("");
   self->interop_status = g_strdup ("");
+  self->frame_times = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
+  g_signal_group_connect_object (self->pipeline_signals, "notify::result",
+                                 G_CALLBACK (on_pipeline_result_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "inputs-changed",
+                                 G_CALLBACK (on_pipeline_inputs_changed_cb), self,
+                                 G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "config-changed",
+                                 G_CALLBACK (on_pipeline_config_changed_cb), self,
+                                 G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "device-lost",
+                                 G_CALLBACK (on_pipeline_device_lost_cb), self,
+                                 G_CONNECT_DEFAULT);
 
   gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
@@ -1119,18 +1208,9 @@ ks_image_view_set_pipeline (KsImageView *self, KsPipeline *pipeline)
 
   if (self->pipeline == pipeline)
     return;
-  if (self->pipeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  stop_counting_frames (self);
   g_set_object (&self->pipeline, pipeline);
-  if (pipeline != NULL)
-    {
-      g_signal_connect (pipeline, "ran", G_CALLBACK (on_pipeline_ran_cb), self);
-      g_signal_connect (pipeline, "inputs-changed", G_CALLBACK (on_pipeline_inputs_changed_cb),
-                        self);
-      g_signal_connect (pipeline, "config-changed", G_CALLBACK (on_pipeline_config_changed_cb),
-                        self);
-      g_signal_connect (pipeline, "device-lost", G_CALLBACK (on_pipeline_device_lost_cb), self);
-    }
+  g_signal_group_set_target (self->pipeline_signals, pipeline);
 
   self->input_dirty = TRUE;
   self->interop_dirty = TRUE;

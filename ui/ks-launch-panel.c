@@ -30,6 +30,7 @@ struct _KsLaunchPanel
 
   /* owned references */
   KsPipeline *pipeline;
+  GSignalGroup *pipeline_signals;
 
   /* the engine's one-click fix for the current configuration */
   KsLaunchConfig suggestion;
@@ -366,28 +367,13 @@ ks_launch_panel_set_pipeline (KsLaunchPanel *self, KsPipeline *pipeline)
   g_return_if_fail (KS_IS_LAUNCH_PANEL (self));
   g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
 
-  if (self->pipeline == pipeline)
+  if (!g_set_object (&self->pipeline, pipeline))
     return;
-
-  if (self->pipeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->pipeline, self);
-  g_set_object (&self->pipeline, pipeline);
+  g_signal_group_set_target (self->pipeline_signals, pipeline);
   self->has_suggestion = FALSE;
 
   if (pipeline != NULL)
-    {
-      g_signal_connect_object (pipeline, "config-changed", G_CALLBACK (on_pipeline_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-      g_signal_connect_object (pipeline, "inputs-changed", G_CALLBACK (on_pipeline_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-      g_signal_connect_object (pipeline, "ran", G_CALLBACK (on_pipeline_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-      g_signal_connect_object (pipeline, "run-failed", G_CALLBACK (on_run_failed_cb),
-                               self, G_CONNECT_DEFAULT);
-      g_signal_connect_object (pipeline, "device-lost", G_CALLBACK (on_device_lost_cb),
-                               self, G_CONNECT_DEFAULT);
-      update_all (self);
-    }
+    update_all (self);
   else
     {
       gtk_widget_set_visible (self->error_box, FALSE);
@@ -418,8 +404,7 @@ ks_launch_panel_dispose (GObject *object)
   KsLaunchPanel *self = KS_LAUNCH_PANEL (object);
   GtkWidget *child;
 
-  if (self->pipeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  g_signal_group_set_target (self->pipeline_signals, NULL);
   g_clear_object (&self->pipeline);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_LAUNCH_PANEL);
@@ -428,6 +413,15 @@ ks_launch_panel_dispose (GObject *object)
     gtk_widget_unparent (child);
 
   G_OBJECT_CLASS (ks_launch_panel_parent_class)->dispose (object);
+}
+
+static void
+ks_launch_panel_finalize (GObject *object)
+{
+  KsLaunchPanel *self = KS_LAUNCH_PANEL (object);
+
+  g_object_unref (self->pipeline_signals);
+  G_OBJECT_CLASS (ks_launch_panel_parent_class)->finalize (object);
 }
 
 static void
@@ -468,6 +462,7 @@ ks_launch_panel_class_init (KsLaunchPanelClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_launch_panel_dispose;
+  object_class->finalize = ks_launch_panel_finalize;
   object_class->get_property = ks_launch_panel_get_property;
   object_class->set_property = ks_launch_panel_set_property;
 
@@ -508,6 +503,17 @@ ks_launch_panel_class_init (KsLaunchPanelClass *klass)
 static void
 ks_launch_panel_init (KsLaunchPanel *self)
 {
+  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
+  g_signal_group_connect_object (self->pipeline_signals, "config-changed",
+                                 G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "inputs-changed",
+                                 G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "ran",
+                                 G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "run-failed",
+                                 G_CALLBACK (on_run_failed_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "device-lost",
+                                 G_CALLBACK (on_device_lost_cb), self, G_CONNECT_DEFAULT);
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "launch.fix", FALSE);
 }

@@ -24,6 +24,7 @@ struct _KsOpPanel
 
   /* owned references */
   KsPipeline *pipeline;
+  GSignalGroup *pipeline_signals;
   char *query; /* casefolded search text, or NULL */
 
   /* borrowed: the op the widgets were generated for, and those widgets
@@ -517,20 +518,10 @@ ks_op_panel_set_pipeline (KsOpPanel *self, KsPipeline *pipeline)
   g_return_if_fail (KS_IS_OP_PANEL (self));
   g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
 
-  if (self->pipeline == pipeline)
+  if (!g_set_object (&self->pipeline, pipeline))
     return;
+  g_signal_group_set_target (self->pipeline_signals, pipeline);
 
-  if (self->pipeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->pipeline, self);
-  g_set_object (&self->pipeline, pipeline);
-
-  if (pipeline != NULL)
-    {
-      g_signal_connect_object (pipeline, "config-changed", G_CALLBACK (on_config_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-      g_signal_connect_object (pipeline, "inputs-changed", G_CALLBACK (on_inputs_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-    }
 
   show_op (self, pipeline != NULL ? ks_pipeline_get_op (pipeline) : NULL);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PIPELINE]);
@@ -557,8 +548,7 @@ ks_op_panel_dispose (GObject *object)
   KsOpPanel *self = KS_OP_PANEL (object);
   GtkWidget *child;
 
-  if (self->pipeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  g_signal_group_set_target (self->pipeline_signals, NULL);
   g_clear_object (&self->pipeline);
   self->shown_op = NULL;
   self->n_param_rows = 0;
@@ -578,6 +568,7 @@ ks_op_panel_finalize (GObject *object)
 
   g_free (self->query);
 
+  g_object_unref (self->pipeline_signals);
   G_OBJECT_CLASS (ks_op_panel_parent_class)->finalize (object);
 }
 
@@ -649,6 +640,11 @@ ks_op_panel_class_init (KsOpPanelClass *klass)
 static void
 ks_op_panel_init (KsOpPanel *self)
 {
+  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
+  g_signal_group_connect_object (self->pipeline_signals, "config-changed",
+                                 G_CALLBACK (on_config_changed_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "inputs-changed",
+                                 G_CALLBACK (on_inputs_changed_cb), self, G_CONNECT_DEFAULT);
   gtk_widget_init_template (GTK_WIDGET (self));
 
   gtk_list_box_set_filter_func (self->op_list, filter_row, self, NULL);

@@ -1,33 +1,129 @@
 #include "config.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "ks-pipeline.h"
+#include "ks-timing-export.h"
 
 /* Unwritten pixels read as transparent black, so the view's checkerboard and
  * coverage hatching show through where a grid was too small. */
 #define POISON 0x00
+
+/* Instrumenting costs three words per pixel: only up to 8K × 8K. */
+#define MAX_INSTRUMENTED_PIXELS (8192u * 8192u)
+
+/* ---- what the engine works from ------------------------------------------------- */
+
+/* The device, its engine, the host inputs and their copies on the device.
+ * Built on the worker, never changed once built, shared with the main loop. */
+typedef struct
+{
+  gatomicrefcount ref;
+  KsDevice *device;
+  KsEngine *engine;
+  KsImage *inputs[2];
+  char *names[2];
+  KsBuffer *buffers[2];
+  double upload_ms;
+  guint32 histogram[4][256];    /* of input A */
+} Source;
+
+static Source *
+source_new (KsDevice *device, KsEngine *engine)
+{
+  Source *s = g_new0 (Source, 1);
+
+  g_atomic_ref_count_init (&s->ref);
+  s->device = g_object_ref (device);
+  s->engine = g_object_ref (engine);
+  s->upload_ms = -1;
+  return s;
+}
+
+static Source *
+source_ref (Source *s)
+{
+  g_atomic_ref_count_inc (&s->ref);
+  return s;
+}
+
+/* A GDestroyNotify too. */
+static void
+source_unref (gpointer data)
+{
+  Source *s = data;
+
+  if (!g_atomic_ref_count_dec (&s->ref))
+    return;
+  for (guint i = 0; i < 2; i++)
+    {
+      g_clear_pointer (&s->buffers[i], ks_buffer_unref);
+      g_clear_pointer (&s->inputs[i], ks_image_unref);
+      g_free (s->names[i]);
+    }
+  g_object_unref (s->engine);
+  g_object_unref (s->device);
+  g_free (s);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Source, source_unref)
+
+/* The same inputs, to be uploaded again (on another engine, or with one replaced). */
+static Source *
+source_derive (const Source *base, KsDevice *device, KsEngine *engine)
+{
+  Source *s = source_new (device, engine);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      s->inputs[i] = base->inputs[i] != NULL ? ks_image_ref (base->inputs[i]) : NULL;
+      s->names[i] = g_strdup (base->names[i]);
+    }
+  return s;
+}
+
+/* ---- a published run -------------------------------------------------------------- */
+
+typedef struct
+{
+  Source *source;
+  const KsOp *op;
+  KsParams params;
+  KsRunResult result;
+  guint32 histogram[4][256];    /* of the output, or the histogram op's result */
+  KsImage *coverage_mask;
+} Outcome;
+
+static void
+outcome_free (gpointer data)
+{
+  Outcome *o = data;
+
+  ks_run_result_clear (&o->result);
+  g_clear_pointer (&o->coverage_mask, ks_image_unref);
+  source_unref (o->source);
+  g_free (o);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Outcome, outcome_free)
 
 struct _KsPipeline
 {
   GObject parent_instance;
 
   /* owned */
+  KsRunner *runner;
+  GMainContext *context;      /* where work is published: the creator's */
   GListStore *devices;
-  KsDevice *device;
-  KsEngine *engine;
+  Source *source;             /* published */
+  Outcome *outcome;           /* published, or NULL */
+  KsBuffer *spare;            /* an output no longer published: the next run writes it */
   char *cpu_reason;
-  KsImage *inputs[2];
-  char *names[2];
-  KsBuffer *buffers[2];
-  KsRunResult result;
   char *validation_message;
   char *display_path;
-  GArray *history;          /* KsTimingSample */
-  GArray *display_times;    /* gint64: when frames reached the screen, for the frame rate */
+  GArray *history;            /* KsTimingSample */
 
-  /* state */
+  /* the model */
   const KsOp *op;
   KsParams params;
   KsLaunchConfig launch;
@@ -37,15 +133,45 @@ struct _KsPipeline
   gboolean have_occupancy;
   KsOccupancy occupancy;
   KsKernelAttributes attributes;
-  gboolean have_result;
-  guint32 input_histogram[4][256];
-  guint32 output_histogram[4][256];
-  double upload_ms;
   double display_ms;
+  double fps;
+  guint n_long;               /* Measures and Compares not finished */
+  guint n_tasks;              /* tasks on the runner whose callback has not run */
+  double progress;
   guint run_source;
+
+  /* the worker's own: touched only by tasks on the runner */
+  Source *worker_source;
+
+  /* from the worker to the main loop */
+  gint progress_done;
+  gint progress_total;
+  gint progress_posted;
 };
 
 G_DEFINE_FINAL_TYPE (KsPipeline, ks_pipeline, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_DEVICES,
+  PROP_DEVICE,
+  PROP_ENGINE,
+  PROP_CPU_REASON,
+  PROP_OP,
+  PROP_INPUT_NAME,
+  PROP_SECOND_NAME,
+  PROP_VALID,
+  PROP_VALIDATION_MESSAGE,
+  PROP_RESULT,
+  PROP_DISPLAY_PATH,
+  PROP_FPS,
+  PROP_BUSY,
+  PROP_PROGRESS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 enum
 {
@@ -60,16 +186,25 @@ enum
 static guint signals[N_SIGNALS];
 
 static void
+notify (KsPipeline *self, guint prop)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
+}
+
+/* ---- GObject ------------------------------------------------------------------------ */
+
+static void
 ks_pipeline_dispose (GObject *object)
 {
   KsPipeline *self = KS_PIPELINE (object);
 
   g_clear_handle_id (&self->run_source, g_source_remove);
-  ks_run_result_clear (&self->result);
-  for (guint i = 0; i < 2; i++)
-    g_clear_pointer (&self->buffers[i], ks_buffer_unref);
-  g_clear_object (&self->engine);
-  g_clear_object (&self->device);
+  /* Joins the worker: nothing runs on worker_source after this. */
+  g_clear_object (&self->runner);
+  g_clear_pointer (&self->outcome, outcome_free);
+  g_clear_pointer (&self->spare, ks_buffer_unref);
+  g_clear_pointer (&self->source, source_unref);
+  g_clear_pointer (&self->worker_source, source_unref);
   g_clear_object (&self->devices);
   G_OBJECT_CLASS (ks_pipeline_parent_class)->dispose (object);
 }
@@ -79,50 +214,140 @@ ks_pipeline_finalize (GObject *object)
 {
   KsPipeline *self = KS_PIPELINE (object);
 
-  for (guint i = 0; i < 2; i++)
-    {
-      g_clear_pointer (&self->inputs[i], ks_image_unref);
-      g_free (self->names[i]);
-    }
   g_free (self->cpu_reason);
   g_free (self->validation_message);
   g_free (self->display_path);
   g_array_unref (self->history);
-  g_array_unref (self->display_times);
+  g_main_context_unref (self->context);
   G_OBJECT_CLASS (ks_pipeline_parent_class)->finalize (object);
 }
+
+static void
+ks_pipeline_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  KsPipeline *self = KS_PIPELINE (object);
+
+  switch (prop_id)
+    {
+    case PROP_DEVICES:
+      g_value_set_object (value, self->devices);
+      break;
+    case PROP_DEVICE:
+      g_value_set_object (value, ks_pipeline_get_device (self));
+      break;
+    case PROP_ENGINE:
+      g_value_set_object (value, ks_pipeline_get_engine (self));
+      break;
+    case PROP_CPU_REASON:
+      g_value_set_string (value, ks_pipeline_get_cpu_reason (self));
+      break;
+    case PROP_OP:
+      g_value_set_pointer (value, (gpointer) self->op);
+      break;
+    case PROP_INPUT_NAME:
+      g_value_set_string (value, ks_pipeline_get_input_name (self, KS_INPUT_A));
+      break;
+    case PROP_SECOND_NAME:
+      g_value_set_string (value, ks_pipeline_get_input_name (self, KS_INPUT_B));
+      break;
+    case PROP_VALID:
+      g_value_set_boolean (value, self->valid);
+      break;
+    case PROP_VALIDATION_MESSAGE:
+      g_value_set_string (value, self->validation_message);
+      break;
+    case PROP_RESULT:
+      g_value_set_pointer (value, (gpointer) ks_pipeline_get_result (self));
+      break;
+    case PROP_DISPLAY_PATH:
+      g_value_set_string (value, self->display_path);
+      break;
+    case PROP_FPS:
+      g_value_set_double (value, self->fps);
+      break;
+    case PROP_BUSY:
+      g_value_set_boolean (value, ks_pipeline_get_busy (self));
+      break;
+    case PROP_PROGRESS:
+      g_value_set_double (value, self->progress);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_pipeline_set_property (GObject *object, guint prop_id, const GValue *value,
+                          GParamSpec *pspec)
+{
+  KsPipeline *self = KS_PIPELINE (object);
+
+  switch (prop_id)
+    {
+    case PROP_OP:
+      ks_pipeline_set_op (self, g_value_get_pointer (value));
+      break;
+    case PROP_FPS:
+      ks_pipeline_set_fps (self, g_value_get_double (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+#define RO (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
+#define RW (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
 
 static void
 ks_pipeline_class_init (KsPipelineClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GType type = G_TYPE_FROM_CLASS (klass);
 
   object_class->dispose = ks_pipeline_dispose;
   object_class->finalize = ks_pipeline_finalize;
+  object_class->get_property = ks_pipeline_get_property;
+  object_class->set_property = ks_pipeline_set_property;
 
-  signals[SIGNAL_RAN] = g_signal_new ("ran", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                                      NULL, NULL, NULL, G_TYPE_NONE, 0);
-  signals[SIGNAL_CONFIG_CHANGED] = g_signal_new ("config-changed", G_TYPE_FROM_CLASS (klass),
-                                                 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                                 G_TYPE_NONE, 0);
-  signals[SIGNAL_INPUTS_CHANGED] = g_signal_new ("inputs-changed", G_TYPE_FROM_CLASS (klass),
-                                                 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                                 G_TYPE_NONE, 0);
-  signals[SIGNAL_RUN_FAILED] = g_signal_new ("run-failed", G_TYPE_FROM_CLASS (klass),
-                                             G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                             G_TYPE_NONE, 1, G_TYPE_ERROR);
-  signals[SIGNAL_DEVICE_LOST] = g_signal_new ("device-lost", G_TYPE_FROM_CLASS (klass),
-                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                              G_TYPE_NONE, 1, G_TYPE_STRING);
+  properties[PROP_DEVICES] = g_param_spec_object ("devices", NULL, NULL, G_TYPE_LIST_MODEL, RO);
+  properties[PROP_DEVICE] = g_param_spec_object ("device", NULL, NULL, KS_TYPE_DEVICE, RO);
+  properties[PROP_ENGINE] = g_param_spec_object ("engine", NULL, NULL, KS_TYPE_ENGINE, RO);
+  properties[PROP_CPU_REASON] = g_param_spec_string ("cpu-reason", NULL, NULL, NULL, RO);
+  properties[PROP_OP] = g_param_spec_pointer ("op", NULL, NULL, RW);
+  properties[PROP_INPUT_NAME] = g_param_spec_string ("input-name", NULL, NULL, NULL, RO);
+  properties[PROP_SECOND_NAME] = g_param_spec_string ("second-name", NULL, NULL, NULL, RO);
+  properties[PROP_VALID] = g_param_spec_boolean ("valid", NULL, NULL, TRUE, RO);
+  properties[PROP_VALIDATION_MESSAGE] = g_param_spec_string ("validation-message", NULL, NULL,
+                                                             NULL, RO);
+  properties[PROP_RESULT] = g_param_spec_pointer ("result", NULL, NULL, RO);
+  properties[PROP_DISPLAY_PATH] = g_param_spec_string ("display-path", NULL, NULL, NULL, RO);
+  properties[PROP_FPS] = g_param_spec_double ("fps", NULL, NULL, 0, G_MAXDOUBLE, 0, RW);
+  properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE, RO);
+  properties[PROP_PROGRESS] = g_param_spec_double ("progress", NULL, NULL, 0, 1, 0, RO);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[SIGNAL_RAN] = g_signal_new ("ran", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                      G_TYPE_NONE, 0);
+  signals[SIGNAL_CONFIG_CHANGED] = g_signal_new ("config-changed", type, G_SIGNAL_RUN_LAST, 0,
+                                                 NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_INPUTS_CHANGED] = g_signal_new ("inputs-changed", type, G_SIGNAL_RUN_LAST, 0,
+                                                 NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_RUN_FAILED] = g_signal_new ("run-failed", type, G_SIGNAL_RUN_LAST, 0, NULL,
+                                             NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+  signals[SIGNAL_DEVICE_LOST] = g_signal_new ("device-lost", type, G_SIGNAL_RUN_LAST, 0, NULL,
+                                              NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
+
+#undef RO
+#undef RW
 
 static void
 ks_pipeline_init (KsPipeline *self)
 {
+  self->runner = ks_runner_new ();
+  self->context = g_main_context_ref_thread_default ();
   self->devices = g_list_store_new (KS_TYPE_DEVICE);
   self->history = g_array_new (FALSE, TRUE, sizeof (KsTimingSample));
-  self->display_times = g_array_new (FALSE, TRUE, sizeof (gint64));
-  self->upload_ms = -1;
   self->display_ms = -1;
   self->op = ks_op_registry_lookup ("invert");
   ks_params_init (&self->params, self->op);
@@ -130,21 +355,7 @@ ks_pipeline_init (KsPipeline *self)
   self->valid = TRUE;
 }
 
-static gboolean
-open_engine (KsPipeline *self, KsDevice *device, GError **error)
-{
-  g_autoptr (KsEngine) engine = ks_engine_new (device, error);
-
-  if (engine == NULL)
-    return FALSE;
-  ks_run_result_clear (&self->result);
-  self->have_result = FALSE;
-  for (guint i = 0; i < 2; i++)
-    g_clear_pointer (&self->buffers[i], ks_buffer_unref);
-  g_set_object (&self->device, device);
-  g_set_object (&self->engine, engine);
-  return TRUE;
-}
+static void revalidate (KsPipeline *self);
 
 KsPipeline *
 ks_pipeline_new (void)
@@ -152,92 +363,42 @@ ks_pipeline_new (void)
   KsPipeline *self = g_object_new (KS_TYPE_PIPELINE, NULL);
   g_autoptr (GPtrArray) devices = ks_devices_enumerate ();
   g_autoptr (GError) error = NULL;
-  gboolean opened = FALSE;
+  g_autoptr (KsDevice) device = NULL;
+  g_autoptr (KsEngine) engine = NULL;
 
   for (guint i = 0; i < devices->len; i++)
     g_list_store_append (self->devices, g_ptr_array_index (devices, i));
 
+  /* The first engine opens before the window shows: there is nothing to draw
+   * without one, and the worker needs it for its first task. */
   if (ks_cuda_available (&error))
     {
-      g_autoptr (KsDevice) gpu = ks_device_get_cuda (0, &error);
-      opened = gpu != NULL && open_engine (self, gpu, &error);
+      device = ks_device_get_cuda (0, &error);
+      engine = device != NULL ? ks_engine_new (device, &error) : NULL;
     }
-  if (!opened)
+  if (engine == NULL)
     {
-      g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
+      g_set_object (&device, NULL);
+      device = ks_device_get_cpu ();
       self->cpu_reason = g_strdup (error != NULL ? error->message : "");
       /* The CPU engine cannot fail to open. */
-      if (!open_engine (self, cpu, NULL))
-        g_warning ("The CPU engine could not start");
+      engine = ks_engine_new (device, NULL);
+      g_assert (engine != NULL);
     }
+  self->source = source_new (device, engine);
+  self->worker_source = source_ref (self->source);
+  revalidate (self);
   return self;
 }
 
-/* ---- devices ------------------------------------------------------------ */
-
-GListModel *
-ks_pipeline_get_devices (KsPipeline *self)
+KsRunner *
+ks_pipeline_get_runner (KsPipeline *self)
 {
   g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
-  return G_LIST_MODEL (self->devices);
+  return self->runner;
 }
 
-KsDevice *
-ks_pipeline_get_device (KsPipeline *self)
-{
-  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
-  return self->device;
-}
-
-KsEngine *
-ks_pipeline_get_engine (KsPipeline *self)
-{
-  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
-  return self->engine;
-}
-
-const char *
-ks_pipeline_get_cpu_reason (KsPipeline *self)
-{
-  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
-  if (self->engine != NULL && ks_engine_is_cuda (self->engine))
-    return NULL;
-  return self->cpu_reason != NULL && *self->cpu_reason ? self->cpu_reason : NULL;
-}
-
-static gboolean upload_inputs (KsPipeline *self, GError **error);
-static void revalidate (KsPipeline *self);
-static gboolean compute_input_histogram (KsPipeline *self, GError **error);
-
-gboolean
-ks_pipeline_set_device (KsPipeline *self, KsDevice *device, GError **error)
-{
-  g_autoptr (KsDevice) previous = NULL;
-
-  g_return_val_if_fail (KS_IS_PIPELINE (self) && KS_IS_DEVICE (device), FALSE);
-  if (device == self->device)
-    return TRUE;
-  previous = g_object_ref (self->device);
-  if (!open_engine (self, device, error))
-    return FALSE;
-  if (!upload_inputs (self, error))
-    {
-      /* Keep working on the previous device rather than on none. */
-      open_engine (self, previous, NULL);
-      upload_inputs (self, NULL);
-      return FALSE;
-    }
-  if (ks_device_get_kind (device) == KS_DEVICE_KIND_CPU && self->cpu_reason == NULL)
-    self->cpu_reason = g_strdup ("");
-  compute_input_histogram (self, NULL);
-  revalidate (self);
-  g_signal_emit (self, signals[SIGNAL_CONFIG_CHANGED], 0);
-  g_signal_emit (self, signals[SIGNAL_INPUTS_CHANGED], 0);
-  ks_pipeline_queue_run (self);
-  return TRUE;
-}
-
-/* ---- inputs ------------------------------------------------------------- */
+/* ---- on the worker: uploads and histograms ---------------------------------------- */
 
 /* Nearest-neighbour resampling, so that a second image of another size can
  * still be added to or blended with the first. */
@@ -258,9 +419,9 @@ resample (const KsImage *src, guint width, guint height)
 
 /* Input B follows input A's size; without one, the test card stands in. */
 static KsImage *
-second_input_for (KsPipeline *self)
+second_input_for (const Source *s)
 {
-  KsImage *a = self->inputs[KS_INPUT_A], *b = self->inputs[KS_INPUT_B];
+  KsImage *a = s->inputs[KS_INPUT_A], *b = s->inputs[KS_INPUT_B];
 
   if (b == NULL)
     return ks_image_new_test_card (a->width, a->height, NULL);
@@ -270,49 +431,14 @@ second_input_for (KsPipeline *self)
 }
 
 static gboolean
-upload_inputs (KsPipeline *self, GError **error)
+run_histogram (KsEngine *engine, KsBuffer *buffer, guint32 out[4][256], GError **error)
 {
-  KsBuffer *fresh[2] = { NULL, NULL };
-  g_autoptr (KsImage) b = NULL;
-  double ms = 0;
-
-  if (self->inputs[KS_INPUT_A] == NULL)
-    return TRUE;
-  fresh[0] = ks_engine_upload (self->engine, self->inputs[KS_INPUT_A], &ms, error);
-  if (fresh[0] == NULL)
-    return FALSE;
-  self->upload_ms = ms;
-  b = second_input_for (self);
-  if (b == NULL)
-    {
-      ks_buffer_unref (fresh[0]);
-      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE, "Not enough memory for the second image");
-      return FALSE;
-    }
-  fresh[1] = ks_engine_upload (self->engine, b, &ms, error);
-  if (fresh[1] == NULL)
-    {
-      ks_buffer_unref (fresh[0]);
-      return FALSE;
-    }
-  for (guint i = 0; i < 2; i++)
-    {
-      g_clear_pointer (&self->buffers[i], ks_buffer_unref);
-      self->buffers[i] = fresh[i];
-    }
-  return TRUE;
-}
-
-static gboolean
-run_histogram (KsPipeline *self, KsBuffer *buffer, guint32 out[4][256], GError **error)
-{
-  const KsOp *op = ks_op_registry_lookup ("histogram");
   KsRunRequest request;
   KsRunResult result = { 0 };
 
-  ks_run_request_init (&request, op);
+  ks_run_request_init (&request, ks_op_registry_lookup ("histogram"));
   request.inputs[0] = buffer;
-  if (!ks_engine_run (self->engine, &request, &result, error))
+  if (!ks_engine_run (engine, &request, &result, error))
     return FALSE;
   memcpy (out, result.histogram, sizeof result.histogram);
   ks_run_result_clear (&result);
@@ -320,89 +446,374 @@ run_histogram (KsPipeline *self, KsBuffer *buffer, guint32 out[4][256], GError *
 }
 
 static gboolean
-compute_input_histogram (KsPipeline *self, GError **error)
+upload_inputs (Source *s, GError **error)
 {
-  memset (self->input_histogram, 0, sizeof self->input_histogram);
-  if (self->buffers[KS_INPUT_A] == NULL)
+  g_autoptr (KsImage) b = NULL;
+
+  if (s->inputs[KS_INPUT_A] == NULL)
     return TRUE;
-  return run_histogram (self, self->buffers[KS_INPUT_A], self->input_histogram, error);
+  s->buffers[0] = ks_engine_upload (s->engine, s->inputs[KS_INPUT_A], &s->upload_ms, error);
+  if (s->buffers[0] == NULL)
+    return FALSE;
+  b = second_input_for (s);
+  if (b == NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE, "Not enough memory for the second image");
+      return FALSE;
+    }
+  s->buffers[1] = ks_engine_upload (s->engine, b, NULL, error);
+  return s->buffers[1] != NULL && run_histogram (s->engine, s->buffers[0], s->histogram, error);
+}
+
+/* ---- publishing on the main loop ------------------------------------------------------ */
+
+static void
+clear_outcome (KsPipeline *self)
+{
+  if (self->outcome == NULL)
+    return;
+  g_clear_pointer (&self->outcome, outcome_free);
+  notify (self, PROP_RESULT);
+}
+
+static void
+adopt_source (KsPipeline *self, Source *source)
+{
+  g_autoptr (Source) old = g_steal_pointer (&self->source);
+  gboolean new_engine = old->engine != source->engine;
+
+  self->source = source_ref (source);
+  if (new_engine)
+    {
+      /* Buffers of another engine must never reach this one. */
+      clear_outcome (self);
+      g_clear_pointer (&self->spare, ks_buffer_unref);
+      notify (self, PROP_DEVICE);
+      notify (self, PROP_ENGINE);
+      notify (self, PROP_CPU_REASON);
+    }
+  if (g_strcmp0 (old->names[KS_INPUT_A], source->names[KS_INPUT_A]) != 0)
+    notify (self, PROP_INPUT_NAME);
+  if (g_strcmp0 (old->names[KS_INPUT_B], source->names[KS_INPUT_B]) != 0)
+    notify (self, PROP_SECOND_NAME);
+  revalidate (self);
+  if (new_engine)
+    g_signal_emit (self, signals[SIGNAL_CONFIG_CHANGED], 0);
+  g_signal_emit (self, signals[SIGNAL_INPUTS_CHANGED], 0);
+  ks_pipeline_queue_run (self);
+}
+
+static void fall_back_to_cpu (KsPipeline *self, const GError *cause);
+
+static void
+report_failure (KsPipeline *self, GError *error)
+{
+  if (g_error_matches (error, KS_ERROR, KS_ERROR_DEVICE_LOST)
+      && ks_engine_is_cuda (self->source->engine))
+    fall_back_to_cpu (self, error);
+  else
+    g_signal_emit (self, signals[SIGNAL_RUN_FAILED], 0, error);
+}
+
+/* ---- devices ------------------------------------------------------------ */
+
+GListModel *
+ks_pipeline_get_devices (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  return G_LIST_MODEL (self->devices);
+}
+
+KsDevice *
+ks_pipeline_get_device (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  return self->source != NULL ? self->source->device : NULL;
+}
+
+KsEngine *
+ks_pipeline_get_engine (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  return self->source != NULL ? self->source->engine : NULL;
+}
+
+const char *
+ks_pipeline_get_cpu_reason (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  if (self->source == NULL || ks_engine_is_cuda (self->source->engine))
+    return NULL;
+  return self->cpu_reason != NULL && *self->cpu_reason ? self->cpu_reason : NULL;
+}
+
+typedef struct
+{
+  KsPipeline *pipeline;         /* kept alive by the task's callback */
+  KsDevice *device;
+} DeviceJob;
+
+static void
+device_job_free (gpointer data)
+{
+  DeviceJob *job = data;
+
+  g_object_unref (job->device);
+  g_free (job);
+}
+
+static void
+device_thread (GTask *task, gpointer source_object, gpointer task_data,
+               GCancellable *cancellable)
+{
+  DeviceJob *job = task_data;
+  KsPipeline *self = job->pipeline;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsEngine) engine = ks_engine_new (job->device, &error);
+  g_autoptr (Source) s = NULL;
+
+  if (engine == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  s = source_derive (self->worker_source, job->device, engine);
+  if (!upload_inputs (s, &error))
+    {
+      /* The previous device stays in use. */
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  g_clear_pointer (&self->worker_source, source_unref);
+  self->worker_source = source_ref (s);
+  g_task_return_pointer (task, g_steal_pointer (&s), source_unref);
+}
+
+static void
+on_device_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GTask) outer = user_data;
+  KsPipeline *self = g_task_get_source_object (outer);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Source) s = g_task_propagate_pointer (G_TASK (result), &error);
+
+  self->n_tasks--;
+
+  if (s == NULL)
+    {
+      g_task_return_error (outer, g_steal_pointer (&error));
+      return;
+    }
+  if (ks_device_get_kind (s->device) == KS_DEVICE_KIND_CPU && self->cpu_reason == NULL)
+    self->cpu_reason = g_strdup ("");
+  adopt_source (self, s);
+  g_task_return_boolean (outer, TRUE);
+}
+
+/* An inner task on the runner whose callback finishes the outer one on the
+ * main loop: the pipeline is the outer task's source, so it is only ever
+ * released on the main loop. */
+static void
+queue_inner (KsPipeline *self, GTask *outer, gpointer data, GDestroyNotify destroy,
+             GTaskThreadFunc func, GAsyncReadyCallback done)
+{
+  g_autoptr (GTask) inner = g_task_new (NULL, g_task_get_cancellable (outer), done,
+                                        g_object_ref (outer));
+
+  g_task_set_task_data (inner, data, destroy);
+  /* What the worker did is published even when cancelled meanwhile: its own
+   * state has moved on already. */
+  g_task_set_check_cancellable (inner, FALSE);
+  self->n_tasks++;
+  ks_runner_queue (self->runner, inner, func);
+}
+
+void
+ks_pipeline_set_device_async (KsPipeline *self, KsDevice *device, GCancellable *cancellable,
+                              GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr (GTask) outer = NULL;
+  DeviceJob *job;
+
+  g_return_if_fail (KS_IS_PIPELINE (self) && KS_IS_DEVICE (device));
+  outer = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, ks_pipeline_set_device_async);
+  g_task_set_check_cancellable (outer, FALSE);
+  if (device == self->source->device)
+    {
+      g_task_return_boolean (outer, TRUE);
+      return;
+    }
+  job = g_new0 (DeviceJob, 1);
+  job->pipeline = self;
+  job->device = g_object_ref (device);
+  queue_inner (self, outer, job, device_job_free, device_thread, on_device_done_cb);
 }
 
 gboolean
-ks_pipeline_set_input (KsPipeline *self, KsInputSlot slot, KsImage *image, const char *name,
-                       GError **error)
+ks_pipeline_set_device_finish (KsPipeline *self, GAsyncResult *result, GError **error)
 {
-  KsImage *old_image;
-  char *old_name;
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
 
-  g_return_val_if_fail (KS_IS_PIPELINE (self) && image != NULL && slot <= KS_INPUT_B, FALSE);
-  if (image->format != KS_FORMAT_RGBA8)
+static void
+on_fallback_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  KsPipeline *self = KS_PIPELINE (object);
+  g_autoptr (GError) error = NULL;
+
+  if (!ks_pipeline_set_device_finish (self, result, &error))
     {
-      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "Inputs are colour images");
-      return FALSE;
+      g_warning ("The CPU engine could not take over: %s", error->message);
+      return;
     }
-  old_image = self->inputs[slot];
-  old_name = self->names[slot];
-  self->inputs[slot] = ks_image_ref (image);
-  self->names[slot] = g_strdup (name != NULL ? name : "Untitled");
-  if (!upload_inputs (self, error))
+  g_signal_emit (self, signals[SIGNAL_DEVICE_LOST], 0, self->cpu_reason);
+}
+
+/* After a sticky CUDA error the process can never use the GPU again: carry on
+ * with the CPU engine and the images the user already has. */
+static void
+fall_back_to_cpu (KsPipeline *self, const GError *cause)
+{
+  g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
+
+  g_free (self->cpu_reason);
+  self->cpu_reason = g_strdup (cause->message);
+  clear_outcome (self);
+  ks_pipeline_set_device_async (self, cpu, NULL, on_fallback_done_cb, NULL);
+}
+
+/* ---- inputs ------------------------------------------------------------- */
+
+typedef struct
+{
+  KsPipeline *pipeline;         /* kept alive by the task's callback */
+  KsInputSlot slot;
+  KsImage *image;
+  char *name;
+} InputJob;
+
+static void
+input_job_free (gpointer data)
+{
+  InputJob *job = data;
+
+  ks_image_unref (job->image);
+  g_free (job->name);
+  g_free (job);
+}
+
+static void
+input_thread (GTask *task, gpointer source_object, gpointer task_data,
+              GCancellable *cancellable)
+{
+  InputJob *job = task_data;
+  KsPipeline *self = job->pipeline;
+  Source *base = self->worker_source;
+  g_autoptr (Source) s = source_derive (base, base->device, base->engine);
+  g_autoptr (GError) error = NULL;
+
+  g_clear_pointer (&s->inputs[job->slot], ks_image_unref);
+  g_free (s->names[job->slot]);
+  s->inputs[job->slot] = ks_image_ref (job->image);
+  s->names[job->slot] = g_strdup (job->name);
+  if (!upload_inputs (s, &error))
     {
       /* The user keeps what was there. */
-      ks_image_unref (self->inputs[slot]);
-      g_free (self->names[slot]);
-      self->inputs[slot] = old_image;
-      self->names[slot] = old_name;
-      return FALSE;
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
     }
-  if (old_image != NULL)
-    ks_image_unref (old_image);
-  g_free (old_name);
-  if (slot == KS_INPUT_A)
+  g_clear_pointer (&self->worker_source, source_unref);
+  self->worker_source = source_ref (s);
+  g_task_return_pointer (task, g_steal_pointer (&s), source_unref);
+}
+
+static void
+on_input_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GTask) outer = user_data;
+  KsPipeline *self = g_task_get_source_object (outer);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Source) s = g_task_propagate_pointer (G_TASK (result), &error);
+
+  self->n_tasks--;
+
+  if (s == NULL)
     {
-      /* A new size: the previous output no longer fits. */
-      ks_run_result_clear (&self->result);
-      self->have_result = FALSE;
-      compute_input_histogram (self, NULL);
+      g_task_return_error (outer, g_steal_pointer (&error));
+      return;
     }
-  revalidate (self);
-  g_signal_emit (self, signals[SIGNAL_INPUTS_CHANGED], 0);
-  ks_pipeline_queue_run (self);
-  return TRUE;
+  adopt_source (self, s);
+  g_task_return_boolean (outer, TRUE);
+}
+
+void
+ks_pipeline_set_input_async (KsPipeline *self, KsInputSlot slot, KsImage *image,
+                             const char *name, GCancellable *cancellable,
+                             GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr (GTask) outer = NULL;
+  InputJob *job;
+
+  g_return_if_fail (KS_IS_PIPELINE (self) && image != NULL && slot <= KS_INPUT_B);
+  outer = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, ks_pipeline_set_input_async);
+  g_task_set_check_cancellable (outer, FALSE);
+  if (image->format != KS_FORMAT_RGBA8)
+    {
+      g_task_return_new_error (outer, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                               "Inputs are colour images");
+      return;
+    }
+  job = g_new0 (InputJob, 1);
+  job->pipeline = self;
+  job->slot = slot;
+  job->image = ks_image_ref (image);
+  job->name = g_strdup (name != NULL ? name : "Untitled");
+  queue_inner (self, outer, job, input_job_free, input_thread, on_input_done_cb);
+}
+
+gboolean
+ks_pipeline_set_input_finish (KsPipeline *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 KsImage *
 ks_pipeline_get_input (KsPipeline *self, KsInputSlot slot)
 {
   g_return_val_if_fail (KS_IS_PIPELINE (self) && slot <= KS_INPUT_B, NULL);
-  return self->inputs[slot];
+  return self->source->inputs[slot];
 }
 
 KsBuffer *
 ks_pipeline_get_input_buffer (KsPipeline *self, KsInputSlot slot)
 {
   g_return_val_if_fail (KS_IS_PIPELINE (self) && slot <= KS_INPUT_B, NULL);
-  return self->buffers[slot];
+  return self->source->buffers[slot];
 }
 
 const char *
 ks_pipeline_get_input_name (KsPipeline *self, KsInputSlot slot)
 {
   g_return_val_if_fail (KS_IS_PIPELINE (self) && slot <= KS_INPUT_B, NULL);
-  if (slot == KS_INPUT_B && self->names[slot] == NULL)
+  if (slot == KS_INPUT_B && self->source->names[slot] == NULL)
     return "Test card";
-  return self->names[slot];
+  return self->source->names[slot];
 }
 
 /* ---- op, parameters, launch ---------------------------------------------- */
 
 static void
-build_request (KsPipeline *self, KsRunRequest *request)
+build_request (KsPipeline *self, const Source *s, KsRunRequest *request)
 {
   ks_run_request_init (request, self->op);
   request->params = self->params;
   request->launch = self->launch;
   for (guint i = 0; i < self->op->n_inputs; i++)
-    request->inputs[i] = self->buffers[i];
+    request->inputs[i] = s->buffers[i];
 }
 
 static void
@@ -410,27 +821,42 @@ revalidate (KsPipeline *self)
 {
   KsRunRequest request;
   g_autoptr (GError) error = NULL;
+  g_autofree char *old_message = g_steal_pointer (&self->validation_message);
+  gboolean was_valid = self->valid;
 
-  g_clear_pointer (&self->validation_message, g_free);
   self->have_occupancy = FALSE;
   self->valid = TRUE;
-  if (self->buffers[KS_INPUT_A] == NULL)
-    return;
-  build_request (self, &request);
-  self->valid = ks_engine_validate (self->engine, &request, &self->resolved, &self->suggestion,
-                                    &error);
-  if (!self->valid)
+  if (self->source->buffers[KS_INPUT_A] != NULL)
     {
-      self->validation_message = g_strdup (error->message);
-      return;
+      build_request (self, self->source, &request);
+      /* Validation reads the device's limits and the kernel's attributes; it
+       * launches nothing, so it stays on the main loop and the launch panel
+       * answers at once. */
+      self->valid = ks_engine_validate (self->source->engine, &request, &self->resolved,
+                                        &self->suggestion, &error);
+      if (!self->valid)
+        self->validation_message = g_strdup (error->message);
+      else if (ks_engine_is_cuda (self->source->engine)
+               && ks_engine_kernel_attributes (self->source->engine, &request,
+                                               &self->attributes, NULL))
+        {
+          ks_launch_occupancy (&self->resolved, ks_device_get_limits (self->source->device),
+                               &self->attributes, &self->occupancy);
+          self->have_occupancy = TRUE;
+        }
     }
-  if (ks_engine_is_cuda (self->engine)
-      && ks_engine_kernel_attributes (self->engine, &request, &self->attributes, NULL))
-    {
-      ks_launch_occupancy (&self->resolved, ks_device_get_limits (self->device), &self->attributes,
-                           &self->occupancy);
-      self->have_occupancy = TRUE;
-    }
+  if (was_valid != self->valid)
+    notify (self, PROP_VALID);
+  if (g_strcmp0 (old_message, self->validation_message) != 0)
+    notify (self, PROP_VALIDATION_MESSAGE);
+}
+
+static void
+config_changed (KsPipeline *self)
+{
+  revalidate (self);
+  g_signal_emit (self, signals[SIGNAL_CONFIG_CHANGED], 0);
+  ks_pipeline_queue_run (self);
 }
 
 const KsOp *
@@ -448,12 +874,10 @@ ks_pipeline_set_op (KsPipeline *self, const KsOp *op)
     return;
   self->op = op;
   ks_params_init (&self->params, op);
-  /* The output changes kind or format: the old one cannot be reused. */
-  ks_run_result_clear (&self->result);
-  self->have_result = FALSE;
-  revalidate (self);
-  g_signal_emit (self, signals[SIGNAL_CONFIG_CHANGED], 0);
-  ks_pipeline_queue_run (self);
+  /* The output changes kind or format: the spare may not fit any more. */
+  g_clear_pointer (&self->spare, ks_buffer_unref);
+  notify (self, PROP_OP);
+  config_changed (self);
 }
 
 const KsParams *
@@ -470,9 +894,7 @@ ks_pipeline_set_param (KsPipeline *self, guint index, double value)
   if (self->params.values[index] == value)
     return;
   self->params.values[index] = value;
-  revalidate (self);
-  g_signal_emit (self, signals[SIGNAL_CONFIG_CHANGED], 0);
-  ks_pipeline_queue_run (self);
+  config_changed (self);
 }
 
 const KsLaunchConfig *
@@ -489,9 +911,7 @@ ks_pipeline_set_launch (KsPipeline *self, const KsLaunchConfig *launch)
   if (memcmp (launch, &self->launch, sizeof *launch) == 0)
     return;
   self->launch = *launch;
-  revalidate (self);
-  g_signal_emit (self, signals[SIGNAL_CONFIG_CHANGED], 0);
-  ks_pipeline_queue_run (self);
+  config_changed (self);
 }
 
 gboolean
@@ -515,7 +935,7 @@ ks_pipeline_get_resolved_launch (KsPipeline *self)
 static void
 output_size (KsPipeline *self, guint *width, guint *height)
 {
-  KsImage *a = self->inputs[KS_INPUT_A];
+  KsImage *a = self->source->inputs[KS_INPUT_A];
 
   ks_op_output_size (self->op, &self->params, a->width, a->height, width, height);
 }
@@ -527,7 +947,7 @@ ks_pipeline_get_totals (KsPipeline *self, KsLaunchTotals *totals)
 
   g_return_if_fail (KS_IS_PIPELINE (self) && totals != NULL);
   memset (totals, 0, sizeof *totals);
-  if (self->inputs[KS_INPUT_A] == NULL)
+  if (self->source->inputs[KS_INPUT_A] == NULL)
     return;
   output_size (self, &w, &h);
   ks_launch_totals (&self->resolved, w, h, totals);
@@ -553,58 +973,156 @@ const KsRunResult *
 ks_pipeline_get_result (KsPipeline *self)
 {
   g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
-  return self->have_result ? &self->result : NULL;
+  return self->outcome != NULL ? &self->outcome->result : NULL;
+}
+
+const KsOp *
+ks_pipeline_get_result_op (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  return self->outcome != NULL ? self->outcome->op : NULL;
+}
+
+const KsParams *
+ks_pipeline_get_result_params (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  return self->outcome != NULL ? &self->outcome->params : NULL;
 }
 
 const KsCoverage *
 ks_pipeline_get_coverage (KsPipeline *self)
 {
   g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
-  return self->have_result ? self->result.coverage : NULL;
+  return self->outcome != NULL ? self->outcome->result.coverage : NULL;
+}
+
+KsImage *
+ks_pipeline_get_coverage_mask (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  return self->outcome != NULL ? self->outcome->coverage_mask : NULL;
 }
 
 KsImage *
 ks_pipeline_download_output (KsPipeline *self, GError **error)
 {
   g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
-  if (!self->have_result || self->result.output == NULL)
+  if (self->outcome == NULL || self->outcome->result.output == NULL)
     {
       g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
                    "There is no output image: run an image operation first");
       return NULL;
     }
-  return ks_engine_download (self->engine, self->result.output, NULL, error);
+  /* A published buffer is never written again: reading it here while the
+   * worker runs the next one is safe. */
+  return ks_engine_download (self->outcome->source->engine, self->outcome->result.output, NULL,
+                             error);
+}
+
+typedef struct
+{
+  KsEngine *engine;
+  KsBuffer *output;
+  char *path;
+} SaveJob;
+
+static void
+save_job_free (gpointer data)
+{
+  SaveJob *job = data;
+
+  g_object_unref (job->engine);
+  ks_buffer_unref (job->output);
+  g_free (job->path);
+  g_free (job);
+}
+
+static void
+save_thread (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
+{
+  SaveJob *job = task_data;
+  g_autoptr (KsImage) image = NULL;
+  GError *error = NULL;
+
+  image = ks_engine_download (job->engine, job->output, NULL, &error);
+  if (image == NULL || !ks_image_save (image, job->path, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+ks_pipeline_save_output_async (KsPipeline *self, GFile *file, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr (GTask) task = NULL;
+  g_autofree char *path = NULL;
+  SaveJob *job;
+
+  g_return_if_fail (KS_IS_PIPELINE (self) && G_IS_FILE (file));
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ks_pipeline_save_output_async);
+  path = g_file_get_path (file);
+  if (path == NULL)
+    {
+      g_task_return_new_error (task, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                               "Choose a local file to save to");
+      return;
+    }
+  if (self->outcome == NULL || self->outcome->result.output == NULL)
+    {
+      g_task_return_new_error (task, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                               "There is no output image: run an image operation first");
+      return;
+    }
+  job = g_new0 (SaveJob, 1);
+  job->engine = g_object_ref (self->outcome->source->engine);
+  job->output = ks_buffer_ref (self->outcome->result.output);
+  job->path = g_steal_pointer (&path);
+  g_task_set_task_data (task, job, save_job_free);
+  g_task_run_in_thread (task, save_thread);
+}
+
+gboolean
+ks_pipeline_save_output_finish (KsPipeline *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 gboolean
 ks_pipeline_read_output_pixel (KsPipeline *self, guint x, guint y, guint32 *rgba)
 {
   g_return_val_if_fail (KS_IS_PIPELINE (self) && rgba != NULL, FALSE);
-  if (!self->have_result || self->result.output == NULL)
+  if (self->outcome == NULL || self->outcome->result.output == NULL)
     return FALSE;
-  return ks_engine_read_pixel (self->engine, self->result.output, x, y, rgba, NULL);
+  return ks_engine_read_pixel (self->outcome->source->engine, self->outcome->result.output, x, y,
+                               rgba, NULL);
 }
 
 const guint32 *
 ks_pipeline_get_input_histogram (KsPipeline *self)
 {
   g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
-  return &self->input_histogram[0][0];
+  return &self->source->histogram[0][0];
 }
 
 const guint32 *
 ks_pipeline_get_output_histogram (KsPipeline *self)
 {
+  static const guint32 none[4][256];
+
   g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
-  return &self->output_histogram[0][0];
+  return self->outcome != NULL ? &self->outcome->histogram[0][0] : &none[0][0];
 }
 
 void
 ks_pipeline_get_stage_times (KsPipeline *self, KsStageTimes *times, double *display_ms)
 {
   g_return_if_fail (KS_IS_PIPELINE (self) && times != NULL);
-  times->upload_ms = self->upload_ms;
-  times->kernel_ms = self->have_result ? self->result.kernel_ms : -1;
+  times->upload_ms = self->source->upload_ms;
+  times->kernel_ms = self->outcome != NULL ? self->outcome->result.kernel_ms : -1;
   times->download_ms = -1;
   if (display_ms != NULL)
     *display_ms = self->display_ms;
@@ -613,21 +1131,16 @@ ks_pipeline_get_stage_times (KsPipeline *self, KsStageTimes *times, double *disp
 void
 ks_pipeline_report_display (KsPipeline *self, double display_ms, const char *path)
 {
-  gint64 now = g_get_monotonic_time ();
-
   g_return_if_fail (KS_IS_PIPELINE (self));
   self->display_ms = display_ms;
+  if (self->history->len > 0)
+    g_array_index (self->history, KsTimingSample, self->history->len - 1).display_ms = display_ms;
   if (g_strcmp0 (path, self->display_path) != 0)
     {
       g_free (self->display_path);
       self->display_path = g_strdup (path);
+      notify (self, PROP_DISPLAY_PATH);
     }
-  if (self->history->len > 0)
-    g_array_index (self->history, KsTimingSample, self->history->len - 1).display_ms = display_ms;
-  g_array_append_val (self->display_times, now);
-  /* One second of frames is enough for the rate. */
-  while (self->display_times->len > 0 && g_array_index (self->display_times, gint64, 0) < now - G_USEC_PER_SEC)
-    g_array_remove_index (self->display_times, 0);
 }
 
 const char *
@@ -648,33 +1161,214 @@ double
 ks_pipeline_get_fps (KsPipeline *self)
 {
   g_return_val_if_fail (KS_IS_PIPELINE (self), 0);
-  return self->display_times->len;
+  return self->fps;
+}
+
+void
+ks_pipeline_set_fps (KsPipeline *self, double fps)
+{
+  g_return_if_fail (KS_IS_PIPELINE (self));
+  fps = MAX (fps, 0);
+  if (fps == self->fps)
+    return;
+  self->fps = fps;
+  notify (self, PROP_FPS);
 }
 
 double
 ks_pipeline_get_achieved_gbs (KsPipeline *self)
 {
+  const Outcome *o;
   KsImage *a;
 
   g_return_val_if_fail (KS_IS_PIPELINE (self), 0);
-  a = self->inputs[KS_INPUT_A];
-  if (!self->have_result || a == NULL || self->result.kernel_ms <= 0)
+  o = self->outcome;
+  if (o == NULL || o->result.kernel_ms <= 0)
     return 0;
-  return ks_op_bytes_moved_for (self->op, &self->params, a->format, a->width, a->height)
-         / (self->result.kernel_ms * 1e-3) / 1e9;
+  a = o->source->inputs[KS_INPUT_A];
+  return ks_op_bytes_moved_for (o->op, &o->params, a->format, a->width, a->height)
+         / (o->result.kernel_ms * 1e-3) / 1e9;
 }
 
-/* ---- runs ----------------------------------------------------------------- */
+/* ---- live runs ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  Source *source;
+  const KsOp *op;
+  KsParams params;
+  KsLaunchConfig launch;
+  KsBuffer *spare;              /* written into when it fits; never a published buffer */
+  guint out_width, out_height;
+  gboolean poison;              /* the grid leaves pixels out */
+} LiveJob;
+
+static void
+live_job_free (gpointer data)
+{
+  LiveJob *job = data;
+
+  g_clear_pointer (&job->spare, ks_buffer_unref);
+  source_unref (job->source);
+  g_free (job);
+}
+
+static KsImage *
+coverage_mask (const KsCoverage *coverage)
+{
+  KsImage *mask;
+
+  if (coverage == NULL || coverage->writes == NULL || coverage->width == 0)
+    return NULL;
+  mask = ks_image_new (KS_FORMAT_GRAY8, coverage->width, coverage->height, NULL);
+  if (mask == NULL)
+    return NULL;
+  for (guint y = 0; y < coverage->height; y++)
+    {
+      const guint32 *writes = coverage->writes + (gsize) y * coverage->width;
+      guint8 *row = ks_image_row (mask, y);
+
+      for (guint x = 0; x < coverage->width; x++)
+        row[x] = writes[x] != 0 ? 255 : 0;
+    }
+  return mask;
+}
+
+static Outcome *
+live_run (LiveJob *job, GError **error)
+{
+  g_autoptr (Outcome) o = g_new0 (Outcome, 1);
+  g_autoptr (KsBuffer) output = NULL;
+  KsEngine *engine = job->source->engine;
+  KsRunRequest request;
+
+  o->source = source_ref (job->source);
+  o->op = job->op;
+  o->params = job->params;
+  ks_run_request_init (&request, job->op);
+  request.params = job->params;
+  request.launch = job->launch;
+  for (guint i = 0; i < job->op->n_inputs; i++)
+    request.inputs[i] = job->source->buffers[i];
+
+  if (job->spare != NULL && ks_buffer_get_width (job->spare) == job->out_width
+      && ks_buffer_get_height (job->spare) == job->out_height
+      && ks_buffer_get_format (job->spare) == job->op->output_format)
+    output = g_steal_pointer (&job->spare);
+  if (job->poison)
+    {
+      /* Poison the output so that what no thread wrote shows, and record
+       * which pixels those are. */
+      if (output == NULL)
+        output = ks_engine_new_buffer (engine, job->op->output_format, job->out_width,
+                                       job->out_height, error);
+      if (output == NULL || !ks_engine_fill (engine, output, POISON, error))
+        return NULL;
+      request.instrument = (guint64) job->out_width * job->out_height <= MAX_INSTRUMENTED_PIXELS;
+    }
+  request.output = output;
+
+  if (!ks_engine_run (engine, &request, &o->result, error))
+    {
+      memset (&o->result, 0, sizeof o->result);
+      return NULL;
+    }
+  if (job->op->output_kind == KS_OP_OUTPUT_HISTOGRAM)
+    memcpy (o->histogram, o->result.histogram, sizeof o->histogram);
+  else if (!run_histogram (engine, o->result.output, o->histogram, error))
+    return NULL;
+  o->coverage_mask = coverage_mask (o->result.coverage);
+  return g_steal_pointer (&o);
+}
+
+static void
+live_thread (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  Outcome *o = live_run (task_data, &error);
+
+  if (o == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, o, outcome_free);
+}
+
+static void
+record_sample (KsPipeline *self)
+{
+  KsTimingSample s = { g_get_monotonic_time (), self->outcome->result.kernel_ms, -1,
+                       self->outcome->result.warmup,
+                       ks_engine_is_cuda (self->outcome->source->engine) };
+
+  g_array_append_val (self->history, s);
+  if (self->history->len > KS_PIPELINE_HISTORY)
+    g_array_remove_range (self->history, 0, self->history->len - KS_PIPELINE_HISTORY);
+}
+
+static void
+on_live_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (KsPipeline) self = user_data;
+  LiveJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Outcome) o = g_task_propagate_pointer (G_TASK (result), &error);
+
+  self->n_tasks--;
+
+  if (self->runner == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  /* Work on inputs or an engine that are no longer current: the run queued
+   * when they changed brings the result that matters. */
+  if (job->source != self->source)
+    return;
+  if (o == NULL)
+    {
+      report_failure (self, error);
+      return;
+    }
+  if (self->outcome != NULL && self->outcome->result.output != NULL)
+    {
+      g_clear_pointer (&self->spare, ks_buffer_unref);
+      self->spare = ks_buffer_ref (self->outcome->result.output);
+    }
+  g_clear_pointer (&self->outcome, outcome_free);
+  self->outcome = g_steal_pointer (&o);
+  record_sample (self);
+  notify (self, PROP_RESULT);
+  g_signal_emit (self, signals[SIGNAL_RAN], 0);
+}
+
+static void
+submit_live (KsPipeline *self)
+{
+  g_autoptr (GTask) task = NULL;
+  KsLaunchTotals totals;
+  LiveJob *job;
+
+  if (self->source->buffers[KS_INPUT_A] == NULL || !self->valid)
+    return;  /* an invalid launch runs nothing: the launch panel shows why */
+  job = g_new0 (LiveJob, 1);
+  job->source = source_ref (self->source);
+  job->op = self->op;
+  job->params = self->params;
+  job->launch = self->launch;
+  job->spare = g_steal_pointer (&self->spare);
+  output_size (self, &job->out_width, &job->out_height);
+  ks_launch_totals (&self->resolved, job->out_width, job->out_height, &totals);
+  job->poison = totals.unreached_pixels > 0 && self->op->output_kind == KS_OP_OUTPUT_IMAGE;
+  task = g_task_new (NULL, NULL, on_live_done_cb, g_object_ref (self));
+  g_task_set_task_data (task, job, live_job_free);
+  self->n_tasks++;
+  ks_runner_queue_live (self->runner, task, live_thread);
+}
 
 static gboolean
 run_idle_cb (gpointer user_data)
 {
   KsPipeline *self = user_data;
-  g_autoptr (GError) error = NULL;
 
   self->run_source = 0;
-  if (!ks_pipeline_run_now (self, &error))
-    g_debug ("run failed: %s", error->message);
+  submit_live (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -682,205 +1376,163 @@ void
 ks_pipeline_queue_run (KsPipeline *self)
 {
   g_return_if_fail (KS_IS_PIPELINE (self));
+  /* Setters called together (a preset sets three values) make one run. */
   if (self->run_source == 0)
     self->run_source = g_idle_add_full (G_PRIORITY_HIGH_IDLE, run_idle_cb, self, NULL);
 }
 
-/* After a sticky CUDA error the process can never use the GPU again: carry on
- * with the CPU engine and the images the user already has. */
-static void
-fall_back_to_cpu (KsPipeline *self, const GError *cause)
-{
-  g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
-  g_autofree char *reason = g_strdup (cause->message);
+/* ---- Measure and Compare ------------------------------------------------------------------ */
 
-  g_free (self->cpu_reason);
-  self->cpu_reason = g_strdup (reason);
-  if (!open_engine (self, cpu, NULL) || !upload_inputs (self, NULL))
-    g_warning ("The CPU engine could not take over: the inputs could not be copied");
-  compute_input_histogram (self, NULL);
-  revalidate (self);
-  g_signal_emit (self, signals[SIGNAL_DEVICE_LOST], 0, reason);
-  g_signal_emit (self, signals[SIGNAL_CONFIG_CHANGED], 0);
-  g_signal_emit (self, signals[SIGNAL_INPUTS_CHANGED], 0);
-  ks_pipeline_queue_run (self);
+typedef struct
+{
+  KsPipeline *pipeline;         /* kept alive by the outer task */
+  Source *source;
+  KsRunRequest request;         /* its buffers are the source's */
+  guint repeats;
+  guint runs_before;            /* progress: runs of earlier stages */
+  guint runs_total;
+  KsTiming timing;
+  KsTiming cpu_timing;
+  gboolean identical;
+} MeasureJob;
+
+static void
+measure_job_free (gpointer data)
+{
+  MeasureJob *job = data;
+
+  ks_timing_clear (&job->timing);
+  ks_timing_clear (&job->cpu_timing);
+  source_unref (job->source);
+  g_free (job);
 }
 
 static void
-record_sample (KsPipeline *self)
+set_busy (KsPipeline *self, gboolean busy)
 {
-  KsTimingSample s = { g_get_monotonic_time (), self->result.kernel_ms, -1, self->result.warmup,
-                       ks_engine_is_cuda (self->engine) };
+  gboolean was = self->n_long > 0;
 
-  g_array_append_val (self->history, s);
-  if (self->history->len > KS_PIPELINE_HISTORY)
-    g_array_remove_range (self->history, 0, self->history->len - KS_PIPELINE_HISTORY);
+  if (busy)
+    self->n_long++;
+  else
+    self->n_long--;
+  if (was != (self->n_long > 0))
+    notify (self, PROP_BUSY);
+  if (self->progress != 0)
+    {
+      self->progress = 0;
+      notify (self, PROP_PROGRESS);
+    }
 }
 
 static gboolean
-handle_failure (KsPipeline *self, GError *error)
+progress_cb (gpointer user_data)
 {
-  if (g_error_matches (error, KS_ERROR, KS_ERROR_DEVICE_LOST) && ks_engine_is_cuda (self->engine))
-    fall_back_to_cpu (self, error);
-  else
-    g_signal_emit (self, signals[SIGNAL_RUN_FAILED], 0, error);
-  return FALSE;
+  KsPipeline *self = user_data;
+  guint done, total;
+
+  g_atomic_int_set (&self->progress_posted, 0);
+  done = g_atomic_int_get (&self->progress_done);
+  total = g_atomic_int_get (&self->progress_total);
+  if (self->n_long > 0 && total > 0 && self->progress != (double) done / total)
+    {
+      self->progress = (double) done / total;
+      notify (self, PROP_PROGRESS);
+    }
+  return G_SOURCE_REMOVE;
 }
 
-gboolean
-ks_pipeline_run_now (KsPipeline *self, GError **error)
+/* On the worker, after every run of a measurement: at most one update waits
+ * in the main loop, however fast the runs are; and the newest live run goes
+ * in between, so the view follows the controls during a long Measure. */
+static void
+on_measure_progress (guint done, guint total, gpointer user_data)
 {
-  g_autoptr (GError) local = NULL;
-  KsRunRequest request;
-  KsRunResult result = { 0 };
-  KsLaunchTotals totals;
-  KsImage *a;
-  guint out_w, out_h;
+  MeasureJob *job = user_data;
+  KsPipeline *self = job->pipeline;
 
-  g_return_val_if_fail (KS_IS_PIPELINE (self), FALSE);
-  g_clear_handle_id (&self->run_source, g_source_remove);
-  a = self->inputs[KS_INPUT_A];
-  if (a == NULL || self->buffers[KS_INPUT_A] == NULL)
-    return TRUE;
-  revalidate (self);
-  if (!self->valid)
+  g_atomic_int_set (&self->progress_done, job->runs_before + done);
+  g_atomic_int_set (&self->progress_total, job->runs_total);
+  if (g_atomic_int_compare_and_exchange (&self->progress_posted, 0, 1))
     {
-      /* Nothing is launched; the launch panel shows why and offers the fix. */
-      g_set_error_literal (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG, self->validation_message);
-      return FALSE;
-    }
+      /* An idle in the pipeline's context, never g_main_context_invoke: that
+       * runs the function right here when the main thread is between two
+       * iterations and does not own the context. */
+      g_autoptr (GSource) idle = g_idle_source_new ();
 
-  build_request (self, &request);
-  output_size (self, &out_w, &out_h);
-  ks_launch_totals (&self->resolved, out_w, out_h, &totals);
-  /* Reuse the previous output: same op, same size. */
-  if (self->have_result && self->result.output != NULL
-      && ks_buffer_get_width (self->result.output) == out_w
-      && ks_buffer_get_height (self->result.output) == out_h)
-    request.output = self->result.output;
-  if (totals.unreached_pixels > 0 && self->op->output_kind == KS_OP_OUTPUT_IMAGE)
-    {
-      /* A grid too small: poison the output so that what no thread wrote
-       * shows, and record which pixels those are. */
-      if (request.output == NULL)
-        {
-          request.output = ks_engine_new_buffer (self->engine, self->op->output_format, out_w,
-                                                 out_h, &local);
-          if (request.output == NULL)
-            {
-              handle_failure (self, local);
-              g_propagate_error (error, g_steal_pointer (&local));
-              return FALSE;
-            }
-          ks_run_result_clear (&self->result);
-          self->result.output = request.output;
-          self->have_result = FALSE;
-        }
-      if (!ks_engine_fill (self->engine, request.output, POISON, &local))
-        {
-          handle_failure (self, local);
-          g_propagate_error (error, g_steal_pointer (&local));
-          return FALSE;
-        }
-      request.instrument = (guint64) out_w * out_h <= 8192u * 8192u;
+      g_source_set_priority (idle, G_PRIORITY_DEFAULT);
+      g_source_set_callback (idle, progress_cb, g_object_ref (self), g_object_unref);
+      g_source_attach (idle, self->context);
     }
-
-  if (!ks_engine_run (self->engine, &request, &result, &local))
-    {
-      ks_run_result_clear (&result);
-      handle_failure (self, local);
-      g_propagate_error (error, g_steal_pointer (&local));
-      return FALSE;
-    }
-  ks_run_result_clear (&self->result);
-  self->result = result;
-  self->have_result = TRUE;
-
-  if (self->op->output_kind == KS_OP_OUTPUT_HISTOGRAM)
-    memcpy (self->output_histogram, self->result.histogram, sizeof self->output_histogram);
-  else if (!run_histogram (self, self->result.output, self->output_histogram, &local))
-    {
-      handle_failure (self, local);
-      g_propagate_error (error, g_steal_pointer (&local));
-      return FALSE;
-    }
-  record_sample (self);
-  g_signal_emit (self, signals[SIGNAL_RAN], 0);
-  return TRUE;
+  ks_runner_run_pending_live (self->runner);
 }
 
-gboolean
-ks_pipeline_measure (KsPipeline *self, guint repeats, KsTiming *timing, GError **error)
+static void
+timing_options (MeasureJob *job, GCancellable *cancellable, KsTimingOptions *options)
 {
-  g_autoptr (GError) local = NULL;
-  KsRunRequest request;
+  ks_timing_options_init (options, job->repeats);
+  options->cancellable = cancellable;
+  options->progress = on_measure_progress;
+  options->progress_data = job;
+}
+
+static void
+measure_thread (GTask *task, gpointer source_object, gpointer task_data,
+                GCancellable *cancellable)
+{
+  MeasureJob *job = task_data;
+  GError *error = NULL;
   KsRunResult result = { 0 };
   KsTimingOptions options;
   gboolean ok;
 
-  g_return_val_if_fail (KS_IS_PIPELINE (self) && timing != NULL, FALSE);
-  if (self->buffers[KS_INPUT_A] == NULL)
-    {
-      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "Open an image first");
-      return FALSE;
-    }
-  build_request (self, &request);
-  ks_timing_options_init (&options, repeats);
-  ok = ks_engine_measure (self->engine, &request, &options, &result, timing, &local);
+  timing_options (job, cancellable, &options);
+  ok = ks_engine_measure (job->source->engine, &job->request, &options, &result, &job->timing,
+                          &error);
   ks_run_result_clear (&result);
-  if (!ok)
-    {
-      handle_failure (self, local);
-      g_propagate_error (error, g_steal_pointer (&local));
-    }
-  return ok;
+  if (ok)
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
 }
 
-gboolean
-ks_pipeline_compare_engines (KsPipeline *self, guint repeats, KsTiming *current, KsTiming *cpu,
-                             gboolean *identical, GError **error)
+static gboolean
+compare_run (MeasureJob *job, GCancellable *cancellable, GError **error)
 {
   g_autoptr (KsDevice) cpu_device = ks_device_get_cpu ();
   g_autoptr (KsEngine) cpu_engine = NULL;
   g_autoptr (KsImage) second = NULL;
   g_autoptr (KsImage) out_current = NULL;
   g_autoptr (KsImage) out_cpu = NULL;
-  KsImage *inputs[2] = { NULL, NULL };
-  KsRunRequest request;
+  KsImage *inputs[2] = { job->source->inputs[KS_INPUT_A], NULL };
+  KsRunRequest request = job->request;
   KsRunResult r_current = { 0 }, r_cpu = { 0 };
   KsTimingOptions options;
   gboolean ok = FALSE;
 
-  g_return_val_if_fail (KS_IS_PIPELINE (self), FALSE);
-  if (self->inputs[KS_INPUT_A] == NULL)
-    {
-      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "Open an image first");
-      return FALSE;
-    }
   cpu_engine = ks_engine_new (cpu_device, error);
   if (cpu_engine == NULL)
     return FALSE;
-  inputs[0] = self->inputs[KS_INPUT_A];
-  second = second_input_for (self);
+  second = second_input_for (job->source);
   inputs[1] = second;
-
-  build_request (self, &request);
-  ks_timing_options_init (&options, repeats);
-  if (!ks_engine_measure (self->engine, &request, &options, &r_current, current, error))
-    goto out;
-  request.inputs[0] = request.inputs[1] = NULL;
-  if (!ks_engine_process (cpu_engine, &request, inputs, &options, &out_cpu, &r_cpu, NULL, cpu,
+  timing_options (job, cancellable, &options);
+  if (!ks_engine_measure (job->source->engine, &request, &options, &r_current, &job->timing,
                           error))
+    goto out;
+  job->runs_before = job->repeats + 1;
+  request.inputs[0] = request.inputs[1] = NULL;
+  if (!ks_engine_process (cpu_engine, &request, inputs, &options, &out_cpu, &r_cpu, NULL,
+                          &job->cpu_timing, error))
     goto out;
   if (r_current.output != NULL)
     {
-      out_current = ks_engine_download (self->engine, r_current.output, NULL, error);
+      out_current = ks_engine_download (job->source->engine, r_current.output, NULL, error);
       if (out_current == NULL)
         goto out;
-      *identical = ks_image_equal (out_current, out_cpu);
+      job->identical = ks_image_equal (out_current, out_cpu);
     }
   else
-    *identical = memcmp (r_current.histogram, r_cpu.histogram, sizeof r_cpu.histogram) == 0;
+    job->identical = memcmp (r_current.histogram, r_cpu.histogram, sizeof r_cpu.histogram) == 0;
   ok = TRUE;
 out:
   ks_run_result_clear (&r_current);
@@ -888,47 +1540,157 @@ out:
   return ok;
 }
 
+static void
+compare_thread (GTask *task, gpointer source_object, gpointer task_data,
+                GCancellable *cancellable)
+{
+  GError *error = NULL;
+
+  if (compare_run (task_data, cancellable, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+on_long_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GTask) outer = user_data;
+  KsPipeline *self = g_task_get_source_object (outer);
+  GError *error = NULL;
+
+  self->n_tasks--;
+
+  set_busy (self, FALSE);
+  if (g_task_propagate_boolean (G_TASK (result), &error))
+    g_task_return_boolean (outer, TRUE);
+  else
+    {
+      /* Other failures are the caller's to show; a lost GPU is everyone's. */
+      if (g_error_matches (error, KS_ERROR, KS_ERROR_DEVICE_LOST))
+        report_failure (self, error);
+      g_task_return_error (outer, error);
+    }
+}
+
+static void
+start_long (KsPipeline *self, guint repeats, gboolean compare, GCancellable *cancellable,
+            GAsyncReadyCallback callback, gpointer user_data, gpointer tag)
+{
+  g_autoptr (GTask) outer = g_task_new (self, cancellable, callback, user_data);
+  MeasureJob *job;
+
+  g_task_set_source_tag (outer, tag);
+  if (self->source->buffers[KS_INPUT_A] == NULL)
+    {
+      g_task_return_new_error (outer, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "Open an image first");
+      return;
+    }
+  job = g_new0 (MeasureJob, 1);
+  job->pipeline = self;
+  job->source = source_ref (self->source);
+  build_request (self, job->source, &job->request);
+  job->repeats = MAX (1, repeats);
+  job->runs_total = (job->repeats + 1) * (compare ? 2 : 1);
+  /* The outer task owns the job, so that finish can read the timings. */
+  g_task_set_task_data (outer, job, measure_job_free);
+  set_busy (self, TRUE);
+  queue_inner (self, outer, job, NULL, compare ? compare_thread : measure_thread,
+               on_long_done_cb);
+}
+
+void
+ks_pipeline_measure_async (KsPipeline *self, guint repeats, GCancellable *cancellable,
+                           GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail (KS_IS_PIPELINE (self));
+  start_long (self, repeats, FALSE, cancellable, callback, user_data, ks_pipeline_measure_async);
+}
+
+static void
+take_timing (KsTiming *to, KsTiming *from)
+{
+  if (to == NULL)
+    return;
+  *to = *from;
+  memset (from, 0, sizeof *from);
+}
+
+gboolean
+ks_pipeline_measure_finish (KsPipeline *self, GAsyncResult *result, KsTiming *timing,
+                            GError **error)
+{
+  MeasureJob *job;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  job = g_task_get_task_data (G_TASK (result));
+  if (job != NULL)
+    take_timing (timing, &job->timing);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
+ks_pipeline_compare_async (KsPipeline *self, guint repeats, GCancellable *cancellable,
+                           GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail (KS_IS_PIPELINE (self));
+  start_long (self, repeats, TRUE, cancellable, callback, user_data, ks_pipeline_compare_async);
+}
+
+gboolean
+ks_pipeline_compare_finish (KsPipeline *self, GAsyncResult *result, KsTiming *current,
+                            KsTiming *cpu, gboolean *identical, GError **error)
+{
+  MeasureJob *job;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  job = g_task_get_task_data (G_TASK (result));
+  if (job != NULL)
+    {
+      take_timing (current, &job->timing);
+      take_timing (cpu, &job->cpu_timing);
+      if (identical != NULL)
+        *identical = job->identical;
+    }
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+gboolean
+ks_pipeline_is_idle (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), FALSE);
+  return self->n_tasks == 0 && self->run_source == 0;
+}
+
+gboolean
+ks_pipeline_get_busy (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), FALSE);
+  return self->n_long > 0;
+}
+
+double
+ks_pipeline_get_progress (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), 0);
+  return self->progress;
+}
+
+/* ---- export ------------------------------------------------------------------------------- */
+
 char *
 ks_pipeline_export_timings (KsPipeline *self, gboolean json)
 {
-  GString *s = g_string_new (NULL);
-  gint64 t0;
-  char num[3][G_ASCII_DTOSTR_BUF_SIZE];
+  KsImage *a;
+  KsTimingExport data = { 0 };
 
   g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
-  t0 = self->history->len > 0 ? g_array_index (self->history, KsTimingSample, 0).time_us : 0;
-  if (json)
-    {
-      KsImage *a = self->inputs[KS_INPUT_A];
-      g_autofree char *device = g_strescape (ks_device_get_name (self->device), NULL);
-      g_string_append_printf (s, "{\n  \"device\": \"%s\",\n  \"engine\": \"%s\",\n"
-                                 "  \"op\": \"%s\",\n",
-                              device, ks_engine_is_cuda (self->engine) ? "cuda" : "cpu",
-                              self->op->id);
-      if (a != NULL)
-        g_string_append_printf (s, "  \"width\": %u,\n  \"height\": %u,\n", a->width, a->height);
-      g_string_append (s, "  \"samples\": [");
-    }
-  else
-    g_string_append (s, "time_s,kernel_ms,display_ms,warmup,engine\n");
-  for (guint i = 0; i < self->history->len; i++)
-    {
-      const KsTimingSample *t = &g_array_index (self->history, KsTimingSample, i);
-      g_ascii_formatd (num[0], sizeof num[0], "%.6f", (t->time_us - t0) / 1e6);
-      g_ascii_formatd (num[1], sizeof num[1], "%.6f", t->kernel_ms);
-      g_ascii_formatd (num[2], sizeof num[2], "%.6f", t->display_ms);
-      if (json)
-        g_string_append_printf (s, "%s\n    {\"time_s\": %s, \"kernel_ms\": %s, "
-                                   "\"display_ms\": %s, \"warmup\": %s, \"engine\": \"%s\"}",
-                                i ? "," : "", num[0], num[1],
-                                t->display_ms < 0 ? "null" : num[2],
-                                t->warmup ? "true" : "false", t->cuda ? "cuda" : "cpu");
-      else
-        g_string_append_printf (s, "%s,%s,%s,%d,%s\n", num[0], num[1],
-                                t->display_ms < 0 ? "" : num[2], t->warmup,
-                                t->cuda ? "cuda" : "cpu");
-    }
-  if (json)
-    g_string_append (s, "\n  ]\n}\n");
-  return g_string_free (s, FALSE);
+  a = self->source->inputs[KS_INPUT_A];
+  data.device_name = ks_device_get_name (self->source->device);
+  data.cuda = ks_engine_is_cuda (self->source->engine);
+  data.op_id = self->op->id;
+  data.width = a != NULL ? a->width : 0;
+  data.height = a != NULL ? a->height : 0;
+  data.history = self->history;
+  return json ? ks_timing_export_json (&data) : ks_timing_export_csv (&data);
 }

@@ -1,14 +1,37 @@
 /* ks-pipeline.h: the model behind the window — images on the engine's device,
  * the chosen op, its parameters and launch configuration, and the last run.
  *
- * Every setter queues one run (coalesced in an idle callback), so a change
- * reaches the screen in the next frame. The widgets observe the signals below
- * and never talk to the engine themselves. */
+ * The engine work happens on the pipeline's runner (ks-runner.h), never on the
+ * main thread: a setter changes the model at once and queues a run; uploads,
+ * device switches, measurements and comparisons are queued in order; each
+ * finished piece of work is published back on the main loop, where the
+ * properties below change and notify. A published result is never written
+ * again: the next run goes into another buffer.
+ *
+ * Properties (all notify; read-only unless marked):
+ *   "devices" GListModel of KsDevice   "device" KsDevice   "engine" KsEngine
+ *   "cpu-reason" string   "op" gpointer (const KsOp *; writable)
+ *   "input-name", "second-name" string
+ *   "valid" boolean, "validation-message" string: the current configuration
+ *   "result" gpointer (const KsRunResult *): the last published run
+ *   "display-path" string   "fps" double: frames presented per second, 0 when
+ *   no frames are being produced (writable: the view reports it)
+ *   "busy" boolean: a Measure or Compare is running; "progress" double 0..1
+ *
+ * Signals:
+ *   "ran" ()                        after every published run
+ *   "config-changed" ()             op, parameters, launch or device changed
+ *   "inputs-changed" ()             an input image changed
+ *   "run-failed" (GError *error)    engine work failed; the previous state stays
+ *   "device-lost" (const char *reason)  the GPU failed for good; the pipeline
+ *                                   has switched to the CPU engine and rerun
+ */
 #pragma once
 
 #include <gio/gio.h>
 
 #include "kernelscope.h"
+#include "ks-runner.h"
 
 G_BEGIN_DECLS
 
@@ -21,7 +44,7 @@ typedef enum
 /* One point of the timing history. */
 typedef struct
 {
-  gint64 time_us;       /* g_get_monotonic_time () when it ran */
+  gint64 time_us;       /* g_get_monotonic_time () when it was published */
   double kernel_ms;
   double display_ms;    /* interop copy or download + upload; negative when not reported yet */
   gboolean warmup;
@@ -35,23 +58,35 @@ G_DECLARE_FINAL_TYPE (KsPipeline, ks_pipeline, KS, PIPELINE, GObject)
 
 /* Starts on the first CUDA device when CUDA is available, else on the CPU. */
 KsPipeline        *ks_pipeline_new                  (void);
+/* The worker that does this pipeline's engine work; other engine-adjacent
+ * work (decoding a pasted image) may be queued there too. */
+KsRunner          *ks_pipeline_get_runner           (KsPipeline *self);
 
 /* ---- devices ------------------------------------------------------------ */
 /* KsDevice items: the CPU device first, then every CUDA device. */
 GListModel        *ks_pipeline_get_devices          (KsPipeline *self);
 KsDevice          *ks_pipeline_get_device           (KsPipeline *self);
 KsEngine          *ks_pipeline_get_engine           (KsPipeline *self);
-/* Switches engines; the host copies of the inputs are uploaded again. */
-gboolean           ks_pipeline_set_device           (KsPipeline *self, KsDevice *device,
+/* Opens an engine on the device and uploads the inputs again, on the worker;
+ * on failure the previous device stays. */
+void               ks_pipeline_set_device_async     (KsPipeline *self, KsDevice *device,
+                                                     GCancellable *cancellable,
+                                                     GAsyncReadyCallback callback,
+                                                     gpointer user_data);
+gboolean           ks_pipeline_set_device_finish    (KsPipeline *self, GAsyncResult *result,
                                                      GError **error);
 /* Why the CPU engine is in use although CUDA was wanted (no driver, lost GPU); or NULL. */
 const char        *ks_pipeline_get_cpu_reason       (KsPipeline *self);
 
 /* ---- inputs ------------------------------------------------------------- */
-/* Takes a reference. On failure (for example the GPU has no memory left) the
- * previous image stays. */
-gboolean           ks_pipeline_set_input            (KsPipeline *self, KsInputSlot slot,
+/* Uploads the image on the worker (it takes a reference). On failure (the GPU
+ * has no memory left) the previous image stays. Inputs are RGBA8. */
+void               ks_pipeline_set_input_async      (KsPipeline *self, KsInputSlot slot,
                                                      KsImage *image, const char *name,
+                                                     GCancellable *cancellable,
+                                                     GAsyncReadyCallback callback,
+                                                     gpointer user_data);
+gboolean           ks_pipeline_set_input_finish     (KsPipeline *self, GAsyncResult *result,
                                                      GError **error);
 KsImage           *ks_pipeline_get_input            (KsPipeline *self, KsInputSlot slot);
 KsBuffer          *ks_pipeline_get_input_buffer     (KsPipeline *self, KsInputSlot slot);
@@ -64,9 +99,10 @@ void               ks_pipeline_set_op               (KsPipeline *self, const KsO
 const KsParams    *ks_pipeline_get_params           (KsPipeline *self);
 void               ks_pipeline_set_param            (KsPipeline *self, guint index, double value);
 const KsLaunchConfig *ks_pipeline_get_launch        (KsPipeline *self);
-void               ks_pipeline_set_launch           (KsPipeline *self, const KsLaunchConfig *launch);
+void               ks_pipeline_set_launch           (KsPipeline *self,
+                                                     const KsLaunchConfig *launch);
 
-/* The validation of the current configuration (updated before every run):
+/* The validation of the current configuration (updated on every change):
  * TRUE when it can launch; otherwise *message says why in plain words and
  * *suggestion is a valid configuration (the one-click fix). */
 gboolean           ks_pipeline_get_validation       (KsPipeline *self, const char **message,
@@ -79,14 +115,28 @@ gboolean           ks_pipeline_get_occupancy        (KsPipeline *self, KsOccupan
                                                      KsKernelAttributes *attributes);
 
 /* ---- results -------------------------------------------------------------- */
-/* The last successful run (output on the engine's device), or NULL. Image ops
+/* The last published run (output on the engine's device), or NULL. Image ops
  * have result->output; histogram ops have result->histogram. */
 const KsRunResult *ks_pipeline_get_result           (KsPipeline *self);
+/* The op and parameters the published run ran with. */
+const KsOp        *ks_pipeline_get_result_op        (KsPipeline *self);
+const KsParams    *ks_pipeline_get_result_params    (KsPipeline *self);
 /* Per pixel: was it written? Only recorded when the grid leaves pixels out;
- * NULL when every pixel was written. */
+ * NULL when every pixel was written. The mask is the same as a GRAY8 image
+ * (255 written, 0 not), built on the worker. */
 const KsCoverage  *ks_pipeline_get_coverage         (KsPipeline *self);
-/* A host copy of the output image (to save, to test, for the copy path). */
+KsImage           *ks_pipeline_get_coverage_mask    (KsPipeline *self);
+/* A host copy of the output image (to test, for the copy path). */
 KsImage           *ks_pipeline_download_output      (KsPipeline *self, GError **error);
+/* The published output image, downloaded and written to a PNG file in a
+ * thread of its own: it reads a result no run writes again, so it waits for
+ * no Measure. */
+void               ks_pipeline_save_output_async    (KsPipeline *self, GFile *file,
+                                                     GCancellable *cancellable,
+                                                     GAsyncReadyCallback callback,
+                                                     gpointer user_data);
+gboolean           ks_pipeline_save_output_finish   (KsPipeline *self, GAsyncResult *result,
+                                                     GError **error);
 /* The output pixel at (x, y) as packed RGBA (the pixel inspector). */
 gboolean           ks_pipeline_read_output_pixel    (KsPipeline *self, guint x, guint y,
                                                      guint32 *rgba);
@@ -106,31 +156,39 @@ void               ks_pipeline_report_display       (KsPipeline *self, double di
 const char        *ks_pipeline_get_display_path     (KsPipeline *self);
 /* KsTimingSample, oldest first, at most KS_PIPELINE_HISTORY. */
 GArray            *ks_pipeline_get_history          (KsPipeline *self);
+/* Frames presented per second, as the view's frame clock counts them. */
 double             ks_pipeline_get_fps              (KsPipeline *self);
+void               ks_pipeline_set_fps              (KsPipeline *self, double fps);
 /* Achieved bytes per second of the last kernel (ks_op_bytes_moved / time), GB/s. */
 double             ks_pipeline_get_achieved_gbs     (KsPipeline *self);
 
 /* ---- runs ----------------------------------------------------------------- */
+/* Runs the current configuration soon (setters call it). Runs queued before
+ * an earlier one started replace it. */
 void               ks_pipeline_queue_run            (KsPipeline *self);
-gboolean           ks_pipeline_run_now              (KsPipeline *self, GError **error);
-/* Warm-up plus `repeats` timed runs of the current configuration. */
-gboolean           ks_pipeline_measure              (KsPipeline *self, guint repeats,
+/* Warm-up plus `repeats` timed runs of the current configuration. "busy" and
+ * "progress" follow it; cancel through the cancellable. *timing always gets
+ * the runs made (fewer than `repeats` when it failed or was cancelled). */
+void               ks_pipeline_measure_async        (KsPipeline *self, guint repeats,
+                                                     GCancellable *cancellable,
+                                                     GAsyncReadyCallback callback,
+                                                     gpointer user_data);
+gboolean           ks_pipeline_measure_finish       (KsPipeline *self, GAsyncResult *result,
                                                      KsTiming *timing, GError **error);
-/* The same op on the same input on the CPU engine (and on the current CUDA
- * engine): both timings, and whether the outputs are identical. */
-gboolean           ks_pipeline_compare_engines      (KsPipeline *self, guint repeats,
+/* The same op on the same input on the CPU engine (and on the current engine):
+ * both timings, and whether the outputs are identical. */
+void               ks_pipeline_compare_async        (KsPipeline *self, guint repeats,
+                                                     GCancellable *cancellable,
+                                                     GAsyncReadyCallback callback,
+                                                     gpointer user_data);
+gboolean           ks_pipeline_compare_finish       (KsPipeline *self, GAsyncResult *result,
                                                      KsTiming *current, KsTiming *cpu,
                                                      gboolean *identical, GError **error);
-/* Timings as CSV or JSON (history, last stages, last measurement). */
+gboolean           ks_pipeline_get_busy             (KsPipeline *self);
+/* Nothing queued, running or about to run: every change made so far is published. */
+gboolean           ks_pipeline_is_idle              (KsPipeline *self);
+double             ks_pipeline_get_progress         (KsPipeline *self);
+/* Timings as CSV or JSON (history, last stages). */
 char              *ks_pipeline_export_timings       (KsPipeline *self, gboolean json);
-
-/* Signals:
- *   "ran" ()                        after every successful run
- *   "config-changed" ()             op, parameters, launch or device changed
- *   "inputs-changed" ()             an input image changed
- *   "run-failed" (GError *error)    a run failed; the previous result stays
- *   "device-lost" (const char *reason)  the GPU failed for good; the pipeline
- *                                   has switched to the CPU engine and rerun
- */
 
 G_END_DECLS

@@ -21,11 +21,14 @@ struct _KsTimingPanel
   GtkLabel *display_label;
   AdwActionRow *bandwidth_row;
   GtkLevelBar *bandwidth_bar;
+  GtkWidget *fps_row;
   GtkLabel *fps_label;
   KsTimingChart *chart;
   GtkSpinButton *repeats_spin;
   GtkButton *measure_button;
   GtkButton *compare_button;
+  GtkProgressBar *progress_bar;
+  GtkButton *cancel_button;
   GtkLabel *error_label;
   GtkWidget *measure_group;
   GtkLabel *median_label;
@@ -41,6 +44,8 @@ struct _KsTimingPanel
 
   /* owned references */
   KsPipeline *pipeline;
+  GSignalGroup *pipeline_signals;
+  GCancellable *cancellable;        /* the Measure or Compare running, or NULL */
   GtkFileChooserNative *export_dialog;
   gboolean export_json;
 };
@@ -122,10 +127,8 @@ update_last_run (KsTimingPanel *self)
   KsDevice *device = ks_pipeline_get_device (self->pipeline);
   double gbs = ks_pipeline_get_achieved_gbs (self->pipeline);
   double peak = device != NULL ? ks_device_get_peak_bandwidth_gbs (device) : 0;
-  double fps = ks_pipeline_get_fps (self->pipeline);
   g_autofree char *engine_text = describe_engine (engine);
   g_autofree char *bandwidth = NULL;
-  g_autofree char *fps_text = NULL;
 
   gtk_label_set_label (self->engine_label, engine_text);
 
@@ -147,9 +150,18 @@ update_last_run (KsTimingPanel *self)
   adw_action_row_set_subtitle (self->bandwidth_row, bandwidth);
   gtk_widget_set_visible (GTK_WIDGET (self->bandwidth_bar), peak > 0);
   gtk_level_bar_set_value (self->bandwidth_bar, peak > 0 ? CLAMP (gbs / peak, 0, 1) : 0);
+}
 
-  fps_text = fps > 0 ? g_strdup_printf ("%.1f", fps) : g_strdup ("—");
-  gtk_label_set_label (self->fps_label, fps_text);
+static gboolean
+fps_visible_cb (gpointer instance, double fps)
+{
+  return fps > 0;
+}
+
+static char *
+format_fps_cb (gpointer instance, double fps)
+{
+  return fps > 0 ? g_strdup_printf ("%.1f", fps) : g_strdup ("—");
 }
 
 static void
@@ -175,95 +187,158 @@ on_device_lost_cb (KsPipeline *pipeline, const char *reason, KsTimingPanel *self
   on_config_changed_cb (pipeline, self);
 }
 
-/* ---- actions ------------------------------------------------------------------------- */
+static void
+update_sensitivity (KsTimingPanel *self)
+{
+  gboolean have = self->pipeline != NULL;
+  gboolean busy = have && ks_pipeline_get_busy (self->pipeline);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "timing.measure", have && !busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "timing.compare", have && !busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "timing.cancel", busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "timing.export", have);
+}
 
 static void
-measure_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+on_busy_changed_cb (KsPipeline *pipeline, GParamSpec *pspec, KsTimingPanel *self)
 {
-  KsTimingPanel *self = KS_TIMING_PANEL (widget);
+  update_sensitivity (self);
+}
+
+/* ---- Measure and Compare, on the pipeline's worker ---------------------------------- */
+
+static void
+end_long_work (KsTimingPanel *self, const char *what, GError *error)
+{
+  g_clear_object (&self->cancellable);
+  if (error == NULL)
+    return;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      gtk_label_set_label (self->error_label, "Cancelled: the runs made so far are discarded");
+      gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+    }
+  else
+    {
+      g_autofree char *message = g_strdup_printf ("The %s failed: %s", what, error->message);
+      show_error (self, message);
+    }
+}
+
+static void
+on_measured_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (KsTimingPanel) self = user_data;
   g_autoptr (GError) error = NULL;
   KsTiming timing = { 0 };
-  guint repeats = gtk_spin_button_get_value_as_int (self->repeats_spin);
   g_autofree char *median = NULL;
   g_autofree char *spread = NULL;
   g_autofree char *min = NULL;
   g_autofree char *max = NULL;
   g_autofree char *range = NULL;
+  gboolean ok = ks_pipeline_measure_finish (KS_PIPELINE (object), result, &timing, &error);
+
+  end_long_work (self, "measurement", error);
+  if (ok && KS_PIPELINE (object) == self->pipeline)
+    {
+      median = format_ms (timing.median_ms);
+      spread = format_ms (timing.mad_ms);
+      min = format_ms (timing.min_ms);
+      max = format_ms (timing.max_ms);
+      range = g_strdup_printf ("%s to %s", min, max);
+      gtk_label_set_label (self->median_label, median);
+      gtk_label_set_label (self->spread_label, spread);
+      gtk_label_set_label (self->range_label, range);
+      set_ms (self->warmup_time_label, timing.warmup_ms);
+    }
+  gtk_widget_set_visible (self->measure_group, ok);
+  ks_timing_clear (&timing);
+}
+
+static void
+begin_long_work (KsTimingPanel *self)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+}
+
+static void
+measure_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsTimingPanel *self = KS_TIMING_PANEL (widget);
+  guint repeats = gtk_spin_button_get_value_as_int (self->repeats_spin);
 
   if (self->pipeline == NULL)
     return;
+  begin_long_work (self);
+  ks_pipeline_measure_async (self->pipeline, repeats, self->cancellable, on_measured_cb,
+                             g_object_ref (self));
+}
 
-  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
-  if (!ks_pipeline_measure (self->pipeline, repeats, &timing, &error))
+static char *
+describe_ratio (KsEngine *engine, const KsTiming *current, const KsTiming *cpu)
+{
+  if (engine == NULL || !ks_engine_is_cuda (engine))
+    return g_strdup ("Both ran on the CPU engine; choose a GPU in the device panel to compare");
+  if (current->median_ms <= 0 || cpu->median_ms <= 0)
+    return g_strdup ("Too fast to compare");
+  if (cpu->median_ms >= current->median_ms)
+    return g_strdup_printf ("The GPU is %.1f× faster than the CPU",
+                            cpu->median_ms / current->median_ms);
+  return g_strdup_printf ("The GPU is %.1f× slower than the CPU",
+                          current->median_ms / cpu->median_ms);
+}
+
+static void
+on_compared_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (KsTimingPanel) self = user_data;
+  g_autoptr (GError) error = NULL;
+  KsTiming current = { 0 };
+  KsTiming cpu = { 0 };
+  gboolean identical = FALSE;
+  gboolean ok = ks_pipeline_compare_finish (KS_PIPELINE (object), result, &current, &cpu,
+                                            &identical, &error);
+
+  end_long_work (self, "comparison", error);
+  if (ok && KS_PIPELINE (object) == self->pipeline)
     {
-      g_autofree char *message = g_strdup_printf ("The measurement failed: %s", error->message);
-      show_error (self, message);
-      gtk_widget_set_visible (self->measure_group, FALSE);
-      return;
-    }
+      KsEngine *engine = ks_pipeline_get_engine (self->pipeline);
+      g_autofree char *engine_text = describe_engine (engine);
+      g_autofree char *ratio = describe_ratio (engine, &current, &cpu);
 
-  median = format_ms (timing.median_ms);
-  spread = format_ms (timing.mad_ms);
-  min = format_ms (timing.min_ms);
-  max = format_ms (timing.max_ms);
-  range = g_strdup_printf ("%s to %s", min, max);
-  gtk_label_set_label (self->median_label, median);
-  gtk_label_set_label (self->spread_label, spread);
-  gtk_label_set_label (self->range_label, range);
-  set_ms (self->warmup_time_label, timing.warmup_ms);
-  gtk_widget_set_visible (self->measure_group, TRUE);
-  ks_timing_clear (&timing);
+      adw_action_row_set_subtitle (self->current_row, engine_text);
+      set_ms (self->current_label, current.median_ms);
+      set_ms (self->cpu_label, cpu.median_ms);
+      adw_action_row_set_subtitle (self->ratio_row, ratio);
+      adw_action_row_set_subtitle (self->identical_row,
+                                   identical ? "Yes, every value matches"
+                                             : "No, the outputs differ");
+    }
+  gtk_widget_set_visible (self->compare_group, ok);
+  ks_timing_clear (&current);
+  ks_timing_clear (&cpu);
 }
 
 static void
 compare_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   KsTimingPanel *self = KS_TIMING_PANEL (widget);
-  g_autoptr (GError) error = NULL;
-  KsTiming current = { 0 };
-  KsTiming cpu = { 0 };
-  gboolean identical = FALSE;
   guint repeats = gtk_spin_button_get_value_as_int (self->repeats_spin);
-  KsEngine *engine;
-  g_autofree char *engine_text = NULL;
-  g_autofree char *ratio = NULL;
 
   if (self->pipeline == NULL)
     return;
+  begin_long_work (self);
+  ks_pipeline_compare_async (self->pipeline, repeats, self->cancellable, on_compared_cb,
+                             g_object_ref (self));
+}
 
-  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
-  if (!ks_pipeline_compare_engines (self->pipeline, repeats, &current, &cpu, &identical, &error))
-    {
-      g_autofree char *message = g_strdup_printf ("The comparison failed: %s", error->message);
-      show_error (self, message);
-      gtk_widget_set_visible (self->compare_group, FALSE);
-      return;
-    }
-
-  engine = ks_pipeline_get_engine (self->pipeline);
-  engine_text = describe_engine (engine);
-  adw_action_row_set_subtitle (self->current_row, engine_text);
-  set_ms (self->current_label, current.median_ms);
-  set_ms (self->cpu_label, cpu.median_ms);
-
-  if (engine == NULL || !ks_engine_is_cuda (engine))
-    ratio = g_strdup ("Both ran on the CPU engine; choose a GPU in the device panel to compare");
-  else if (current.median_ms <= 0 || cpu.median_ms <= 0)
-    ratio = g_strdup ("Too fast to compare");
-  else if (cpu.median_ms >= current.median_ms)
-    ratio = g_strdup_printf ("The GPU is %.1f× faster than the CPU",
-                             cpu.median_ms / current.median_ms);
-  else
-    ratio = g_strdup_printf ("The GPU is %.1f× slower than the CPU",
-                             current.median_ms / cpu.median_ms);
-  adw_action_row_set_subtitle (self->ratio_row, ratio);
-  adw_action_row_set_subtitle (self->identical_row,
-                               identical ? "Yes, every value matches"
-                                         : "No, the outputs differ");
-  gtk_widget_set_visible (self->compare_group, TRUE);
-
-  ks_timing_clear (&current);
-  ks_timing_clear (&cpu);
+static void
+cancel_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  g_cancellable_cancel (KS_TIMING_PANEL (widget)->cancellable);
 }
 
 static void
@@ -329,28 +404,17 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 
 /* ---- public ------------------------------------------------------------------------------ */
 
-static void
-update_sensitivity (KsTimingPanel *self)
-{
-  gboolean have = self->pipeline != NULL;
-
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "timing.measure", have);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "timing.compare", have);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "timing.export", have);
-}
-
 void
 ks_timing_panel_set_pipeline (KsTimingPanel *self, KsPipeline *pipeline)
 {
   g_return_if_fail (KS_IS_TIMING_PANEL (self));
   g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
 
-  if (self->pipeline == pipeline)
+  if (!g_set_object (&self->pipeline, pipeline))
     return;
-
-  if (self->pipeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->pipeline, self);
-  g_set_object (&self->pipeline, pipeline);
+  /* A measurement of the previous pipeline is of no use here. */
+  g_cancellable_cancel (self->cancellable);
+  g_signal_group_set_target (self->pipeline_signals, pipeline);
 
   gtk_widget_set_visible (self->measure_group, FALSE);
   gtk_widget_set_visible (self->compare_group, FALSE);
@@ -358,16 +422,7 @@ ks_timing_panel_set_pipeline (KsTimingPanel *self, KsPipeline *pipeline)
   update_sensitivity (self);
 
   if (pipeline != NULL)
-    {
-      g_signal_connect_object (pipeline, "ran", G_CALLBACK (on_ran_cb), self, G_CONNECT_DEFAULT);
-      g_signal_connect_object (pipeline, "config-changed", G_CALLBACK (on_config_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-      g_signal_connect_object (pipeline, "inputs-changed", G_CALLBACK (on_config_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-      g_signal_connect_object (pipeline, "device-lost", G_CALLBACK (on_device_lost_cb),
-                               self, G_CONNECT_DEFAULT);
-      on_ran_cb (pipeline, self);
-    }
+    on_ran_cb (pipeline, self);
   else
     {
       g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (KsTimingSample));
@@ -398,8 +453,9 @@ ks_timing_panel_dispose (GObject *object)
   KsTimingPanel *self = KS_TIMING_PANEL (object);
   GtkWidget *child;
 
-  if (self->pipeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->pipeline, self);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_signal_group_set_target (self->pipeline_signals, NULL);
   g_clear_object (&self->pipeline);
   if (self->export_dialog != NULL)
     {
@@ -414,6 +470,15 @@ ks_timing_panel_dispose (GObject *object)
     gtk_widget_unparent (child);
 
   G_OBJECT_CLASS (ks_timing_panel_parent_class)->dispose (object);
+}
+
+static void
+ks_timing_panel_finalize (GObject *object)
+{
+  KsTimingPanel *self = KS_TIMING_PANEL (object);
+
+  g_object_unref (self->pipeline_signals);
+  G_OBJECT_CLASS (ks_timing_panel_parent_class)->finalize (object);
 }
 
 static void
@@ -454,6 +519,7 @@ ks_timing_panel_class_init (KsTimingPanelClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_timing_panel_dispose;
+  object_class->finalize = ks_timing_panel_finalize;
   object_class->get_property = ks_timing_panel_get_property;
   object_class->set_property = ks_timing_panel_set_property;
 
@@ -468,6 +534,7 @@ ks_timing_panel_class_init (KsTimingPanelClass *klass)
 
   gtk_widget_class_install_action (widget_class, "timing.measure", NULL, measure_action);
   gtk_widget_class_install_action (widget_class, "timing.compare", NULL, compare_action);
+  gtk_widget_class_install_action (widget_class, "timing.cancel", NULL, cancel_action);
   /* "timing.export" takes "csv" or "json". */
   gtk_widget_class_install_action (widget_class, "timing.export", "s", export_action);
 
@@ -483,11 +550,14 @@ ks_timing_panel_class_init (KsTimingPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, display_label);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, bandwidth_row);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, bandwidth_bar);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, fps_row);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, fps_label);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, chart);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, repeats_spin);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, measure_button);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, compare_button);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, cancel_button);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, error_label);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, measure_group);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, median_label);
@@ -501,12 +571,26 @@ ks_timing_panel_class_init (KsTimingPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, ratio_row);
   gtk_widget_class_bind_template_child (widget_class, KsTimingPanel, identical_row);
 
+  gtk_widget_class_bind_template_callback (widget_class, fps_visible_cb);
+  gtk_widget_class_bind_template_callback (widget_class, format_fps_cb);
+
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void
 ks_timing_panel_init (KsTimingPanel *self)
 {
+  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
+  g_signal_group_connect_object (self->pipeline_signals, "ran", G_CALLBACK (on_ran_cb), self,
+                                 G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "config-changed",
+                                 G_CALLBACK (on_config_changed_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "inputs-changed",
+                                 G_CALLBACK (on_config_changed_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "device-lost",
+                                 G_CALLBACK (on_device_lost_cb), self, G_CONNECT_DEFAULT);
+  g_signal_group_connect_object (self->pipeline_signals, "notify::busy",
+                                 G_CALLBACK (on_busy_changed_cb), self, G_CONNECT_DEFAULT);
   gtk_widget_init_template (GTK_WIDGET (self));
   update_sensitivity (self);
 }

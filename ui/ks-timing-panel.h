@@ -1,7 +1,9 @@
 /* ks-timing-panel.h: timings — the last run's stages, achieved bandwidth
  * against the device's peak, frames per second, a history chart, repeated
  * measurements with their spread, the CPU engine for comparison, and export
- * as CSV or JSON. */
+ * as CSV or JSON. Measure and Compare run on the pipeline's worker, with a
+ * progress bar and Cancel; the frame rate shows only while frames are being
+ * presented. */
 #pragma once
 
 #include <gtk/gtk.h>

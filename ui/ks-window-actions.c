@@ -65,10 +65,11 @@ open_test_card_action (GtkWidget *widget, const char *action_name, GVariant *par
   KsImage *a = ks_pipeline_get_input (ks_window_get_pipeline (self), KS_INPUT_A);
   g_autoptr (KsImage) card = ks_image_new_test_card (a != NULL ? a->width : 1024,
                                                      a != NULL ? a->height : 768, NULL);
-  g_autoptr (GError) error = NULL;
 
-  if (card == NULL || !ks_window_open_image (self, card, "Test card", KS_INPUT_A, &error))
-    _ks_window_toast (self, error != NULL ? error->message : "Not enough memory for the test card");
+  if (card == NULL)
+    _ks_window_toast (self, "Not enough memory for the test card");
+  else
+    ks_window_open_image (self, card, "Test card", KS_INPUT_A);
 }
 
 static void
@@ -78,15 +79,50 @@ open_sample_action (GtkWidget *widget, const char *action_name, GVariant *parame
 }
 
 static void
-on_texture_read_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+image_unref (gpointer image)
+{
+  ks_image_unref (image);
+}
+
+/* On the pipeline's worker: a pasted screenshot can be tens of megapixels,
+ * and encoding and decoding it takes longer than a frame. A GdkTexture is
+ * immutable, and the clipboard's are in memory, so reading it here is safe. */
+static void
+decode_thread (GTask *task, gpointer source_object, gpointer task_data,
+               GCancellable *cancellable)
+{
+  g_autoptr (GBytes) png = gdk_texture_save_to_png_bytes (task_data);
+  GError *error = NULL;
+  KsImage *image = ks_image_load_bytes (png, &error);
+
+  if (image == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, image, image_unref);
+}
+
+static void
+on_decoded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (KsWindow) self = user_data;
   KsInputSlot slot = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (self), "paste-slot"));
   g_autoptr (GError) error = NULL;
+  g_autoptr (KsImage) image = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (image == NULL)
+    _ks_window_toast (self, error->message);
+  else
+    ks_window_open_image (self, image, "Pasted image", slot);
+}
+
+static void
+on_texture_read_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (KsWindow) self = user_data;
+  g_autoptr (GError) error = NULL;
   g_autoptr (GdkTexture) texture = gdk_clipboard_read_texture_finish (GDK_CLIPBOARD (source),
                                                                       result, &error);
-  g_autoptr (GBytes) png = NULL;
-  g_autoptr (KsImage) image = NULL;
+  g_autoptr (GTask) task = NULL;
 
   if (texture == NULL)
     {
@@ -95,10 +131,9 @@ on_texture_read_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       _ks_window_toast (self, message);
       return;
     }
-  png = gdk_texture_save_to_png_bytes (texture);
-  image = ks_image_load_bytes (png, &error);
-  if (image == NULL || !ks_window_open_image (self, image, "Pasted image", slot, &error))
-    _ks_window_toast (self, error->message);
+  task = g_task_new (NULL, NULL, on_decoded_cb, g_object_ref (self));
+  g_task_set_task_data (task, g_steal_pointer (&texture), g_object_unref);
+  ks_runner_queue (ks_pipeline_get_runner (ks_window_get_pipeline (self)), task, decode_thread);
 }
 
 static void
@@ -111,6 +146,42 @@ paste_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   gdk_clipboard_read_texture_async (clipboard, NULL, on_texture_read_cb, g_object_ref (widget));
 }
 
+typedef struct
+{
+  KsWindow *window;  /* owned */
+  char *name;        /* the file's, for the message */
+} Saving;
+
+static void
+on_saved_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Saving *saving = user_data;
+  g_autoptr (GError) error = NULL;
+
+  if (!ks_pipeline_save_output_finish (KS_PIPELINE (source), result, &error))
+    _ks_window_toast (saving->window, error->message);
+  else
+    {
+      g_autofree char *message = g_strdup_printf ("Saved %s", saving->name);
+      _ks_window_toast (saving->window, message);
+    }
+  g_object_unref (saving->window);
+  g_free (saving->name);
+  g_free (saving);
+}
+
+void
+ks_window_save_result (KsWindow *self, GFile *file)
+{
+  Saving *saving;
+
+  g_return_if_fail (KS_IS_WINDOW (self) && G_IS_FILE (file));
+  saving = g_new0 (Saving, 1);
+  saving->window = g_object_ref (self);
+  saving->name = g_file_get_basename (file);
+  ks_pipeline_save_output_async (ks_window_get_pipeline (self), file, NULL, on_saved_cb, saving);
+}
+
 static void
 on_save_response_cb (GtkNativeDialog *dialog, int response, gpointer user_data)
 {
@@ -119,19 +190,11 @@ on_save_response_cb (GtkNativeDialog *dialog, int response, gpointer user_data)
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
-      g_autoptr (GError) error = NULL;
-      g_autoptr (KsImage) image = ks_pipeline_download_output (ks_window_get_pipeline (self),
-                                                               &error);
 
-      if (image == NULL || path == NULL || !ks_image_save (image, path, &error))
-        _ks_window_toast (self, error != NULL ? error->message : "Choose a local file to save to");
+      if (file == NULL)
+        _ks_window_toast (self, "Choose a local file to save to");
       else
-        {
-          g_autofree char *name = g_file_get_basename (file);
-          g_autofree char *message = g_strdup_printf ("Saved %s", name);
-          _ks_window_toast (self, message);
-        }
+        ks_window_save_result (self, file);
     }
   g_object_unref (dialog);
 }
@@ -180,11 +243,8 @@ zoom_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 static void
 run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
-  KsWindow *self = KS_WINDOW (widget);
-  g_autoptr (GError) error = NULL;
-
   /* Failures reach the user through the pipeline's signals. */
-  ks_pipeline_run_now (ks_window_get_pipeline (self), &error);
+  ks_pipeline_queue_run (ks_window_get_pipeline (KS_WINDOW (widget)));
 }
 
 static void
@@ -267,5 +327,6 @@ _ks_window_class_init_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "win.run", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.run", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "win.toggle-left", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, GDK_CONTROL_MASK, "win.toggle-right", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, GDK_CONTROL_MASK,
+                                       "win.toggle-right", NULL);
 }

@@ -3,12 +3,13 @@
 #include <math.h>
 
 #include "ks-device-panel.h"
-#include "ks-histogram-panel.h"
 #include "ks-image-view.h"
-#include "ks-launch-panel.h"
-#include "ks-op-panel.h"
-#include "ks-timing-panel.h"
+#include "ks-panel-types.h"
 #include "ks-window-private.h"
+
+#define KS_X_DECLARE(name) GType name##_get_type (void);
+KS_PANEL_TYPES (KS_X_DECLARE)
+#undef KS_X_DECLARE
 
 #define SAMPLE_RESOURCE "/org/kernelscope/Kernelscope/samples/astronaut.png"
 
@@ -27,15 +28,11 @@ struct _KsWindow
   GtkWidget *left_separator;
   GtkWidget *right_panel;
   GtkWidget *right_separator;
-  KsOpPanel *op_panel;
-  KsLaunchPanel *launch_panel;
   KsImageView *view;
   GtkLabel *inspector_label;
   GtkAdjustment *split_adjustment;
   GtkLabel *zoom_label;
   GtkLabel *status_label;
-  KsTimingPanel *timing_panel;
-  KsHistogramPanel *histogram_panel;
   KsDevicePanel *device_panel;
 
   /* owned */
@@ -47,6 +44,15 @@ struct _KsWindow
 };
 
 G_DEFINE_FINAL_TYPE (KsWindow, ks_window, ADW_TYPE_APPLICATION_WINDOW)
+
+enum
+{
+  PROP_0,
+  PROP_PIPELINE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 void
 _ks_window_toast (KsWindow *self, const char *message)
@@ -222,9 +228,9 @@ on_device_lost_cb (KsPipeline *pipeline, const char *reason, gpointer user_data)
 }
 
 static void
-on_panel_error_cb (GtkWidget *panel, const char *message, gpointer user_data)
+on_panel_error_cb (GtkWidget *panel, const char *message, KsWindow *self)
 {
-  _ks_window_toast (KS_WINDOW (user_data), message);
+  _ks_window_toast (self, message);
 }
 
 static void
@@ -263,15 +269,25 @@ on_panel_toggled_cb (GtkToggleButton *button, KsWindow *self)
                                  gtk_toggle_button_get_active (self->right_toggle));
 }
 
-gboolean
-ks_window_open_image (KsWindow *self, KsImage *image, const char *name, KsInputSlot slot,
-                      GError **error)
+static void
+on_input_set_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 {
-  g_return_val_if_fail (KS_IS_WINDOW (self) && image != NULL, FALSE);
-  if (!ks_pipeline_set_input (self->pipeline, slot, image, name, error))
-    return FALSE;
-  update_title (self);
-  return TRUE;
+  g_autoptr (KsWindow) self = user_data;
+  g_autoptr (GError) error = NULL;
+
+  if (!ks_pipeline_set_input_finish (KS_PIPELINE (object), result, &error))
+    {
+      g_autofree char *message = g_strdup_printf ("%s The current image stays.", error->message);
+      _ks_window_toast (self, message);
+    }
+}
+
+void
+ks_window_open_image (KsWindow *self, KsImage *image, const char *name, KsInputSlot slot)
+{
+  g_return_if_fail (KS_IS_WINDOW (self) && image != NULL);
+  ks_pipeline_set_input_async (self->pipeline, slot, image, name, NULL, on_input_set_cb,
+                               g_object_ref (self));
 }
 
 typedef struct
@@ -286,6 +302,12 @@ load_data_free (gpointer data)
   LoadData *d = data;
   g_object_unref (d->file);
   g_free (d);
+}
+
+static void
+image_unref (gpointer image)
+{
+  ks_image_unref (image);
 }
 
 static void
@@ -307,7 +329,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   if (image == NULL)
     g_task_return_error (task, error);
   else
-    g_task_return_pointer (task, image, (GDestroyNotify) ks_image_unref);
+    g_task_return_pointer (task, image, image_unref);
 }
 
 static void
@@ -319,11 +341,13 @@ on_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr (KsImage) image = g_task_propagate_pointer (G_TASK (result), &error);
   g_autofree char *name = g_file_get_basename (d->file);
 
-  if (image == NULL || !ks_window_open_image (self, image, name, d->slot, &error))
+  if (image == NULL)
     {
       g_autofree char *message = g_strdup_printf ("%s The current image stays.", error->message);
       _ks_window_toast (self, message);
+      return;
     }
+  ks_window_open_image (self, image, name, d->slot);
 }
 
 void
@@ -352,9 +376,12 @@ ks_window_open_sample (KsWindow *self)
     image = ks_image_load_bytes (bytes, &error);
   if (image == NULL)
     image = ks_image_new_test_card (1024, 768, NULL);
-  if (!ks_window_open_image (self, image, bytes != NULL ? "astronaut.png" : "Test card",
-                             KS_INPUT_A, &error))
-    _ks_window_toast (self, error->message);
+  if (image == NULL)
+    {
+      _ks_window_toast (self, "Not enough memory for the sample image");
+      return;
+    }
+  ks_window_open_image (self, image, bytes != NULL ? "astronaut.png" : "Test card", KS_INPUT_A);
 }
 
 static void
@@ -372,7 +399,8 @@ ks_window_dispose (GObject *object)
       g_settings_set (self->settings, "window-size", "(ii)", width, height);
       g_settings_set_boolean (self->settings, "window-maximized",
                               gtk_window_is_maximized (GTK_WINDOW (self)));
-      g_settings_set_boolean (self->settings, "show-left-panel", _ks_window_get_left_visible (self));
+      g_settings_set_boolean (self->settings, "show-left-panel",
+                              _ks_window_get_left_visible (self));
       g_settings_set_boolean (self->settings, "show-right-panel",
                               _ks_window_get_right_visible (self));
     }
@@ -392,6 +420,21 @@ ks_window_finalize (GObject *object)
 }
 
 static void
+ks_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  KsWindow *self = KS_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PIPELINE:
+      g_value_set_object (value, self->pipeline);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 ks_window_class_init (KsWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -399,13 +442,19 @@ ks_window_class_init (KsWindowClass *klass)
 
   object_class->dispose = ks_window_dispose;
   object_class->finalize = ks_window_finalize;
+  object_class->get_property = ks_window_get_property;
 
+  /* The panels in ks-window.ui bind their own "pipeline" to it. */
+  properties[PROP_PIPELINE] =
+    g_param_spec_object ("pipeline", NULL, NULL, KS_TYPE_PIPELINE,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* The template's own classes: the view and every panel of ui/meson.build. */
   g_type_ensure (KS_TYPE_IMAGE_VIEW);
-  g_type_ensure (KS_TYPE_OP_PANEL);
-  g_type_ensure (KS_TYPE_LAUNCH_PANEL);
-  g_type_ensure (KS_TYPE_DEVICE_PANEL);
-  g_type_ensure (KS_TYPE_TIMING_PANEL);
-  g_type_ensure (KS_TYPE_HISTOGRAM_PANEL);
+#define KS_X_ENSURE(name) g_type_ensure (name##_get_type ());
+  KS_PANEL_TYPES (KS_X_ENSURE)
+#undef KS_X_ENSURE
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/kernelscope/Kernelscope/ui/ks-window.ui");
@@ -419,18 +468,15 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, left_separator);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, right_panel);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, right_separator);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, op_panel);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, launch_panel);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, view);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, inspector_label);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, split_adjustment);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, zoom_label);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, status_label);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, timing_panel);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, histogram_panel);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, device_panel);
   gtk_widget_class_bind_template_callback (widget_class, on_banner_dismiss_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_panel_error_cb);
 
   _ks_window_class_init_actions (widget_class);
 }
@@ -451,15 +497,9 @@ settings_if_installed (void)
 static void
 ks_window_init (KsWindow *self)
 {
-  gtk_widget_init_template (GTK_WIDGET (self));
-
+  /* Before the template: its bindings hand the pipeline to every panel. */
   self->pipeline = ks_pipeline_new ();
-  ks_image_view_set_pipeline (self->view, self->pipeline);
-  ks_op_panel_set_pipeline (self->op_panel, self->pipeline);
-  ks_launch_panel_set_pipeline (self->launch_panel, self->pipeline);
-  ks_timing_panel_set_pipeline (self->timing_panel, self->pipeline);
-  ks_histogram_panel_set_pipeline (self->histogram_panel, self->pipeline);
-  ks_device_panel_set_pipeline (self->device_panel, self->pipeline);
+  gtk_widget_init_template (GTK_WIDGET (self));
 
   g_signal_connect (self->pipeline, "config-changed", G_CALLBACK (on_pipeline_changed_cb), self);
   g_signal_connect (self->pipeline, "inputs-changed", G_CALLBACK (on_pipeline_changed_cb), self);
@@ -470,8 +510,6 @@ ks_window_init (KsWindow *self)
   g_signal_connect (self->view, "notify::gl-renderer", G_CALLBACK (on_view_notify_cb), self);
   g_signal_connect (self->view, "notify::interop-status", G_CALLBACK (on_view_notify_cb), self);
   g_signal_connect (self->view, "hover-changed", G_CALLBACK (on_view_hover_changed_cb), self);
-  g_signal_connect (self->device_panel, "error", G_CALLBACK (on_panel_error_cb), self);
-  g_signal_connect (self->timing_panel, "error", G_CALLBACK (on_panel_error_cb), self);
   g_signal_connect (self->split_adjustment, "value-changed", G_CALLBACK (on_split_changed_cb),
                     self);
   ks_image_view_set_split (self->view, 0);
@@ -486,7 +524,8 @@ ks_window_init (KsWindow *self)
         gtk_window_set_default_size (GTK_WINDOW (self), width, height);
       if (g_settings_get_boolean (self->settings, "window-maximized"))
         gtk_window_maximize (GTK_WINDOW (self));
-      _ks_window_set_panels_visible (self, g_settings_get_boolean (self->settings, "show-left-panel"),
+      _ks_window_set_panels_visible (self,
+                                     g_settings_get_boolean (self->settings, "show-left-panel"),
                                      g_settings_get_boolean (self->settings, "show-right-panel"));
     }
   update_zoom_label (self);

@@ -14,9 +14,13 @@ KsPipeline *ks_window_get_pipeline    (KsWindow *self);
 /* Loads a file in a worker thread; on failure a toast says why and the
  * current images stay. */
 void        ks_window_open_file       (KsWindow *self, GFile *file, KsInputSlot slot);
-/* Synchronous variant for the command line and tests. */
-gboolean    ks_window_open_image      (KsWindow *self, KsImage *image, const char *name,
-                                       KsInputSlot slot, GError **error);
+/* Writes the result to a PNG file off the main thread; a toast says when it
+ * is done, or why it failed. */
+void        ks_window_save_result     (KsWindow *self, GFile *file);
+/* Uploads it on the pipeline's worker; on failure a toast says why and the
+ * current image stays. */
+void        ks_window_open_image      (KsWindow *self, KsImage *image, const char *name,
+                                       KsInputSlot slot);
 void        ks_window_open_sample     (KsWindow *self);
 /* The last message shown in a toast (tests). */
 const char *ks_window_get_last_message (KsWindow *self);
