@@ -4,8 +4,8 @@
  * A measurement is one warm-up run and then `repeats` timed runs. The warm-up
  * pays what only the first run pays (the kernel module loading lazily, first
  * touches of memory, cold caches, interop registration): its time is kept in
- * warmup_ms, flagged, and never enters the statistics. Before each timed run
- * the L2 cache may be evicted, outside the timed region. A run is timed with
+ * warmup_ms, flagged, and never enters the statistics. Before each timed span
+ * the L2 cache may be evicted, outside the span. A run is timed with
  * CUDA events on the engine's stream, or with the monotonic clock on the CPU
  * engine, whose work is synchronous; never a host clock around asynchronous
  * work. The statistics are the median, the median absolute deviation, the
@@ -39,7 +39,7 @@ void        ks_timing_add          (KsTiming *timing, double ms, gboolean warmup
 /* Fills median, min, max and mad from the samples. */
 void        ks_timing_compute      (KsTiming *timing);
 
-/* Evicting the L2 cache before a timed run, so that repeated runs read their
+/* Evicting the L2 cache before a timed span, so that repeated runs read their
  * input from device memory and not from L2 (an 8K gray image fits in an
  * H200's L2). CUDA only. READ reads a scratch buffer twice the L2's size: L2
  * is left holding clean lines, and the timed run moves only its own bytes.
@@ -62,6 +62,8 @@ void        ks_clock_free          (KsClock *clock);
 /* The host's monotonic clock whatever the engine: for work that is the
  * host's own (a whole displayed frame, with its waits). */
 KsClock    *ks_clock_new_host      (void);
+/* Evict the L2 cache before every span (CUDA clocks only). */
+void        ks_clock_set_flush     (KsClock *clock, KsCacheFlush flush);
 gboolean    ks_clock_start         (KsClock *clock, GError **error);
 gboolean    ks_clock_stop          (KsClock *clock, GError **error);
 /* Waits for the last stop mark; the milliseconds inside the spans since the
@@ -82,7 +84,7 @@ typedef void (*KsProgressFunc) (guint done, guint total, gpointer user_data);
 typedef struct
 {
   guint repeats;              /* timed runs after the warm-up; at least 1 */
-  KsCacheFlush flush;         /* before every run, outside the timed region */
+  KsCacheFlush flush;         /* before every span, outside it (ks_clock_set_flush) */
   GCancellable *cancellable;  /* checked before every run: G_IO_ERROR_CANCELLED */
   KsProgressFunc progress;
   gpointer progress_data;

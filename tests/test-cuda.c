@@ -435,6 +435,57 @@ test_copy_bandwidth (void)
   ks_timing_clear (&timing);
 }
 
+/* Uploads on one thread (the runner's) while another downloads a finished
+ * result (the view, saving): both pass through the engine's staging memory,
+ * and neither may see the other's pixels. */
+typedef struct
+{
+  KsBuffer *buffer;
+  KsImage *images[2];
+  guint rounds;
+  gboolean failed;
+} Uploader;
+
+static gpointer
+upload_rounds (gpointer data)
+{
+  Uploader *u = data;
+
+  for (guint i = 0; i < u->rounds && !u->failed; i++)
+    u->failed = !ks_engine_upload_into (gpu, u->images[i % 2], u->buffer, NULL, NULL);
+  return NULL;
+}
+
+static void
+test_concurrent_transfers (void)
+{
+  const guint w = 1021, h = 767;
+  g_autoptr (KsImage) shown = ks_test_random_image (KS_FORMAT_RGBA8, w, h, g_test_rand_int ());
+  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, w, h, g_test_rand_int ());
+  g_autoptr (KsImage) b = ks_test_random_image (KS_FORMAT_RGBA8, w, h, g_test_rand_int ());
+  g_autoptr (KsBuffer) result = NULL;
+  g_autoptr (KsBuffer) input = NULL;
+  g_autoptr (GError) error = NULL;
+  Uploader u = { NULL, { a, b }, 200, FALSE };
+  GThread *thread;
+
+  result = ks_engine_upload (gpu, shown, NULL, &error);
+  g_assert_no_error (error);
+  input = ks_engine_new_buffer (gpu, KS_FORMAT_RGBA8, w, h, &error);
+  g_assert_no_error (error);
+  u.buffer = input;
+  thread = g_thread_new ("ks-test-uploader", upload_rounds, &u);
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autoptr (KsImage) back = ks_engine_download (gpu, result, NULL, &error);
+
+      g_assert_no_error (error);
+      ks_test_assert_images_equal (shown, back, "download during uploads");
+    }
+  g_thread_join (thread);
+  g_assert_false (u.failed);
+}
+
 /* A kernel that faults: the device is lost for this process, the process lives on. */
 static void
 test_fault (void)
@@ -536,6 +587,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cuda/launch/validation", test_launch_validation);
   g_test_add_func ("/ks/cuda/large/16384-invert", test_large_image);
   g_test_add_func ("/ks/cuda/copy-bandwidth", test_copy_bandwidth);
+  g_test_add_func ("/ks/cuda/engine/concurrent-transfers", test_concurrent_transfers);
 
   ret = g_test_run ();
   g_clear_object (&gpu);

@@ -2,8 +2,7 @@
 
 #include <math.h>
 
-#include <json-glib/json-glib.h>
-
+#include "ks-json.h"
 #include "ks-timing-export.h"
 
 static gint64
@@ -45,22 +44,17 @@ ks_timing_export_csv (const KsTimingExport *data)
   return g_string_free (s, FALSE);
 }
 
-/* JSON has no NaN or infinity: those become null. */
 static void
 add_number (JsonBuilder *builder, const char *name, double value, gboolean present)
 {
   json_builder_set_member_name (builder, name);
-  if (present && isfinite (value))
-    json_builder_add_double_value (builder, value);
-  else
-    json_builder_add_null_value (builder);
+  ks_json_add_number (builder, present ? value : NAN);
 }
 
 char *
 ks_timing_export_json (const KsTimingExport *data)
 {
   g_autoptr (JsonBuilder) builder = json_builder_new ();
-  g_autoptr (JsonGenerator) generator = json_generator_new ();
   g_autoptr (JsonNode) root = NULL;
   gint64 t0;
 
@@ -68,11 +62,11 @@ ks_timing_export_json (const KsTimingExport *data)
   t0 = first_time (data);
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "device");
-  json_builder_add_string_value (builder, data->device_name != NULL ? data->device_name : "");
+  ks_json_add_string (builder, data->device_name);
   json_builder_set_member_name (builder, "engine");
   json_builder_add_string_value (builder, data->cuda ? "cuda" : "cpu");
   json_builder_set_member_name (builder, "op");
-  json_builder_add_string_value (builder, data->op_id != NULL ? data->op_id : "");
+  ks_json_add_string (builder, data->op_id);
   if (data->width > 0)
     {
       json_builder_set_member_name (builder, "width");
@@ -100,7 +94,5 @@ ks_timing_export_json (const KsTimingExport *data)
   json_builder_end_object (builder);
 
   root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  return json_generator_to_data (generator, NULL);
+  return ks_json_to_data (root);
 }
