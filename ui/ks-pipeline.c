@@ -547,6 +547,43 @@ ks_pipeline_get_cpu_reason (KsPipeline *self)
   return self->cpu_reason != NULL && *self->cpu_reason ? self->cpu_reason : NULL;
 }
 
+/* On the worker: s, once its inputs are uploaded, becomes the worker's
+ * source, and the task returns it for the main loop to adopt. On failure the
+ * worker keeps the source it had. */
+static void
+return_uploaded (KsPipeline *self, GTask *task, Source *s)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!upload_inputs (s, &error))
+    {
+      source_unref (s);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  g_clear_pointer (&self->worker_source, source_unref);
+  self->worker_source = source_ref (s);
+  g_task_return_pointer (task, s, source_unref);
+}
+
+/* On the main loop: the source a worker task returned is published. */
+static Source *
+adopt_returned (KsPipeline *self, GTask *outer, GAsyncResult *result)
+{
+  g_autoptr (GError) error = NULL;
+  Source *s = g_task_propagate_pointer (G_TASK (result), &error);
+
+  self->n_tasks--;
+  if (s == NULL)
+    {
+      g_task_return_error (outer, g_steal_pointer (&error));
+      return NULL;
+    }
+  adopt_source (self, s);
+  g_task_return_boolean (outer, TRUE);
+  return s;
+}
+
 typedef struct
 {
   KsPipeline *pipeline;         /* kept alive by the task's callback */
@@ -570,23 +607,13 @@ device_thread (GTask *task, gpointer source_object, gpointer task_data,
   KsPipeline *self = job->pipeline;
   g_autoptr (GError) error = NULL;
   g_autoptr (KsEngine) engine = ks_engine_new (job->device, &error);
-  g_autoptr (Source) s = NULL;
 
   if (engine == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  s = source_derive (self->worker_source, job->device, engine);
-  if (!upload_inputs (s, &error))
-    {
-      /* The previous device stays in use. */
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  g_clear_pointer (&self->worker_source, source_unref);
-  self->worker_source = source_ref (s);
-  g_task_return_pointer (task, g_steal_pointer (&s), source_unref);
+  return_uploaded (self, task, source_derive (self->worker_source, job->device, engine));
 }
 
 static void
@@ -594,20 +621,12 @@ on_device_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (GTask) outer = user_data;
   KsPipeline *self = g_task_get_source_object (outer);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (Source) s = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autoptr (Source) s = adopt_returned (self, outer, result);
 
-  self->n_tasks--;
-
-  if (s == NULL)
-    {
-      g_task_return_error (outer, g_steal_pointer (&error));
-      return;
-    }
-  if (ks_device_get_kind (s->device) == KS_DEVICE_KIND_CPU && self->cpu_reason == NULL)
+  /* Chosen, not fallen back to: no reason to show. */
+  if (s != NULL && ks_device_get_kind (s->device) == KS_DEVICE_KIND_CPU
+      && self->cpu_reason == NULL)
     self->cpu_reason = g_strdup ("");
-  adopt_source (self, s);
-  g_task_return_boolean (outer, TRUE);
 }
 
 /* An inner task on the runner whose callback finishes the outer one on the
@@ -711,41 +730,22 @@ input_thread (GTask *task, gpointer source_object, gpointer task_data,
   InputJob *job = task_data;
   KsPipeline *self = job->pipeline;
   Source *base = self->worker_source;
-  g_autoptr (Source) s = source_derive (base, base->device, base->engine);
-  g_autoptr (GError) error = NULL;
+  Source *s = source_derive (base, base->device, base->engine);
 
   g_clear_pointer (&s->inputs[job->slot], ks_image_unref);
   g_free (s->names[job->slot]);
   s->inputs[job->slot] = ks_image_ref (job->image);
   s->names[job->slot] = g_strdup (job->name);
-  if (!upload_inputs (s, &error))
-    {
-      /* The user keeps what was there. */
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  g_clear_pointer (&self->worker_source, source_unref);
-  self->worker_source = source_ref (s);
-  g_task_return_pointer (task, g_steal_pointer (&s), source_unref);
+  return_uploaded (self, task, s);
 }
 
 static void
 on_input_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (GTask) outer = user_data;
-  KsPipeline *self = g_task_get_source_object (outer);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (Source) s = g_task_propagate_pointer (G_TASK (result), &error);
+  Source *s = adopt_returned (g_task_get_source_object (outer), outer, result);
 
-  self->n_tasks--;
-
-  if (s == NULL)
-    {
-      g_task_return_error (outer, g_steal_pointer (&error));
-      return;
-    }
-  adopt_source (self, s);
-  g_task_return_boolean (outer, TRUE);
+  g_clear_pointer (&s, source_unref);
 }
 
 void
