@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <gtksourceview/gtksource.h>
+
 #include "ks-application.h"
 #include "ks-window.h"
 
@@ -85,6 +87,8 @@ ks_application_startup (GApplication *app)
   static const char *help_accels[] = { "<Control>question", NULL };
 
   G_APPLICATION_CLASS (ks_application_parent_class)->startup (app);
+  /* The kernel editor's languages and style schemes. */
+  gtk_source_init ();
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions),
                                    app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);

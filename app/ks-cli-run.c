@@ -45,8 +45,8 @@ suggestion_args (const KsLaunchConfig *requested, const KsLaunchConfig *suggesti
  * and classroom demos at any size. "gray:" before any input gives its luma
  * as a GRAY8 image (for the ops that take one: histogram, Sobel). Anything
  * else is a path. */
-static KsImage *
-load_input (const char *spec, guint index, GError **error)
+KsImage *
+ks_cli_load_input (const char *spec, guint index, GError **error)
 {
   const char *size = NULL;
   gboolean random = FALSE;
@@ -55,7 +55,7 @@ load_input (const char *spec, guint index, GError **error)
 
   if (g_str_has_prefix (spec, "gray:"))
     {
-      g_autoptr (KsImage) colour = load_input (spec + strlen ("gray:"), index, error);
+      g_autoptr (KsImage) colour = ks_cli_load_input (spec + strlen ("gray:"), index, error);
 
       return colour != NULL ? ks_image_to_gray (colour, error) : NULL;
     }
@@ -392,7 +392,7 @@ run_op (const RunOptions *o, KsRunRequest *request)
     {
       double ms = 0;
 
-      images[i] = load_input (o->inputs[i], i, &error);
+      images[i] = ks_cli_load_input (o->inputs[i], i, &error);
       if (images[i] == NULL)
         goto out;
       request->inputs[i] = ks_engine_upload (engine, images[i], &ms, &error);

@@ -24,6 +24,9 @@ static const Command commands[] = {
   { "bench", ks_cli_cmd_bench, "Benchmark the operations, and NPP where present" },
   { "bench-display", ks_cli_cmd_bench_display,
     "Benchmark showing a result: CUDA–OpenGL interop against download and upload" },
+  { "kernel", ks_cli_cmd_kernel, "Compile and run your own kernel (a .cu file or an expression)" },
+  { "bench-kernel", ks_cli_cmd_bench_kernel,
+    "Benchmark your own kernels: compiling, an edit to its result, restarts, speed" },
 };
 
 static char *
@@ -253,7 +256,7 @@ unknown_command (const char *name)
   g_autoptr (GError) error = NULL;
 
   ks_cli_usage_error (&error, "unknown command “%s” (commands: devices, ops, run, compare, "
-                      "bench, bench-display; see " PROGRAM " --help)", name);
+                      "bench, bench-display, kernel, bench-kernel; see " PROGRAM " --help)", name);
   return ks_cli_report_error (error);
 }
 

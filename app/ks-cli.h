@@ -56,12 +56,17 @@ gboolean  ks_cli_parse_size          (const char *text, guint *width, guint *hei
 char     *ks_cli_describe_launch     (const KsLaunchConfig *config, guint default_ppt,
                                       gboolean resolved);
 
+/* An input image: a path, "random:WxH", "testcard:WxH", "gray:…" (ks-cli-run.c). */
+KsImage  *ks_cli_load_input          (const char *spec, guint index, GError **error);
+
 int       ks_cli_cmd_devices         (int argc, char **argv);
 int       ks_cli_cmd_ops             (int argc, char **argv);
 int       ks_cli_cmd_run             (int argc, char **argv);
 int       ks_cli_cmd_compare         (int argc, char **argv);
 int       ks_cli_cmd_bench           (int argc, char **argv);
 int       ks_cli_cmd_bench_display   (int argc, char **argv);
+int       ks_cli_cmd_kernel          (int argc, char **argv);
+int       ks_cli_cmd_bench_kernel    (int argc, char **argv);
 
 
 /* ---- bench (ks-cli-bench-report.c) --------------------------------------- */

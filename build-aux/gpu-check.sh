@@ -35,6 +35,9 @@ case $build in /*) export G_TEST_BUILDDIR="$build/tests" ;; esac
 export G_DEBUG=gc-friendly,fatal-warnings
 export GSETTINGS_BACKEND=memory
 export GTK_A11Y=none
+# User kernels run in the worker process beside the CLI.
+export KS_WORKER_PATH="$PWD/$build/app/kernelscope-worker"
+case $build in /*) export KS_WORKER_PATH="$build/app/kernelscope-worker" ;; esac
 
 status=0
 summary=()
@@ -132,6 +135,16 @@ if "$cli" bench-display --help >/dev/null 2>&1; then
   run_logged "$out_dir/bench-display.log" "$cli" bench-display --json "$display_json"
   display_rc=$?
   [ "$display_rc" -ne 0 ] && status=1
+fi
+
+echo
+kernel_json="$out_dir/bench-kernel.json"
+kernel_rc=127
+if "$cli" bench-kernel --help >/dev/null 2>&1; then
+  echo "== kernelscope-cli bench-kernel"
+  run_logged "$out_dir/bench-kernel.log" "$cli" bench-kernel --json "$kernel_json"
+  kernel_rc=$?
+  [ "$kernel_rc" -ne 0 ] && status=1
 fi
 
 echo
@@ -239,6 +252,16 @@ elif [ "$display_rc" -ne 127 ]; then
   echo
   echo "display benchmark FAILED (exit status $display_rc):"
   tail -n 5 "$out_dir/bench-display.log" | sed 's/^/  /'
+fi
+
+if [ "$kernel_rc" -eq 0 ]; then
+  echo
+  echo "your own kernels (JSON: $kernel_json):"
+  sed -n '/^user kernels/,$p' "$out_dir/bench-kernel.log" | sed 's/^/  /'
+elif [ "$kernel_rc" -ne 127 ]; then
+  echo
+  echo "user-kernel benchmark FAILED (exit status $kernel_rc):"
+  tail -n 5 "$out_dir/bench-kernel.log" | sed 's/^/  /'
 fi
 
 echo

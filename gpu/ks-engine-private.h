@@ -180,6 +180,11 @@ gboolean   _ks_cuda_debug_fault       (KsCudaContext *ctx, GError **error);
 void       _ks_cuda_mark_lost         (const char *reason);
 /* Converts a CUDA error code into a GError naming the call; marks the device
  * lost on sticky errors. Returns FALSE when err is not success. */
+/* Host coverage for a width × height output (refused beyond
+ * KS_COVERAGE_MAX_PIXELS), and its counts once writes[] is filled in. */
+KsCoverage *_ks_coverage_new          (guint width, guint height, GError **error);
+void       _ks_coverage_summarise     (KsCoverage *coverage);
+
 gboolean   _ks_cuda_check             (int err, const char *call, GError **error);
 
 /* ks-engine.c: for tests that need the fault path. */

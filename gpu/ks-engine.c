@@ -390,8 +390,8 @@ ks_coverage_free (KsCoverage *coverage)
   g_free (coverage);
 }
 
-static KsCoverage *
-coverage_new (guint width, guint height, GError **error)
+KsCoverage *
+_ks_coverage_new (guint width, guint height, GError **error)
 {
   gsize n = (gsize) width * height;
   KsCoverage *c;
@@ -419,8 +419,8 @@ coverage_new (guint width, guint height, GError **error)
   return c;
 }
 
-static void
-coverage_summarise (KsCoverage *c)
+void
+_ks_coverage_summarise (KsCoverage *c)
 {
   gsize n = (gsize) c->width * c->height;
 
@@ -764,7 +764,7 @@ prepare_buffers (KsEngine *self, const KsRunRequest *request, Prepared *p, GErro
     p->run.histogram = p->hist;
   if (request->instrument)
     {
-      p->coverage = coverage_new (p->run.geom.width, p->run.geom.height, error);
+      p->coverage = _ks_coverage_new (p->run.geom.width, p->run.geom.height, error);
       if (p->coverage == NULL)
         return FALSE;
       p->run.coverage = p->coverage;
@@ -807,7 +807,7 @@ prepared_result (Prepared *p, double kernel_ms, KsRunResult *result)
     }
   if (p->coverage != NULL)
     {
-      coverage_summarise (p->coverage);
+      _ks_coverage_summarise (p->coverage);
       result->coverage = g_steal_pointer (&p->coverage);
     }
 }

@@ -68,6 +68,20 @@ typedef struct
   unsigned long long *idle_threads; /* threads that touched no pixel */
 } KsCoverageBuffers;
 
+/* An image as a user kernel receives it (kernels/ks-user.cuh calls it
+ * ks_image): passed by value, laid out the same in C on the host and in the
+ * NVRTC-compiled code. channels is 4 for RGBA8 (R, G, B, A bytes) and 1 for
+ * GRAY8. */
+typedef struct
+{
+  uint8_t *data;
+  uint64_t pitch;     /* bytes from one row to the next */
+  uint32_t width;
+  uint32_t height;
+  uint32_t channels;
+  uint32_t reserved;  /* zero */
+} KsUserImage;
+
 KS_HD uint32_t
 ks_ceil_div_u32 (uint32_t a, uint32_t b)
 {

@@ -140,6 +140,12 @@ struct _KsPipeline
   double progress;
   guint run_source;
 
+  /* the user's kernel, when it runs in place of the op */
+  KsWorker *worker;           /* created on first use, for the current device */
+  KsKernelSource *user_kernel;
+  KsParams user_params;
+  guint user_launches;
+
   /* the worker's own: touched only by tasks on the runner */
   Source *worker_source;
 
@@ -168,6 +174,7 @@ enum
   PROP_FPS,
   PROP_BUSY,
   PROP_PROGRESS,
+  PROP_USER_KERNEL,
   N_PROPS
 };
 
@@ -180,6 +187,7 @@ enum
   SIGNAL_INPUTS_CHANGED,
   SIGNAL_RUN_FAILED,
   SIGNAL_DEVICE_LOST,
+  SIGNAL_USER_RUN,
   N_SIGNALS
 };
 
@@ -205,6 +213,8 @@ ks_pipeline_dispose (GObject *object)
   g_clear_pointer (&self->spare, ks_buffer_unref);
   g_clear_pointer (&self->source, source_unref);
   g_clear_pointer (&self->worker_source, source_unref);
+  g_clear_pointer (&self->user_kernel, ks_kernel_source_unref);
+  g_clear_object (&self->worker);
   g_clear_object (&self->devices);
   G_OBJECT_CLASS (ks_pipeline_parent_class)->dispose (object);
 }
@@ -271,6 +281,9 @@ ks_pipeline_get_property (GObject *object, guint prop_id, GValue *value, GParamS
     case PROP_PROGRESS:
       g_value_set_double (value, self->progress);
       break;
+    case PROP_USER_KERNEL:
+      g_value_set_pointer (value, self->user_kernel);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -324,6 +337,7 @@ ks_pipeline_class_init (KsPipelineClass *klass)
   properties[PROP_FPS] = g_param_spec_double ("fps", NULL, NULL, 0, G_MAXDOUBLE, 0, RW);
   properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE, RO);
   properties[PROP_PROGRESS] = g_param_spec_double ("progress", NULL, NULL, 0, 1, 0, RO);
+  properties[PROP_USER_KERNEL] = g_param_spec_pointer ("user-kernel", NULL, NULL, RO);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[SIGNAL_RAN] = g_signal_new ("ran", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -336,6 +350,8 @@ ks_pipeline_class_init (KsPipelineClass *klass)
                                              NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
   signals[SIGNAL_DEVICE_LOST] = g_signal_new ("device-lost", type, G_SIGNAL_RUN_LAST, 0, NULL,
                                               NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_USER_RUN] = g_signal_new ("user-run", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                           NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
 }
 
 #undef RO
@@ -488,6 +504,8 @@ adopt_source (KsPipeline *self, Source *source)
       /* Buffers of another engine must never reach this one. */
       clear_outcome (self);
       g_clear_pointer (&self->spare, ks_buffer_unref);
+      /* A worker serves one device: the next request starts one for this one. */
+      g_clear_object (&self->worker);
       notify (self, PROP_DEVICE);
       notify (self, PROP_ENGINE);
       notify (self, PROP_CPU_REASON);
@@ -824,6 +842,13 @@ revalidate (KsPipeline *self)
   g_autofree char *old_message = g_steal_pointer (&self->validation_message);
   gboolean was_valid = self->valid;
 
+  /* The user's kernel is validated on the runner, where it is compiled:
+   * its attributes come from the worker (user_validated). */
+  if (self->user_kernel != NULL)
+    {
+      self->validation_message = g_steal_pointer (&old_message);
+      return;
+    }
   self->have_occupancy = FALSE;
   self->valid = TRUE;
   if (self->source->buffers[KS_INPUT_A] != NULL)
@@ -937,6 +962,13 @@ output_size (KsPipeline *self, guint *width, guint *height)
 {
   KsImage *a = self->source->inputs[KS_INPUT_A];
 
+  if (self->user_kernel != NULL)
+    {
+      /* User kernels write an image of the input's size. */
+      *width = a->width;
+      *height = a->height;
+      return;
+    }
   ks_op_output_size (self->op, &self->params, a->width, a->height, width, height);
 }
 
@@ -1183,8 +1215,8 @@ ks_pipeline_get_achieved_gbs (KsPipeline *self)
 
   g_return_val_if_fail (KS_IS_PIPELINE (self), 0);
   o = self->outcome;
-  if (o == NULL || o->result.kernel_ms <= 0)
-    return 0;
+  if (o == NULL || o->op == NULL || o->result.kernel_ms <= 0)
+    return 0;  /* a user kernel's bytes are its own business */
   a = o->source->inputs[KS_INPUT_A];
   return ks_op_bytes_moved_for (o->op, &o->params, a->format, a->width, a->height)
          / (o->result.kernel_ms * 1e-3) / 1e9;
@@ -1338,6 +1370,8 @@ on_live_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
   g_signal_emit (self, signals[SIGNAL_RAN], 0);
 }
 
+static void submit_user_live (KsPipeline *self);
+
 static void
 submit_live (KsPipeline *self)
 {
@@ -1345,6 +1379,11 @@ submit_live (KsPipeline *self)
   KsLaunchTotals totals;
   LiveJob *job;
 
+  if (self->user_kernel != NULL)
+    {
+      submit_user_live (self);
+      return;
+    }
   if (self->source->buffers[KS_INPUT_A] == NULL || !self->valid)
     return;  /* an invalid launch runs nothing: the launch panel shows why */
   job = g_new0 (LiveJob, 1);
@@ -1379,6 +1418,326 @@ ks_pipeline_queue_run (KsPipeline *self)
   /* Setters called together (a preset sets three values) make one run. */
   if (self->run_source == 0)
     self->run_source = g_idle_add_full (G_PRIORITY_HIGH_IDLE, run_idle_cb, self, NULL);
+}
+
+/* ---- the user's kernel ------------------------------------------------------------------- */
+
+#define NEEDS_GPU_MESSAGE \
+  "Running your own kernel needs an NVIDIA GPU; compiling and checking work here."
+
+typedef struct
+{
+  Source *source;
+  KsWorker *worker;
+  KsKernelSource *kernel;
+  KsParams params;
+  KsLaunchConfig launch;
+  guint number;
+  /* filled on the runner */
+  gboolean checked;             /* the launch was validated: resolved and attributes are set */
+  KsLaunchConfig resolved;
+  KsLaunchConfig suggestion;
+  KsKernelAttributes attributes;
+  KsUserRunResult run;
+  gboolean ran;
+  gboolean restarted;
+} UserJob;
+
+static void
+user_job_free (gpointer data)
+{
+  UserJob *job = data;
+
+  ks_user_run_result_clear (&job->run);
+  ks_kernel_source_unref (job->kernel);
+  g_object_unref (job->worker);
+  source_unref (job->source);
+  g_free (job);
+}
+
+static Outcome *
+user_live_run (UserJob *job, GCancellable *cancellable, GError **error)
+{
+  g_autoptr (Outcome) o = NULL;
+  g_autoptr (KsCompileResult) compiled = NULL;
+  g_autoptr (GError) local = NULL;
+  KsEngine *engine = job->source->engine;
+  KsUserRunRequest request;
+  guint n_inputs = ks_kernel_source_get_n_inputs (job->kernel);
+
+  ks_user_run_request_init (&request, job->kernel);
+  request.params = job->params;
+  request.launch = job->launch;
+  for (guint i = 0; i < n_inputs && i < KS_OP_MAX_INPUTS; i++)
+    request.inputs[i] = job->source->buffers[i];
+
+  if (ks_user_kernel_prepare (job->worker, engine, &request, &job->resolved, &compiled,
+                              &job->attributes, &job->suggestion, cancellable, &local))
+    job->checked = TRUE;
+  else if (g_error_matches (local, KS_ERROR, KS_ERROR_LAUNCH_CONFIG)
+           || ks_engine_is_cuda (engine))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+
+  if (!ks_engine_is_cuda (engine))
+    {
+      /* Said here rather than left to the worker: the words are the window's,
+       * and the check above already told the user what it could. */
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_UNAVAILABLE, NEEDS_GPU_MESSAGE);
+      return NULL;
+    }
+
+  if (!ks_user_kernel_run (job->worker, engine, &request, &job->run, cancellable, error))
+    {
+      /* A fault ends the worker's CUDA, never ours: start a fresh worker now,
+       * so the next edit runs at once. */
+      if (error != NULL && *error != NULL
+          && ((*error)->domain == KS_ERROR && ((*error)->code == KS_ERROR_KERNEL_FAULT
+                                               || (*error)->code == KS_ERROR_TIMED_OUT
+                                               || (*error)->code == KS_ERROR_WORKER)))
+        job->restarted = ks_worker_start (job->worker, NULL, NULL);
+      return NULL;
+    }
+  job->ran = TRUE;
+
+  o = g_new0 (Outcome, 1);
+  o->source = source_ref (job->source);
+  o->op = NULL;
+  o->params = job->params;
+  o->result.launch = job->run.launch;
+  o->result.output = g_steal_pointer (&job->run.output);
+  o->result.coverage = g_steal_pointer (&job->run.coverage);
+  o->result.kernel_ms = job->run.run.kernel_ms;
+  if (o->result.output == NULL)
+    {
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_FAILED, "The kernel produced no image");
+      return NULL;
+    }
+  if (!run_histogram (engine, o->result.output, o->histogram, error))
+    return NULL;
+  o->coverage_mask = coverage_mask (o->result.coverage);
+  return g_steal_pointer (&o);
+}
+
+static void
+user_live_thread (GTask *task, gpointer source_object, gpointer task_data,
+                  GCancellable *cancellable)
+{
+  GError *error = NULL;
+  Outcome *o = user_live_run (task_data, cancellable, &error);
+
+  if (o == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, o, outcome_free);
+}
+
+/* On the main loop: what the runner found about the launch. */
+static void
+user_validated (KsPipeline *self, UserJob *job, const GError *error)
+{
+  gboolean was_valid = self->valid;
+  g_autofree char *old_message = g_strdup (self->validation_message);
+
+  if (g_error_matches (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG))
+    {
+      self->valid = FALSE;
+      g_free (self->validation_message);
+      self->validation_message = g_strdup (error->message);
+      self->suggestion = job->suggestion;
+      self->have_occupancy = FALSE;
+    }
+  else if (job->checked)
+    {
+      self->valid = TRUE;
+      g_clear_pointer (&self->validation_message, g_free);
+      self->resolved = job->resolved;
+      self->attributes = job->attributes;
+      self->have_occupancy = ks_engine_is_cuda (job->source->engine);
+      if (self->have_occupancy)
+        ks_launch_occupancy (&self->resolved, ks_device_get_limits (job->source->device),
+                             &self->attributes, &self->occupancy);
+    }
+
+  if (was_valid != self->valid)
+    notify (self, PROP_VALID);
+  if (g_strcmp0 (old_message, self->validation_message) != 0)
+    notify (self, PROP_VALIDATION_MESSAGE);
+  /* The launch panel shows the message and the fix; the window shows no
+   * toast for an invalid launch. */
+  if (was_valid != self->valid || job->checked)
+    g_signal_emit (self, signals[SIGNAL_CONFIG_CHANGED], 0);
+}
+
+static void
+on_user_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (KsPipeline) self = user_data;
+  UserJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Outcome) o = g_task_propagate_pointer (G_TASK (result), &error);
+  KsUserRunReport report = { 0 };
+
+  self->n_tasks--;
+
+  if (self->runner == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (job->source != self->source || self->user_kernel == NULL)
+    return;
+
+  user_validated (self, job, error);
+  if (o != NULL)
+    {
+      if (self->outcome != NULL && self->outcome->result.output != NULL)
+        {
+          g_clear_pointer (&self->spare, ks_buffer_unref);
+          self->spare = ks_buffer_ref (self->outcome->result.output);
+        }
+      g_clear_pointer (&self->outcome, outcome_free);
+      self->outcome = g_steal_pointer (&o);
+      record_sample (self);
+      notify (self, PROP_RESULT);
+      g_signal_emit (self, signals[SIGNAL_RAN], 0);
+    }
+
+  /* Never report_failure: whatever the kernel did happened in the worker,
+   * so the application's own device is fine. */
+  report.number = job->number;
+  report.source = job->kernel;
+  report.launch = job->checked ? job->resolved : job->launch;
+  report.kernel_ms = job->ran ? job->run.run.kernel_ms : -1;
+  report.printf_output = job->run.run.printf_output;
+  report.printf_lines = job->run.run.printf_lines;
+  report.printf_lines_lost = job->run.run.printf_lines_lost;
+  report.error = error;
+  report.worker_restarted = job->restarted;
+  g_signal_emit (self, signals[SIGNAL_USER_RUN], 0, &report);
+}
+
+static void
+submit_user_live (KsPipeline *self)
+{
+  g_autoptr (GTask) task = NULL;
+  UserJob *job;
+
+  if (self->source->buffers[KS_INPUT_A] == NULL)
+    return;
+  job = g_new0 (UserJob, 1);
+  job->source = source_ref (self->source);
+  job->worker = g_object_ref (ks_pipeline_get_worker (self));
+  job->kernel = ks_kernel_source_ref (self->user_kernel);
+  job->params = self->user_params;
+  job->launch = self->launch;
+  job->number = ++self->user_launches;
+  task = g_task_new (NULL, NULL, on_user_done_cb, g_object_ref (self));
+  g_task_set_task_data (task, job, user_job_free);
+  self->n_tasks++;
+  ks_runner_queue_live (self->runner, task, user_live_thread);
+}
+
+KsWorker *
+ks_pipeline_get_worker (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  if (self->worker == NULL)
+    {
+      KsEngine *engine = self->source->engine;
+      int ordinal = ks_engine_is_cuda (engine) ? ks_device_get_ordinal (self->source->device)
+                                               : -1;
+
+      self->worker = ks_worker_new (ordinal);
+    }
+  return self->worker;
+}
+
+static gboolean
+same_launch_defaults (KsKernelSource *a, KsKernelSource *b)
+{
+  KsLaunchConfig la, lb;
+
+  if (a == NULL || b == NULL)
+    return FALSE;
+  ks_kernel_source_get_default_launch (a, &la);
+  ks_kernel_source_get_default_launch (b, &lb);
+  return memcmp (&la, &lb, sizeof la) == 0;
+}
+
+/* Values of parameters that keep their name and type survive an edit. */
+static void
+carry_user_params (KsKernelSource *old, const KsParams *old_values, KsKernelSource *source,
+                   KsParams *values)
+{
+  guint n_old = 0, n_new = 0;
+  const KsParamSpec *old_specs = old != NULL ? ks_kernel_source_get_params (old, &n_old) : NULL;
+  const KsParamSpec *specs = ks_kernel_source_get_params (source, &n_new);
+
+  memset (values, 0, sizeof *values);
+  for (guint i = 0; i < n_new && i < KS_OP_MAX_PARAMS; i++)
+    {
+      values->values[i] = specs[i].default_value;
+      for (guint j = 0; j < n_old && j < KS_OP_MAX_PARAMS; j++)
+        if (g_strcmp0 (old_specs[j].name, specs[i].name) == 0
+            && old_specs[j].type == specs[i].type)
+          values->values[i] = CLAMP (old_values->values[j], specs[i].min, specs[i].max);
+    }
+}
+
+void
+ks_pipeline_set_user_kernel (KsPipeline *self, KsKernelSource *source)
+{
+  g_autoptr (KsKernelSource) old = NULL;
+  KsParams values;
+
+  g_return_if_fail (KS_IS_PIPELINE (self));
+  g_return_if_fail (source == NULL || ks_kernel_source_get_mode (source) != KS_KERNEL_MODE_ANY);
+  if (source == self->user_kernel)
+    return;
+
+  old = g_steal_pointer (&self->user_kernel);
+  if (source != NULL)
+    {
+      carry_user_params (old, &self->user_params, source, &values);
+      self->user_params = values;
+      if (!same_launch_defaults (old, source))
+        ks_kernel_source_get_default_launch (source, &self->launch);
+      self->user_kernel = ks_kernel_source_ref (source);
+      if (old == NULL)
+        {
+          /* Until the runner has checked it, nothing says it cannot launch. */
+          self->resolved = self->launch;
+          self->have_occupancy = FALSE;
+        }
+    }
+  /* The output's format or size may change with the kernel. */
+  g_clear_pointer (&self->spare, ks_buffer_unref);
+  notify (self, PROP_USER_KERNEL);
+  config_changed (self);
+}
+
+KsKernelSource *
+ks_pipeline_get_user_kernel (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  return self->user_kernel;
+}
+
+const KsParams *
+ks_pipeline_get_user_params (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  return &self->user_params;
+}
+
+void
+ks_pipeline_set_user_param (KsPipeline *self, guint index, double value)
+{
+  g_return_if_fail (KS_IS_PIPELINE (self) && index < KS_OP_MAX_PARAMS);
+  if (self->user_params.values[index] == value)
+    return;
+  self->user_params.values[index] = value;
+  ks_pipeline_queue_run (self);
 }
 
 /* ---- Measure and Compare ------------------------------------------------------------------ */
@@ -1584,6 +1943,13 @@ start_long (KsPipeline *self, guint repeats, gboolean compare, GCancellable *can
   if (self->source->buffers[KS_INPUT_A] == NULL)
     {
       g_task_return_new_error (outer, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "Open an image first");
+      return;
+    }
+  if (self->user_kernel != NULL)
+    {
+      g_task_return_new_error (outer, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                               "Measure and Compare time the built-in operations: close the "
+                               "kernel editor to measure “%s”", self->op->title);
       return;
     }
   job = g_new0 (MeasureJob, 1);

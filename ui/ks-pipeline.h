@@ -17,6 +17,8 @@
  *   "display-path" string   "fps" double: frames presented per second, 0 when
  *   no frames are being produced (writable: the view reports it)
  *   "busy" boolean: a Measure or Compare is running; "progress" double 0..1
+ *   "user-kernel" gpointer (KsKernelSource *): the user's kernel that runs in
+ *   place of the op, or NULL
  *
  * Signals:
  *   "ran" ()                        after every published run
@@ -25,6 +27,8 @@
  *   "run-failed" (GError *error)    engine work failed; the previous state stays
  *   "device-lost" (const char *reason)  the GPU failed for good; the pipeline
  *                                   has switched to the CPU engine and rerun
+ *   "user-run" (const KsUserRunReport *)  after every launch of the user's
+ *                                   kernel, run or not (the console)
  */
 #pragma once
 
@@ -32,6 +36,7 @@
 
 #include "kernelscope.h"
 #include "ks-runner.h"
+#include "ks-user-run.h"
 
 G_BEGIN_DECLS
 
@@ -161,6 +166,38 @@ double             ks_pipeline_get_fps              (KsPipeline *self);
 void               ks_pipeline_set_fps              (KsPipeline *self, double fps);
 /* Achieved bytes per second of the last kernel (ks_op_bytes_moved / time), GB/s. */
 double             ks_pipeline_get_achieved_gbs     (KsPipeline *self);
+
+/* ---- user kernels ------------------------------------------------------------ */
+/* The worker process that compiles and runs user kernels for the current
+ * engine's device (-1, compilation only, on the CPU engine). Created on first
+ * use; a device switch replaces it. */
+KsWorker          *ks_pipeline_get_worker           (KsPipeline *self);
+/* Runs the user's kernel (expression or image mode, compiled) in place of the
+ * op, on every change; NULL goes back to the op. Parameters of the same name
+ * and type keep their values; the launch becomes the source's default when
+ * its annotations ask for another one. Its launch is validated on the runner
+ * with the compiled kernel's attributes ("valid", "validation-message"). A
+ * user kernel's failure is never a lost device: the worker faulted, not the
+ * application's CUDA. */
+void               ks_pipeline_set_user_kernel      (KsPipeline *self, KsKernelSource *source);
+KsKernelSource    *ks_pipeline_get_user_kernel      (KsPipeline *self);
+/* Values in the order of ks_kernel_source_get_params. */
+const KsParams    *ks_pipeline_get_user_params      (KsPipeline *self);
+void               ks_pipeline_set_user_param       (KsPipeline *self, guint index, double value);
+
+/* One launch of the user's kernel, as the console shows it. */
+typedef struct
+{
+  guint number;               /* 1, 2, … over the pipeline's life */
+  KsKernelSource *source;     /* borrowed: what ran */
+  KsLaunchConfig launch;      /* resolved */
+  double kernel_ms;           /* negative when it did not run */
+  const char *printf_output;  /* device printf, or NULL */
+  guint64 printf_lines;
+  guint64 printf_lines_lost;
+  const GError *error;        /* why it did not run, or NULL */
+  gboolean worker_restarted;  /* the worker process was started again after this launch */
+} KsUserRunReport;
 
 /* ---- runs ----------------------------------------------------------------- */
 /* Runs the current configuration soon (setters call it). Runs queued before

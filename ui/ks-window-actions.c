@@ -260,6 +260,14 @@ toggle_panel_action (GtkWidget *widget, const char *action_name, GVariant *param
   _ks_window_set_panels_visible (self, left, right);
 }
 
+static void
+edit_kernel_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  _ks_window_set_kernel_visible (self, !_ks_window_get_kernel_visible (self));
+}
+
 static gboolean
 on_drop_cb (GtkDropTarget *target, const GValue *value, double x, double y, gpointer user_data)
 {
@@ -305,6 +313,7 @@ _ks_window_class_init_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
   gtk_widget_class_install_action (widget_class, "win.toggle-left", NULL, toggle_panel_action);
   gtk_widget_class_install_action (widget_class, "win.toggle-right", NULL, toggle_panel_action);
+  gtk_widget_class_install_action (widget_class, "win.edit-kernel", NULL, edit_kernel_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
@@ -327,6 +336,8 @@ _ks_window_class_init_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "win.run", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.run", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "win.toggle-left", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK,
+                                       "win.edit-kernel", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, GDK_CONTROL_MASK,
                                        "win.toggle-right", NULL);
 }

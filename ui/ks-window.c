@@ -2,8 +2,10 @@
 
 #include <math.h>
 
+#include "ks-console-panel.h"
 #include "ks-device-panel.h"
 #include "ks-image-view.h"
+#include "ks-kernel-panel.h"
 #include "ks-panel-types.h"
 #include "ks-window-private.h"
 
@@ -34,6 +36,10 @@ struct _KsWindow
   GtkLabel *zoom_label;
   GtkLabel *status_label;
   KsDevicePanel *device_panel;
+  GtkToggleButton *kernel_toggle;
+  GtkWidget *kernel_pane;
+  KsKernelPanel *kernel_panel;
+  KsConsolePanel *console_panel;
 
   /* owned */
   KsPipeline *pipeline;
@@ -95,7 +101,10 @@ update_title (KsWindow *self)
   const KsOp *op = ks_pipeline_get_op (self->pipeline);
   g_autofree char *subtitle = NULL;
 
-  if (a != NULL)
+  if (a != NULL && ks_pipeline_get_user_kernel (self->pipeline) != NULL)
+    subtitle = g_strdup_printf ("%s — %u×%u — your kernel (%s)", name, a->width, a->height,
+                                ks_kernel_panel_get_title (self->kernel_panel));
+  else if (a != NULL)
     subtitle = g_strdup_printf ("%s — %u×%u — %s", name, a->width, a->height, op->title);
   adw_window_title_set_subtitle (self->window_title, subtitle != NULL ? subtitle : "");
 }
@@ -231,6 +240,60 @@ static void
 on_panel_error_cb (GtkWidget *panel, const char *message, KsWindow *self)
 {
   _ks_window_toast (self, message);
+}
+
+static void
+on_arrays_ran_cb (KsKernelPanel *panel, gpointer report, KsWindow *self)
+{
+  ks_console_panel_add_report (self->console_panel, report);
+}
+
+void
+_ks_window_set_kernel_visible (KsWindow *self, gboolean visible)
+{
+  gtk_widget_set_visible (self->kernel_pane, visible);
+  gtk_toggle_button_set_active (self->kernel_toggle, visible);
+  /* Shown, the last good kernel runs in place of the op; hidden, the op does. */
+  ks_kernel_panel_set_active (self->kernel_panel, visible);
+  if (visible && ks_kernel_panel_get_version (self->kernel_panel) == 0
+      && !ks_kernel_panel_is_compiling (self->kernel_panel)
+      && gtk_text_buffer_get_char_count (
+           GTK_TEXT_BUFFER (ks_kernel_panel_get_buffer (self->kernel_panel))) == 0)
+    ks_kernel_panel_load_template (self->kernel_panel, "invert", NULL);
+  update_title (self);
+}
+
+gboolean
+_ks_window_get_kernel_visible (KsWindow *self)
+{
+  return gtk_widget_get_visible (self->kernel_pane);
+}
+
+static void
+on_kernel_toggled_cb (GtkToggleButton *button, KsWindow *self)
+{
+  if (gtk_toggle_button_get_active (button) != _ks_window_get_kernel_visible (self))
+    _ks_window_set_kernel_visible (self, gtk_toggle_button_get_active (button));
+}
+
+static void
+on_user_kernel_notify_cb (GObject *object, GParamSpec *pspec, gpointer user_data)
+{
+  update_title (user_data);
+}
+
+KsKernelPanel *
+ks_window_get_kernel_panel (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+  return self->kernel_panel;
+}
+
+KsConsolePanel *
+ks_window_get_console_panel (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+  return self->console_panel;
 }
 
 static void
@@ -474,6 +537,12 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, zoom_label);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, status_label);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, device_panel);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, kernel_toggle);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, kernel_pane);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, kernel_panel);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, console_panel);
+  gtk_widget_class_bind_template_callback (widget_class, on_kernel_toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_arrays_ran_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_banner_dismiss_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_toggled_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_error_cb);
@@ -505,6 +574,8 @@ ks_window_init (KsWindow *self)
   g_signal_connect (self->pipeline, "inputs-changed", G_CALLBACK (on_pipeline_changed_cb), self);
   g_signal_connect (self->pipeline, "run-failed", G_CALLBACK (on_run_failed_cb), self);
   g_signal_connect (self->pipeline, "device-lost", G_CALLBACK (on_device_lost_cb), self);
+  g_signal_connect (self->pipeline, "notify::user-kernel", G_CALLBACK (on_user_kernel_notify_cb),
+                    self);
   g_signal_connect (self->view, "notify::zoom", G_CALLBACK (on_view_notify_cb), self);
   g_signal_connect (self->view, "notify::display-path", G_CALLBACK (on_view_notify_cb), self);
   g_signal_connect (self->view, "notify::gl-renderer", G_CALLBACK (on_view_notify_cb), self);

@@ -1,0 +1,907 @@
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ks-cli.h"
+#include "ks-user-run.h"
+
+/* `kernel`: the user's own kernel, compiled and run in the worker process,
+ * on images (expression and image modes) or on arrays bound to its
+ * arguments (the "any" mode). */
+
+typedef struct
+{
+  char *expr;
+  char *kind;
+  char **inputs;
+  char *output;
+  char **params;
+  char **bindings;
+  char **saves;
+  char *block;
+  char *grid;
+  gboolean stride;
+  int ppt;
+  gboolean check;
+  int arch;
+  double timeout;
+  int repeat;
+  int device;
+  int show;
+  char *json;
+} KernelOptions;
+
+static void
+kernel_options_clear (KernelOptions *o)
+{
+  g_free (o->expr);
+  g_free (o->kind);
+  g_strfreev (o->inputs);
+  g_free (o->output);
+  g_strfreev (o->params);
+  g_strfreev (o->bindings);
+  g_strfreev (o->saves);
+  g_free (o->block);
+  g_free (o->grid);
+  g_free (o->json);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (KernelOptions, kernel_options_clear)
+
+/* What one invocation found, for the report and --json. */
+typedef struct
+{
+  const char *file_name;
+  KsKernelSource *source;
+  KsCompileResult *compiled;
+  guint arch;
+  gboolean ran;
+  KsLaunchConfig launch;
+  KsWorkerRunResult run;
+  GPtrArray *out_names;   /* the out and inout arrays' argument names, as run.arrays */
+  const char *failure;    /* the run's error message, when it failed */
+} KernelReport;
+
+/* ---- the source ---------------------------------------------------------- */
+
+/* A file's mode: image when the entry takes ks_image arguments, any otherwise. */
+static KsKernelSource *
+open_source (const KernelOptions *o, const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autoptr (KsKernelSource) source = NULL;
+  KsKernelMode mode = KS_KERNEL_MODE_ANY;
+  const GPtrArray *args;
+
+  if (o->kind != NULL && !ks_kernel_mode_parse (o->kind, &mode))
+    {
+      ks_cli_usage_error (error, "--kind is expression, image or any, not “%s”", o->kind);
+      return NULL;
+    }
+  if (o->expr != NULL)
+    {
+      if (path != NULL)
+        {
+          ks_cli_usage_error (error, "give a .cu file or --expr, not both");
+          return NULL;
+        }
+      if (o->kind != NULL && mode != KS_KERNEL_MODE_EXPRESSION)
+        {
+          ks_cli_usage_error (error, "--expr is an expression: --kind %s does not apply",
+                              o->kind);
+          return NULL;
+        }
+      return ks_kernel_source_new (KS_KERNEL_MODE_EXPRESSION, "expression", o->expr);
+    }
+  if (path == NULL)
+    {
+      ks_cli_usage_error (error, "kernel needs a .cu file or --expr STATEMENTS (see %s kernel "
+                          "--help)", g_get_prgname ());
+      return NULL;
+    }
+  if (!g_file_get_contents (path, &text, NULL, &local))
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "cannot read %s: %s", path, local->message);
+      return NULL;
+    }
+  if (!g_utf8_validate (text, -1, NULL))
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "%s is not UTF-8 text", path);
+      return NULL;
+    }
+  if (o->kind != NULL)
+    return ks_kernel_source_new (mode, path, text);
+
+  source = ks_kernel_source_new (KS_KERNEL_MODE_ANY, path, text);
+  args = ks_kernel_source_get_args (source);
+  for (guint i = 0; args != NULL && i < args->len; i++)
+    {
+      const KsKernelArg *arg = g_ptr_array_index (args, i);
+
+      if (strstr (arg->type_text, "ks_image") != NULL)
+        return ks_kernel_source_new (KS_KERNEL_MODE_IMAGE, path, text);
+    }
+  return g_steal_pointer (&source);
+}
+
+/* The launch as the options give it, before it meets the data. */
+static gboolean
+parse_launch (const KernelOptions *o, KsKernelSource *source, KsLaunchConfig *launch,
+              GError **error)
+{
+  ks_kernel_source_get_default_launch (source, launch);
+  if (o->block != NULL)
+    {
+      g_autoptr (GError) local = NULL;
+
+      if (!ks_dim3_parse (o->block, &launch->block, &local))
+        {
+          ks_cli_usage_error (error, "--block %s: %s", o->block, local->message);
+          return FALSE;
+        }
+    }
+  if (o->grid != NULL && g_strcmp0 (o->grid, "auto") != 0)
+    {
+      g_autoptr (GError) local = NULL;
+
+      if (!ks_dim3_parse (o->grid, &launch->grid, &local))
+        {
+          ks_cli_usage_error (error, "--grid %s: %s", o->grid, local->message);
+          return FALSE;
+        }
+      launch->auto_grid = FALSE;
+    }
+  else if (o->grid != NULL)
+    launch->auto_grid = TRUE;
+  if (o->stride)
+    launch->mode = KS_LAUNCH_GRID_STRIDE;
+  if (o->ppt != 0)
+    {
+      if (o->ppt != 1 && o->ppt != 2 && o->ppt != 4 && o->ppt != 8 && o->ppt != 16)
+        {
+          ks_cli_usage_error (error, "--ppt must be 1, 2, 4, 8 or 16, not %d", o->ppt);
+          return FALSE;
+        }
+      launch->pixels_per_thread = (guint) o->ppt;
+    }
+  if (launch->pixels_per_thread == 0)
+    launch->pixels_per_thread = 1;
+  return TRUE;
+}
+
+static gboolean
+parse_params (const KernelOptions *o, KsKernelSource *source, KsParams *params, GError **error)
+{
+  KsOp op = { 0 };
+
+  /* The parameter helpers read only the op's name and parameter list. */
+  op.id = "kernel";
+  op.params = ks_kernel_source_get_params (source, &op.n_params);
+  ks_params_init (params, &op);
+  for (guint i = 0; o->params != NULL && o->params[i] != NULL; i++)
+    {
+      g_autoptr (GError) local = NULL;
+
+      if (!ks_params_parse_assignment (params, &op, o->params[i], &local))
+        {
+          ks_cli_usage_error (error, "--param %s: %s", o->params[i], local->message);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* ---- reporting ----------------------------------------------------------- */
+
+static void
+print_diagnostics (const GPtrArray *diagnostics)
+{
+  fflush (stdout);
+  for (guint i = 0; diagnostics != NULL && i < diagnostics->len; i++)
+    {
+      g_autofree char *line = ks_diagnostic_format (g_ptr_array_index (diagnostics, i));
+
+      fprintf (stderr, "%s\n", line);
+    }
+}
+
+static void
+print_resources (const KsKernelResources *r)
+{
+  printf ("kernel %s (sm_%u): %u registers per thread, %" G_GUINT64_FORMAT " bytes of static "
+          "shared memory, %" G_GUINT64_FORMAT " bytes of local memory per thread, spills %"
+          G_GUINT64_FORMAT " bytes stored / %" G_GUINT64_FORMAT " loaded, at most %u threads "
+          "per block\n",
+          r->name, r->arch, r->num_regs, r->shared_static, r->local_bytes, r->spill_stores,
+          r->spill_loads, r->max_threads_per_block);
+}
+
+static void
+print_printf (const KsWorkerRunResult *run)
+{
+  if (run->printf_output != NULL && run->printf_output[0] != '\0')
+    {
+      printf ("device printf (%" G_GUINT64_FORMAT " line%s, in the order the device flushed "
+              "them):\n", run->printf_lines, run->printf_lines == 1 ? "" : "s");
+      fputs (run->printf_output, stdout);
+      if (!g_str_has_suffix (run->printf_output, "\n"))
+        putchar ('\n');
+    }
+  if (run->printf_lines_lost > 0)
+    ks_cli_note ("%" G_GUINT64_FORMAT " printf lines were lost: the device's printf buffer "
+                 "overflowed (print less, or from fewer threads)", run->printf_lines_lost);
+}
+
+static void
+print_timing (const KsWorkerRunResult *run, guint repeats)
+{
+  if (repeats > 1)
+    printf ("kernel: %.4f ms (median of %u runs after a warm-up, min %.4f, max %.4f)\n",
+            run->kernel_ms, repeats, run->kernel_min_ms, run->kernel_max_ms);
+  else
+    printf ("kernel: %.4f ms\n", run->kernel_ms);
+}
+
+static void
+add_dim3 (JsonBuilder *b, const char *name, const KsDim3 *d)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  json_builder_add_int_value (b, d->x);
+  json_builder_add_int_value (b, d->y);
+  json_builder_add_int_value (b, d->z);
+  json_builder_end_array (b);
+}
+
+static JsonNode *
+report_json (const KernelReport *r)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  const GPtrArray *own = ks_kernel_source_get_diagnostics (r->source);
+  const GPtrArray *diagnostics = r->compiled != NULL ? r->compiled->diagnostics : own;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "file");
+  ks_json_add_string (b, r->file_name);
+  json_builder_set_member_name (b, "mode");
+  ks_json_add_string (b, ks_kernel_mode_name (ks_kernel_source_get_mode (r->source)));
+  json_builder_set_member_name (b, "arch");
+  json_builder_add_int_value (b, r->arch);
+  json_builder_set_member_name (b, "compiled");
+  json_builder_add_boolean_value (b, r->compiled != NULL && r->compiled->success);
+  if (r->compiled != NULL)
+    {
+      json_builder_set_member_name (b, "compile_ms");
+      ks_json_add_number (b, r->compiled->compile_ms);
+      json_builder_set_member_name (b, "cached");
+      json_builder_add_boolean_value (b, r->compiled->cached);
+    }
+
+  json_builder_set_member_name (b, "diagnostics");
+  json_builder_begin_array (b);
+  for (guint i = 0; diagnostics != NULL && i < diagnostics->len; i++)
+    {
+      const KsDiagnostic *d = g_ptr_array_index (diagnostics, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "severity");
+      ks_json_add_string (b, ks_diagnostic_severity_name (d->severity));
+      json_builder_set_member_name (b, "file");
+      ks_json_add_string (b, d->file);
+      json_builder_set_member_name (b, "line");
+      json_builder_add_int_value (b, d->line);
+      json_builder_set_member_name (b, "column");
+      json_builder_add_int_value (b, d->column);
+      json_builder_set_member_name (b, "code");
+      ks_json_add_string (b, d->code);
+      json_builder_set_member_name (b, "message");
+      ks_json_add_string (b, d->message);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "kernels");
+  json_builder_begin_array (b);
+  for (guint i = 0; r->compiled != NULL && r->compiled->kernels != NULL
+                    && i < r->compiled->kernels->len; i++)
+    {
+      const KsKernelResources *k = g_ptr_array_index (r->compiled->kernels, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      ks_json_add_string (b, k->name);
+      json_builder_set_member_name (b, "symbol");
+      ks_json_add_string (b, k->lowered_name);
+      json_builder_set_member_name (b, "registers");
+      json_builder_add_int_value (b, k->num_regs);
+      json_builder_set_member_name (b, "shared_static_bytes");
+      json_builder_add_int_value (b, (gint64) k->shared_static);
+      json_builder_set_member_name (b, "local_bytes");
+      json_builder_add_int_value (b, (gint64) k->local_bytes);
+      json_builder_set_member_name (b, "spill_store_bytes");
+      json_builder_add_int_value (b, (gint64) k->spill_stores);
+      json_builder_set_member_name (b, "spill_load_bytes");
+      json_builder_add_int_value (b, (gint64) k->spill_loads);
+      json_builder_set_member_name (b, "max_threads_per_block");
+      json_builder_add_int_value (b, k->max_threads_per_block);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "ran");
+  json_builder_add_boolean_value (b, r->ran);
+  if (r->failure != NULL)
+    {
+      json_builder_set_member_name (b, "error");
+      ks_json_add_string (b, r->failure);
+    }
+  if (r->ran)
+    {
+      json_builder_set_member_name (b, "launch");
+      json_builder_begin_object (b);
+      add_dim3 (b, "grid", &r->launch.grid);
+      add_dim3 (b, "block", &r->launch.block);
+      json_builder_end_object (b);
+      json_builder_set_member_name (b, "kernel_ms");
+      ks_json_add_number (b, r->run.kernel_ms);
+      json_builder_set_member_name (b, "printf");
+      ks_json_add_string (b, r->run.printf_output != NULL ? r->run.printf_output : "");
+      json_builder_set_member_name (b, "printf_lines");
+      json_builder_add_int_value (b, (gint64) r->run.printf_lines);
+      json_builder_set_member_name (b, "printf_lines_lost");
+      json_builder_add_int_value (b, (gint64) r->run.printf_lines_lost);
+      json_builder_set_member_name (b, "arrays");
+      json_builder_begin_object (b);
+      for (guint i = 0; r->run.arrays != NULL && i < r->run.arrays->len; i++)
+        {
+          const KsArray *a = g_ptr_array_index (r->run.arrays, i);
+
+          json_builder_set_member_name (b, g_ptr_array_index (r->out_names, i));
+          json_builder_begin_array (b);
+          for (gsize k = 0; k < a->length; k++)
+            ks_json_add_number (b, ks_array_get_double (a, k));
+          json_builder_end_array (b);
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+/* ---- running -------------------------------------------------------------- */
+
+static KsEngine *
+open_cuda_engine (int device, GError **error)
+{
+  g_autoptr (GError) why = NULL;
+
+  if (!ks_cuda_available (&why))
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                   "Running a kernel needs an NVIDIA GPU with a CUDA driver (%s); "
+                   "--check compiles it without one", why->message);
+      return NULL;
+    }
+  return ks_cli_open_engine ("cuda", device, error);
+}
+
+static gboolean
+run_on_images (const KernelOptions *o, KsWorker *worker, KsEngine *engine, KernelReport *r,
+               const KsLaunchConfig *launch, const KsParams *params, GError **error)
+{
+  g_autoptr (KsImage) image_out = NULL;
+  KsImage *images[KS_OP_MAX_INPUTS] = { NULL, NULL };
+  guint n_inputs = ks_kernel_source_get_n_inputs (r->source);
+  guint n_given = o->inputs != NULL ? g_strv_length (o->inputs) : 0;
+  KsUserRunRequest request;
+  KsUserRunResult result = { 0 };
+  KsLaunchConfig suggestion;
+  gboolean ok = FALSE;
+
+  if (n_given != n_inputs)
+    {
+      ks_cli_usage_error (error, "this kernel reads %u input image%s (--in FILE), got %u",
+                          n_inputs, n_inputs == 1 ? "" : "s", n_given);
+      return FALSE;
+    }
+  ks_user_run_request_init (&request, r->source);
+  request.params = *params;
+  request.launch = *launch;
+  request.repeats = (guint) o->repeat;
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      images[i] = ks_cli_load_input (o->inputs[i], i, error);
+      if (images[i] == NULL || (request.inputs[i] = ks_engine_upload (engine, images[i], NULL,
+                                                                      error)) == NULL)
+        goto out;
+    }
+
+  if (!ks_user_kernel_prepare (worker, engine, &request, &r->launch, &r->compiled, NULL,
+                               &suggestion, NULL, error))
+    {
+      if (r->compiled != NULL)
+        print_diagnostics (r->compiled->diagnostics);
+      if (g_error_matches (*error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG))
+        {
+          char block[32];
+          g_autofree char *message = NULL;
+
+          ks_dim3_format (&suggestion.block, block, sizeof block);
+          message = g_strdup_printf ("%s (try: --block %s)", (*error)->message, block);
+          g_clear_error (error);
+          g_set_error_literal (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG, message);
+        }
+      goto out;
+    }
+  print_diagnostics (r->compiled->diagnostics);
+  for (guint i = 0; i < r->compiled->kernels->len; i++)
+    print_resources (g_ptr_array_index (r->compiled->kernels, i));
+
+  if (!ks_user_kernel_run (worker, engine, &request, &result, NULL, error))
+    goto out;
+  r->ran = TRUE;
+  r->launch = result.launch;
+  r->run = result.run;
+  memset (&result.run, 0, sizeof result.run);
+  {
+    g_autofree char *text = ks_cli_describe_launch (&r->launch, 1, TRUE);
+
+    printf ("launch: %s\n", text);
+  }
+  print_timing (&r->run, request.repeats);
+  print_printf (&r->run);
+
+  if (o->output != NULL)
+    {
+      image_out = ks_engine_download (engine, result.output, NULL, error);
+      if (image_out == NULL || !ks_image_save (image_out, o->output, error))
+        goto out;
+      printf ("output: %u×%u %s → %s\n", image_out->width, image_out->height,
+              ks_format_name (image_out->format), o->output);
+    }
+  ok = TRUE;
+
+out:
+  ks_user_run_result_clear (&result);
+  for (guint i = 0; i < KS_OP_MAX_INPUTS; i++)
+    {
+      g_clear_pointer (&request.inputs[i], ks_buffer_unref);
+      g_clear_pointer (&images[i], ks_image_unref);
+    }
+  return ok;
+}
+
+static const KsBinding *
+find_binding (const GPtrArray *bindings, const char *name)
+{
+  for (guint i = 0; i < bindings->len; i++)
+    {
+      const KsBinding *b = g_ptr_array_index (bindings, i);
+
+      if (g_strcmp0 (b->name, name) == 0)
+        return b;
+    }
+  return NULL;
+}
+
+static KsArrayDirection
+binding_direction (const KsBinding *binding, const KsKernelArg *arg)
+{
+  if (binding->direction_given)
+    return binding->direction;
+  return arg->is_const ? KS_ARRAY_IN : KS_ARRAY_INOUT;
+}
+
+static gboolean
+save_arrays (const KernelOptions *o, const KernelReport *r, GError **error)
+{
+  for (guint i = 0; o->saves != NULL && o->saves[i] != NULL; i++)
+    {
+      const char *eq = strchr (o->saves[i], '=');
+      g_autofree char *name = eq != NULL ? g_strndup (o->saves[i], eq - o->saves[i]) : NULL;
+      const KsArray *array = NULL;
+      gboolean ok;
+
+      if (name == NULL || eq[1] == '\0')
+        {
+          ks_cli_usage_error (error, "--save %s: write NAME=FILE.csv or NAME=FILE.npy",
+                              o->saves[i]);
+          return FALSE;
+        }
+      for (guint k = 0; k < r->out_names->len; k++)
+        if (g_str_equal (g_ptr_array_index (r->out_names, k), name))
+          array = g_ptr_array_index (r->run.arrays, k);
+      if (array == NULL)
+        {
+          ks_cli_usage_error (error, "--save %s: “%s” is not an out or inout array of the kernel",
+                              o->saves[i], name);
+          return FALSE;
+        }
+      if (g_str_has_suffix (eq + 1, ".npy") || g_str_has_suffix (eq + 1, ".NPY"))
+        ok = ks_array_save_npy (array, eq + 1, error);
+      else
+        ok = ks_array_save_csv (array, eq + 1, error);
+      if (!ok)
+        return FALSE;
+      printf ("saved %s → %s\n", name, eq + 1);
+    }
+  return TRUE;
+}
+
+static void
+print_array (const char *name, const KsArray *a, guint show)
+{
+  gsize n = MIN (a->length, (gsize) show);
+
+  printf ("%s (%s, %" G_GSIZE_FORMAT " elements):", name, ks_elem_type_short_name (a->type),
+          a->length);
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autofree char *v = ks_array_format_element (a, i);
+
+      printf ("%s[%" G_GSIZE_FORMAT "] %s", i == 0 ? " " : ", ", i, v);
+    }
+  if (n < a->length)
+    {
+      g_autofree char *last = ks_array_format_element (a, a->length - 1);
+
+      printf (", … [%" G_GSIZE_FORMAT "] %s", a->length - 1, last);
+    }
+  printf ("\n");
+}
+
+/* The automatic grid of an array kernel: one thread per element of the
+ * longest array. */
+static KsDim3
+array_grid (const KsDim3 *block, const GPtrArray *arrays)
+{
+  gsize longest = 1;
+  KsDim3 grid = { 1, 1, 1 };
+
+  for (guint i = 0; i < arrays->len; i++)
+    {
+      const KsArray *a = g_ptr_array_index (arrays, i);
+
+      if (a != NULL)
+        longest = MAX (longest, a->length);
+    }
+  grid.x = (guint32) MIN ((longest + block->x - 1) / block->x, (gsize) G_MAXINT32);
+  return grid;
+}
+
+static gboolean
+run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, KernelReport *r,
+               const KsLaunchConfig *launch, GError **error)
+{
+  const GPtrArray *args = ks_kernel_source_get_args (r->source);
+  g_autoptr (GPtrArray) bindings = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
+  g_autoptr (GPtrArray) messages =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
+  g_autoptr (GPtrArray) arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+  g_autoptr (KsWorkerLaunch) wl = NULL;
+  const KsDeviceLimits *limits = ks_device_get_limits (ks_engine_get_device (engine));
+  KsKernelAttributes attrs;
+  KsLaunchConfig resolved = *launch;
+  KsBindingCheck check;
+
+  for (guint i = 0; o->bindings != NULL && o->bindings[i] != NULL; i++)
+    {
+      g_autoptr (GError) local = NULL;
+      KsBinding *b = ks_binding_parse (o->bindings[i], &local);
+
+      if (b == NULL)
+        {
+          ks_cli_usage_error (error, "--arg %s: %s", o->bindings[i], local->message);
+          return FALSE;
+        }
+      g_ptr_array_add (bindings, b);
+    }
+  check = ks_bindings_check (args, bindings, messages);
+  print_diagnostics (messages);
+  if (check == KS_BINDING_ERROR)
+    {
+      ks_cli_usage_error (error, "the arguments are not bound as the kernel needs them (--arg "
+                          "NAME=TYPE[LENGTH]:INIT for pointers, NAME=VALUE for scalars)");
+      return FALSE;
+    }
+
+  r->compiled = ks_worker_compile (worker, r->source, &resolved, FALSE, NULL, error);
+  if (r->compiled == NULL)
+    return FALSE;
+  print_diagnostics (r->compiled->diagnostics);
+  if (!r->compiled->success)
+    {
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_COMPILE, "the kernel does not compile");
+      return FALSE;
+    }
+  for (guint i = 0; i < r->compiled->kernels->len; i++)
+    print_resources (g_ptr_array_index (r->compiled->kernels, i));
+
+  for (guint i = 0; i < args->len; i++)
+    {
+      const KsKernelArg *arg = g_ptr_array_index (args, i);
+      const KsBinding *b = find_binding (bindings, arg->name);
+
+      g_ptr_array_add (arrays, arg->pointer ? ks_binding_create_array (b, error) : NULL);
+      if (arg->pointer && g_ptr_array_index (arrays, i) == NULL)
+        return FALSE;
+    }
+  if (resolved.auto_grid)
+    resolved.grid = array_grid (&resolved.block, arrays);
+  resolved.auto_grid = FALSE;
+  resolved.mode = KS_LAUNCH_PER_PIXEL;
+  resolved.pixels_per_thread = 1;
+  if (!ks_worker_kernel_attributes (worker, r->compiled, 0,
+                                    ks_kernel_source_get_dynamic_shared (r->source), &attrs,
+                                    error))
+    return FALSE;
+  {
+    /* The device's and the kernel's limits on the block and the grid; the
+     * data's extent plays no part (arrays have no width to cover). */
+    guint64 threads = (guint64) resolved.grid.x * resolved.block.x;
+
+    if (!ks_launch_config_validate (&resolved, (guint) MIN (threads, G_MAXUINT32), 1, limits,
+                                    &attrs, NULL, error))
+      return FALSE;
+  }
+
+  wl = ks_worker_launch_new (r->compiled, 0, resolved.grid, resolved.block,
+                             ks_kernel_source_get_dynamic_shared (r->source));
+  r->out_names = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < args->len; i++)
+    {
+      const KsKernelArg *arg = g_ptr_array_index (args, i);
+      const KsBinding *b = find_binding (bindings, arg->name);
+
+      if (arg->pointer)
+        {
+          KsArrayDirection dir = binding_direction (b, arg);
+
+          ks_worker_launch_add_array (wl, g_ptr_array_index (arrays, i), dir);
+          if (dir != KS_ARRAY_IN)
+            g_ptr_array_add (r->out_names, g_strdup (arg->name));
+        }
+      else
+        {
+          g_autoptr (GBytes) bytes = ks_binding_pack_scalar (b, arg, error);
+          gsize size;
+          gconstpointer data;
+
+          if (bytes == NULL)
+            return FALSE;
+          data = g_bytes_get_data (bytes, &size);
+          ks_worker_launch_add_value (wl, data, size, size);
+        }
+    }
+  ks_worker_launch_set_repeats (wl, (guint) o->repeat);
+  if (!ks_worker_run (worker, wl, NULL, &r->run, error))
+    return FALSE;
+  r->ran = TRUE;
+  r->launch = resolved;
+
+  {
+    char grid[32], block[32];
+
+    ks_dim3_format (&resolved.grid, grid, sizeof grid);
+    ks_dim3_format (&resolved.block, block, sizeof block);
+    printf ("launch: grid %s, block %s\n", grid, block);
+  }
+  print_timing (&r->run, (guint) o->repeat);
+  print_printf (&r->run);
+  for (guint i = 0; r->run.arrays != NULL && i < r->run.arrays->len; i++)
+    print_array (g_ptr_array_index (r->out_names, i), g_ptr_array_index (r->run.arrays, i),
+                 (guint) o->show);
+  return save_arrays (o, r, error);
+}
+
+static int
+kernel_main (const KernelOptions *o, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsKernelSource) source = NULL;
+  g_autoptr (KsWorker) worker = NULL;
+  g_autoptr (KsEngine) engine = NULL;
+  KernelReport report = { 0 };
+  KsLaunchConfig launch;
+  KsParams params;
+  int status = KS_CLI_EXIT_FAILED;
+
+  source = open_source (o, path, &error);
+  if (source == NULL)
+    goto out;
+  report.source = source;
+  report.file_name = ks_kernel_source_get_file_name (source);
+  if (!parse_launch (o, source, &launch, &error) || !parse_params (o, source, &params, &error))
+    goto out;
+  if (ks_kernel_source_has_errors (source))
+    {
+      print_diagnostics (ks_kernel_source_get_diagnostics (source));
+      g_set_error_literal (&error, KS_ERROR, KS_ERROR_COMPILE, "the kernel does not compile");
+      goto out;
+    }
+
+  if (!o->check)
+    {
+      engine = open_cuda_engine (o->device, &error);
+      if (engine == NULL)
+        goto out;
+      worker = ks_worker_new (ks_device_get_ordinal (ks_engine_get_device (engine)));
+    }
+  else
+    worker = ks_worker_new (-1);
+  if (o->arch > 0)
+    ks_worker_set_arch (worker, (guint) o->arch);
+  else if (o->check && ks_cuda_available (NULL))
+    {
+      g_autoptr (KsDevice) dev = ks_device_get_cuda (MAX (o->device, 0), NULL);
+
+      if (dev != NULL)
+        ks_worker_set_arch (worker, ks_device_get_limits (dev)->cc_major * 10
+                                    + ks_device_get_limits (dev)->cc_minor);
+    }
+  ks_worker_set_timeout_ms (worker, (guint) MIN (o->timeout * 1000.0 + 0.5, (double) G_MAXUINT));
+  report.arch = ks_worker_get_arch (worker);
+
+  if (o->check)
+    {
+      report.compiled = ks_worker_compile (worker, source, &launch, FALSE, NULL, &error);
+      if (report.compiled == NULL)
+        goto out;
+      print_diagnostics (report.compiled->diagnostics);
+      if (!report.compiled->success)
+        {
+          g_set_error (&error, KS_ERROR, KS_ERROR_COMPILE, "%s does not compile (%u error%s)",
+                       report.file_name, ks_compile_result_count (report.compiled,
+                                                                  KS_DIAGNOSTIC_ERROR),
+                       ks_compile_result_count (report.compiled, KS_DIAGNOSTIC_ERROR) == 1
+                       ? "" : "s");
+          goto out;
+        }
+      for (guint i = 0; i < report.compiled->kernels->len; i++)
+        print_resources (g_ptr_array_index (report.compiled->kernels, i));
+      printf ("compiled for sm_%u in %.1f ms%s\n", report.arch, report.compiled->compile_ms,
+              report.compiled->cached ? " (cached)" : "");
+    }
+  else if (ks_kernel_source_get_mode (source) == KS_KERNEL_MODE_ANY)
+    {
+      if (o->inputs != NULL || o->output != NULL)
+        {
+          ks_cli_usage_error (&error, "this kernel takes arrays, not images: bind its arguments "
+                              "with --arg NAME=… instead of --in/--out");
+          goto out;
+        }
+      if (!run_on_arrays (o, worker, engine, &report, &launch, &error))
+        goto out;
+    }
+  else
+    {
+      if (o->bindings != NULL)
+        {
+          ks_cli_usage_error (&error, "--arg binds the arguments of an array kernel; this one "
+                              "runs on images (--in FILE)");
+          goto out;
+        }
+      if (!run_on_images (o, worker, engine, &report, &launch, &params, &error))
+        goto out;
+    }
+  status = KS_CLI_EXIT_OK;
+
+out:
+  if (error != NULL)
+    report.failure = error->message;
+  if (o->json != NULL && report.source != NULL)
+    {
+      g_autoptr (JsonNode) root = report_json (&report);
+      g_autoptr (GError) json_error = NULL;
+
+      if (!ks_json_write (root, o->json, &json_error))
+        {
+          if (error == NULL)
+            g_propagate_error (&error, g_steal_pointer (&json_error));
+          else
+            ks_cli_note ("cannot write %s: %s", o->json, json_error->message);
+        }
+    }
+  if (error != NULL)
+    status = ks_cli_report_error (error);
+  g_clear_pointer (&report.compiled, ks_compile_result_free);
+  g_clear_pointer (&report.out_names, g_ptr_array_unref);
+  ks_worker_run_result_clear (&report.run);
+  return status;
+}
+
+int
+ks_cli_cmd_kernel (int argc, char **argv)
+{
+  g_auto (KernelOptions) o = { .device = -1, .repeat = 1, .timeout = 2.0, .show = 10 };
+  gboolean help = FALSE;
+  const GOptionEntry entries[] = {
+    { "expr", 'x', 0, G_OPTION_ARG_STRING, &o.expr,
+      "Statements over one pixel instead of a file (in, out, x, y, width, height)",
+      "STATEMENTS" },
+    { "kind", 'k', 0, G_OPTION_ARG_STRING, &o.kind,
+      "expression, image or any (default: image when the kernel takes ks_image arguments, "
+      "any otherwise)", "KIND" },
+    { "in", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs,
+      "Input image (twice for two inputs), or random:WxH or testcard:WxH", "FILE" },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Output image", "FILE" },
+    { "arg", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o.bindings,
+      "Bind an argument: NAME=TYPE[LENGTH]:INIT[:in|out|inout] for a pointer (INIT: zeros, "
+      "range, range(START,STEP), const(V), random(SEED), normal(SEED[,MEAN,SD]), file(PATH)), "
+      "NAME=VALUE for a scalar", "BINDING" },
+    { "save", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.saves,
+      "Write an out or inout array to a .csv or .npy file", "NAME=FILE" },
+    { "show", 0, 0, G_OPTION_ARG_INT, &o.show, "Elements of each result printed (default 10)",
+      "N" },
+    { "param", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &o.params,
+      "Set a parameter the source declares with //@param (repeatable)", "NAME=VALUE" },
+    { "block", 'b', 0, G_OPTION_ARG_STRING, &o.block, "Block size", "X[xY[xZ]]" },
+    { "grid", 'g', 0, G_OPTION_ARG_STRING, &o.grid,
+      "Grid size, used exactly (default auto: one thread per pixel or element)", "X[xY[xZ]]" },
+    { "stride", 's', 0, G_OPTION_ARG_NONE, &o.stride,
+      "Expressions: a grid-stride loop instead of one pass", NULL },
+    { "ppt", 0, 0, G_OPTION_ARG_INT, &o.ppt,
+      "Expressions: consecutive pixels per thread, 1, 2, 4, 8 or 16", "N" },
+    { "check", 'c', 0, G_OPTION_ARG_NONE, &o.check,
+      "Compile only and print the diagnostics and resources (no GPU needed)", NULL },
+    { "arch", 0, 0, G_OPTION_ARG_INT, &o.arch,
+      "Compile for sm_N, for example 90 (default: the GPU's, else 90)", "N" },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &o.timeout,
+      "Stop a kernel that runs longer than this (default 2)", "SECONDS" },
+    { "repeat", 'r', 0, G_OPTION_ARG_INT, &o.repeat,
+      "Timed runs after a warm-up (default 1: one run, untimed warm-up excluded)", "N" },
+    { "device", 'd', 0, G_OPTION_ARG_INT, &o.device, "CUDA device ordinal (default 0)", "N" },
+    { "json", 'j', 0, G_OPTION_ARG_FILENAME, &o.json,
+      "Write diagnostics, resources, timing, printf and results as JSON", "FILE" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("[FILE.cu]");
+  g_auto (GStrv) args = NULL;
+  g_autoptr (GError) error = NULL;
+  guint n_args;
+
+  g_option_context_set_summary (
+    context,
+    "Compiles your own CUDA kernel with NVRTC and runs it in a separate worker process: an\n"
+    "expression over pixels (--expr), an image kernel taking ks_image arguments, or any\n"
+    "kernel with its arguments bound to arrays (--arg). Compile errors are printed as\n"
+    "FILE:LINE:COL: error: …; a kernel that faults or runs past --timeout ends the worker,\n"
+    "and the command exits with status 1 naming the cause.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!ks_cli_parse_options (context, argc, argv, &args, &help, &error))
+    return ks_cli_report_error (error);
+  if (help)
+    return KS_CLI_EXIT_OK;
+  n_args = g_strv_length (args);
+  if (n_args > 2)
+    {
+      ks_cli_usage_error (&error, "kernel takes one .cu file, got “%s” too", args[2]);
+      return ks_cli_report_error (error);
+    }
+  if (!(o.timeout > 0) || o.timeout > 3600)
+    {
+      ks_cli_usage_error (&error, "--timeout is in seconds, more than 0 and at most 3600, not %g",
+                          o.timeout);
+      return ks_cli_report_error (error);
+    }
+  if (o.repeat < 1 || o.repeat > 10000)
+    {
+      ks_cli_usage_error (&error, "--repeat must be between 1 and 10000, not %d", o.repeat);
+      return ks_cli_report_error (error);
+    }
+  if (o.show < 0)
+    {
+      ks_cli_usage_error (&error, "--show must be 0 or more, not %d", o.show);
+      return ks_cli_report_error (error);
+    }
+  if (o.arch != 0 && (o.arch < 50 || o.arch > 200))
+    {
+      ks_cli_usage_error (&error, "--arch is a compute capability such as 90 (sm_90), not %d",
+                          o.arch);
+      return ks_cli_report_error (error);
+    }
+  return kernel_main (&o, n_args == 2 ? args[1] : NULL);
+}

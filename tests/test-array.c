@@ -1,0 +1,1369 @@
+/* test-array.c: element types, host arrays, their files and the bindings of
+ * a kernel's arguments: what a user writes on the command line or in the
+ * bindings editor, and what the kernel then gets. The .npy reader is checked
+ * against bytes written by hand here, not only against its own writer. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "ks-array.h"
+#include "ks-error.h"
+
+static char *tmp_dir;
+
+static char *
+tmp_path (const char *name)
+{
+  return g_build_filename (tmp_dir, name, NULL);
+}
+
+static char *
+write_tmp (const char *name, const void *data, gsize len)
+{
+  char *path = tmp_path (name);
+
+  g_assert_true (g_file_set_contents (path, data, (gssize) len, NULL));
+  return path;
+}
+
+static KsBinding *
+parse_ok (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  KsBinding *b = ks_binding_parse (text, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (b);
+  return b;
+}
+
+static KsArray *
+create_ok (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsBinding) b = parse_ok (text);
+  KsArray *a = ks_binding_create_array (b, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (a);
+  return a;
+}
+
+/* ---- element types ------------------------------------------------------ */
+
+static void
+test_elem_parse (void)
+{
+  static const struct
+  {
+    const char *text;
+    KsElemType type;
+  } good[] = {
+    { "int", KS_ELEM_INT32 },
+    { "signed", KS_ELEM_INT32 },
+    { "signed int", KS_ELEM_INT32 },
+    { "unsigned", KS_ELEM_UINT32 },
+    { "unsigned int", KS_ELEM_UINT32 },
+    { "const unsigned int", KS_ELEM_UINT32 },
+    { "char", KS_ELEM_INT8 },
+    { "signed char", KS_ELEM_INT8 },
+    { "unsigned char", KS_ELEM_UINT8 },
+    { "short", KS_ELEM_INT16 },
+    { "short int", KS_ELEM_INT16 },
+    { "unsigned short", KS_ELEM_UINT16 },
+    { "long", KS_ELEM_INT64 },
+    { "unsigned long", KS_ELEM_UINT64 },
+    { "long long", KS_ELEM_INT64 },
+    { "long unsigned int", KS_ELEM_UINT64 },
+    { "unsigned long long", KS_ELEM_UINT64 },
+    { "size_t", KS_ELEM_UINT64 },
+    { "int8_t", KS_ELEM_INT8 },
+    { "uint8_t", KS_ELEM_UINT8 },
+    { "int16_t", KS_ELEM_INT16 },
+    { "uint16_t", KS_ELEM_UINT16 },
+    { "int32_t", KS_ELEM_INT32 },
+    { "uint32_t", KS_ELEM_UINT32 },
+    { "int64_t", KS_ELEM_INT64 },
+    { "const uint64_t", KS_ELEM_UINT64 },
+    { "float", KS_ELEM_FLOAT32 },
+    { "const float", KS_ELEM_FLOAT32 },
+    { "float const", KS_ELEM_FLOAT32 },
+    { "volatile double", KS_ELEM_FLOAT64 },
+    { "const __restrict__ float", KS_ELEM_FLOAT32 },
+    { "  double  ", KS_ELEM_FLOAT64 },
+    { "i8", KS_ELEM_INT8 },
+    { "u8", KS_ELEM_UINT8 },
+    { "i16", KS_ELEM_INT16 },
+    { "u16", KS_ELEM_UINT16 },
+    { "i32", KS_ELEM_INT32 },
+    { "u32", KS_ELEM_UINT32 },
+    { "i64", KS_ELEM_INT64 },
+    { "u64", KS_ELEM_UINT64 },
+    { "f32", KS_ELEM_FLOAT32 },
+    { "f64", KS_ELEM_FLOAT64 },
+  };
+  static const char *const bad[] = {
+    "", "const", "uchar", "float4", "long double", "unsigned float", "signed unsigned",
+    "short long", "long long long", "int int", "bool", "half", "const uint8_t int",
+    "struct foo", "F32", "float *",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      KsElemType type = KS_ELEM_OTHER;
+
+      if (!ks_elem_type_parse (good[i].text, &type))
+        g_error ("“%s” was not read as a type", good[i].text);
+      if (type != good[i].type)
+        g_error ("“%s” read as %s", good[i].text, ks_elem_type_short_name (type));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      KsElemType type = KS_ELEM_OTHER;
+
+      if (ks_elem_type_parse (bad[i], &type))
+        g_error ("“%s” was read as %s", bad[i], ks_elem_type_short_name (type));
+    }
+}
+
+static void
+test_elem_names (void)
+{
+  static const gsize sizes[] = { 1, 1, 2, 2, 4, 4, 8, 8, 4, 8 };
+
+  for (KsElemType t = 0; t < KS_ELEM_OTHER; t++)
+    {
+      KsElemType back = KS_ELEM_OTHER;
+
+      g_assert_cmpuint (ks_elem_type_size (t), ==, sizes[t]);
+      /* the C spelling and the short name both read back as the type */
+      g_assert_true (ks_elem_type_parse (ks_elem_type_c_name (t), &back));
+      g_assert_cmpint (back, ==, t);
+      g_assert_true (ks_elem_type_parse (ks_elem_type_short_name (t), &back));
+      g_assert_cmpint (back, ==, t);
+    }
+  g_assert_cmpstr (ks_elem_type_c_name (KS_ELEM_UINT32), ==, "unsigned int");
+  g_assert_cmpstr (ks_elem_type_c_name (KS_ELEM_INT64), ==, "long long");
+  g_assert_cmpstr (ks_elem_type_short_name (KS_ELEM_FLOAT32), ==, "f32");
+  g_assert_cmpuint (ks_elem_type_size (KS_ELEM_OTHER), ==, 0);
+  g_assert_true (ks_elem_type_is_float (KS_ELEM_FLOAT64));
+  g_assert_false (ks_elem_type_is_float (KS_ELEM_INT32));
+  g_assert_true (ks_elem_type_is_signed (KS_ELEM_INT8));
+  g_assert_false (ks_elem_type_is_signed (KS_ELEM_UINT64));
+  g_assert_false (ks_elem_type_is_signed (KS_ELEM_OTHER));
+}
+
+/* ---- arrays ------------------------------------------------------------- */
+
+static void
+test_array_limits (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsArray) a = NULL;
+
+  a = ks_array_new (KS_ELEM_FLOAT32, 0, &error);
+  g_assert_null (a);
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "0"));
+  g_clear_error (&error);
+
+  /* one element past 2 GiB of bytes */
+  a = ks_array_new (KS_ELEM_INT8, ((gsize) 2 << 30) + 1, &error);
+  g_assert_null (a);
+  g_assert_error (error, KS_ERROR, KS_ERROR_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, "2147483649"));
+  g_assert_nonnull (strstr (error->message, "2 GiB"));
+  g_clear_error (&error);
+
+  a = ks_array_new (KS_ELEM_FLOAT64, G_MAXSIZE / 4, &error);
+  g_assert_null (a);
+  g_assert_error (error, KS_ERROR, KS_ERROR_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, "268435456"));   /* the limit in f64 elements */
+  g_clear_error (&error);
+
+  a = ks_array_new (KS_ELEM_UINT16, 5, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (a->length, ==, 5);
+  g_assert_cmpuint (a->rows, ==, 5);
+  g_assert_cmpuint (a->cols, ==, 0);
+  g_assert_cmpuint (ks_array_get_bytes (a), ==, 10);
+  for (guint i = 0; i < 10; i++)
+    g_assert_cmpuint (a->data[i], ==, 0);
+}
+
+static void
+test_array_get_set (void)
+{
+  static const struct
+  {
+    KsElemType type;
+    double in;
+    double out;
+  } cases[] = {
+    { KS_ELEM_UINT8, 300, 255 },     { KS_ELEM_UINT8, -5, 0 },
+    { KS_ELEM_UINT8, 2.5, 3 },       { KS_ELEM_UINT8, NAN, 0 },
+    { KS_ELEM_INT8, -200, -128 },    { KS_ELEM_INT8, 127.4, 127 },
+    { KS_ELEM_INT16, -2.5, -3 },     { KS_ELEM_UINT16, 70000, 65535 },
+    { KS_ELEM_INT32, 3e9, 2147483647 }, { KS_ELEM_UINT32, 4294967295.0, 4294967295.0 },
+    { KS_ELEM_INT64, -1e30, -9223372036854775808.0 },
+    { KS_ELEM_UINT64, 1e30, 18446744073709551615.0 },
+    { KS_ELEM_UINT64, 4096, 4096 },
+    { KS_ELEM_FLOAT32, 0.1, (float) 0.1 },
+    { KS_ELEM_FLOAT64, 0.1, 0.1 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (KsArray) a = ks_array_new (cases[i].type, 3, NULL);
+
+      ks_array_set_double (a, 1, cases[i].in);
+      g_assert_cmpfloat (ks_array_get_double (a, 1), ==, cases[i].out);
+      g_assert_cmpfloat (ks_array_get_double (a, 0), ==, 0);
+      g_assert_cmpfloat (ks_array_get_double (a, 2), ==, 0);
+    }
+
+  {
+    /* the bytes, not only the double: -1 in i16 is ff ff */
+    g_autoptr (KsArray) a = ks_array_new (KS_ELEM_INT16, 2, NULL);
+
+    ks_array_set_double (a, 1, -1);
+    g_assert_cmpuint (a->data[0], ==, 0);
+    g_assert_cmpuint (a->data[2], ==, 0xff);
+    g_assert_cmpuint (a->data[3], ==, 0xff);
+  }
+}
+
+static void
+test_array_format (void)
+{
+  g_autoptr (KsArray) i64 = ks_array_new (KS_ELEM_INT64, 1, NULL);
+  g_autoptr (KsArray) u64 = ks_array_new (KS_ELEM_UINT64, 1, NULL);
+  g_autoptr (KsArray) f32 = ks_array_new (KS_ELEM_FLOAT32, 2, NULL);
+  g_autoptr (KsArray) f64 = ks_array_new (KS_ELEM_FLOAT64, 1, NULL);
+  g_autoptr (KsArray) u8 = ks_array_new (KS_ELEM_UINT8, 1, NULL);
+  gint64 min = G_MININT64;
+  guint64 max = G_MAXUINT64;
+  char *s;
+
+  memcpy (i64->data, &min, 8);
+  memcpy (u64->data, &max, 8);
+  ks_array_set_double (f32, 0, 0.1);
+  ks_array_set_double (f32, 1, INFINITY);
+  ks_array_set_double (f64, 0, 0.1);
+  ks_array_set_double (u8, 0, 200);
+
+  s = ks_array_format_element (i64, 0);
+  g_assert_cmpstr (s, ==, "-9223372036854775808");
+  g_free (s);
+  s = ks_array_format_element (u64, 0);
+  g_assert_cmpstr (s, ==, "18446744073709551615");
+  g_free (s);
+  s = ks_array_format_element (f32, 0);
+  g_assert_cmpstr (s, ==, "0.100000001");
+  g_free (s);
+  s = ks_array_format_element (f32, 1);
+  g_assert_cmpstr (s, ==, "inf");
+  g_free (s);
+  s = ks_array_format_element (f64, 0);
+  g_assert_cmpstr (s, ==, "0.10000000000000001");
+  g_free (s);
+  s = ks_array_format_element (u8, 0);
+  g_assert_cmpstr (s, ==, "200");
+  g_free (s);
+}
+
+static void
+test_array_equal (void)
+{
+  g_autoptr (KsArray) a = ks_array_new (KS_ELEM_FLOAT32, 4, NULL);
+  g_autoptr (KsArray) b = ks_array_new (KS_ELEM_FLOAT32, 4, NULL);
+  g_autoptr (KsArray) c = ks_array_new (KS_ELEM_FLOAT32, 3, NULL);
+  g_autoptr (KsArray) i = ks_array_new (KS_ELEM_INT32, 2, NULL);
+  g_autoptr (KsArray) j = ks_array_new (KS_ELEM_INT32, 2, NULL);
+  g_autoptr (KsArray) k = ks_array_new (KS_ELEM_UINT64, 2, NULL);
+  g_autoptr (KsArray) big1 = ks_array_new (KS_ELEM_INT64, 1, NULL);
+  g_autoptr (KsArray) big2 = ks_array_new (KS_ELEM_INT64, 1, NULL);
+  gint64 x1 = (G_GINT64_CONSTANT (1) << 60) + 1, x2 = G_GINT64_CONSTANT (1) << 60;
+  gsize first = 99;
+
+  for (guint n = 0; n < 4; n++)
+    {
+      ks_array_set_double (a, n, n * 10.0);
+      ks_array_set_double (b, n, n * 10.0);
+    }
+  g_assert_true (ks_array_equal (a, b, 0, 0, &first));
+  g_assert_cmpuint (first, ==, 4);
+
+  ks_array_set_double (b, 2, 20.5);
+  g_assert_false (ks_array_equal (a, b, 0.1, 0, &first));
+  g_assert_cmpuint (first, ==, 2);
+  g_assert_true (ks_array_equal (a, b, 0.5, 0, NULL));
+  /* the relative part scales with |b|: 0.5 / 20.5 */
+  g_assert_true (ks_array_equal (a, b, 0, 0.025, NULL));
+  g_assert_false (ks_array_equal (a, b, 0, 0.02, NULL));
+
+  /* NaN agrees with NaN only */
+  ks_array_set_double (a, 3, NAN);
+  ks_array_set_double (b, 2, 20);
+  g_assert_false (ks_array_equal (a, b, 1e30, 0, &first));
+  g_assert_cmpuint (first, ==, 3);
+  ks_array_set_double (b, 3, NAN);
+  g_assert_true (ks_array_equal (a, b, 0, 0, NULL));
+  ks_array_set_double (a, 3, INFINITY);
+  ks_array_set_double (b, 3, INFINITY);
+  g_assert_true (ks_array_equal (a, b, 0, 0, NULL));
+  ks_array_set_double (b, 3, -INFINITY);
+  g_assert_false (ks_array_equal (a, b, 1e30, 1, NULL));
+
+  /* lengths differ: not equal, first difference at the shorter length */
+  for (guint n = 0; n < 3; n++)
+    ks_array_set_double (c, n, n * 10.0);
+  g_assert_false (ks_array_equal (a, c, 0, 0, &first));
+  g_assert_cmpuint (first, ==, 3);
+
+  /* integers exactly, whatever the tolerance */
+  ks_array_set_double (i, 1, 5);
+  ks_array_set_double (j, 1, 6);
+  g_assert_false (ks_array_equal (i, j, 100, 1, &first));
+  g_assert_cmpuint (first, ==, 1);
+  ks_array_set_double (k, 1, 5);
+  g_assert_true (ks_array_equal (i, k, 0, 0, NULL));
+  memcpy (big1->data, &x1, 8);
+  memcpy (big2->data, &x2, 8);
+  g_assert_false (ks_array_equal (big1, big2, 0, 0, NULL));  /* equal as doubles */
+
+  {
+    g_autoptr (KsArray) copy = ks_array_copy (a);
+
+    g_assert_true (copy->data != a->data);
+    g_assert_true (ks_array_equal (a, copy, 0, 0, NULL));
+  }
+}
+
+/* ---- generated data ----------------------------------------------------- */
+
+static void
+test_init_zeros_range_const (void)
+{
+  g_autoptr (KsArray) z = create_ok ("z=f64[6]:zeros");
+  g_autoptr (KsArray) z2 = create_ok ("z=i32[3]");
+  g_autoptr (KsArray) r = create_ok ("r=i32[5]:range");
+  g_autoptr (KsArray) r2 = create_ok ("r = f32[4] : range(5, 0.5)");
+  g_autoptr (KsArray) r3 = create_ok ("r=i16[4]:range(10, -3)");
+  g_autoptr (KsArray) c = create_ok ("c=u8[3]:const(7)");
+  g_autoptr (KsArray) cf = create_ok ("c=f32[2]:const(-1.25)");
+
+  for (guint i = 0; i < 6; i++)
+    g_assert_cmpfloat (ks_array_get_double (z, i), ==, 0);
+  g_assert_cmpuint (z2->length, ==, 3);
+  g_assert_cmpfloat (ks_array_get_double (z2, 2), ==, 0);
+  for (guint i = 0; i < 5; i++)
+    g_assert_cmpfloat (ks_array_get_double (r, i), ==, i);
+  g_assert_cmpfloat (ks_array_get_double (r2, 0), ==, 5);
+  g_assert_cmpfloat (ks_array_get_double (r2, 1), ==, 5.5);
+  g_assert_cmpfloat (ks_array_get_double (r2, 3), ==, 6.5);
+  g_assert_cmpfloat (ks_array_get_double (r3, 3), ==, 1);
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpfloat (ks_array_get_double (c, i), ==, 7);
+  g_assert_cmpfloat (ks_array_get_double (cf, 1), ==, -1.25);
+}
+
+static void
+test_init_random (void)
+{
+  g_autoptr (KsArray) a = create_ok ("a=f32[10000]:random(7)");
+  g_autoptr (KsArray) b = create_ok ("b=f32[10000]:random(7)");
+  g_autoptr (KsArray) c = create_ok ("c=f32[10000]:random(8)");
+  g_autoptr (KsArray) d = create_ok ("d=f64[3]:random(0)");
+  g_autoptr (KsArray) u = create_ok ("u=u8[10000]:random(3)");
+  g_autoptr (KsArray) s = create_ok ("s=i64[10000]:random(3)");
+  double sum = 0;
+  guint seen[100] = { 0 };
+
+  /* reproducible, and another seed gives other data */
+  g_assert_cmpmem (a->data, ks_array_get_bytes (a), b->data, ks_array_get_bytes (b));
+  g_assert_false (memcmp (a->data, c->data, ks_array_get_bytes (a)) == 0);
+
+  /* SplitMix64 from state 0 starts 0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4
+   * (the published reference sequence): f64 takes the top 53 bits. Pinning
+   * them keeps every machine's data the same. */
+  g_assert_cmpfloat (ks_array_get_double (d, 0), ==,
+                     (double) (G_GUINT64_CONSTANT (0xe220a8397b1dcdaf) >> 11) * 0x1.0p-53);
+  g_assert_cmpfloat (ks_array_get_double (d, 1), ==,
+                     (double) (G_GUINT64_CONSTANT (0x6e789e6aa1b965f4) >> 11) * 0x1.0p-53);
+
+  for (guint i = 0; i < a->length; i++)
+    {
+      double v = ks_array_get_double (a, i);
+
+      g_assert_cmpfloat (v, >=, 0);
+      g_assert_cmpfloat (v, <, 1);
+      sum += v;
+    }
+  /* mean of 10⁴ uniforms: sd 0.289/100; 0.015 is over 5 standard errors */
+  g_assert_cmpfloat (fabs (sum / a->length - 0.5), <, 0.015);
+
+  for (guint i = 0; i < u->length; i++)
+    {
+      double v = ks_array_get_double (u, i);
+      double w = ks_array_get_double (s, i);
+
+      g_assert_cmpfloat (v, >=, 0);
+      g_assert_cmpfloat (v, <, 100);
+      g_assert_cmpfloat (w, >=, 0);
+      g_assert_cmpfloat (w, <, 100);
+      g_assert_cmpfloat (v, ==, w);   /* the same draws, whatever the integer type */
+      seen[(guint) v]++;
+    }
+  /* every value of [0, 100) appears: 100 expected each */
+  for (guint v = 0; v < 100; v++)
+    g_assert_cmpuint (seen[v], >, 50);
+}
+
+static void
+test_init_normal (void)
+{
+  g_autoptr (KsArray) a = create_ok ("a=f64[100000]:normal(11, 2, 0.5)");
+  g_autoptr (KsArray) b = create_ok ("b=f64[100000]:normal(11, 2, 0.5)");
+  g_autoptr (KsArray) std = create_ok ("s=f32[100001]:normal(4)");
+  g_autoptr (KsArray) ints = create_ok ("i=i32[1000]:normal(5, 100, 10)");
+  double sum = 0, sum2 = 0, mean, sd, within = 0;
+  gsize n = a->length;
+
+  g_assert_cmpmem (a->data, ks_array_get_bytes (a), b->data, ks_array_get_bytes (b));
+  for (gsize i = 0; i < n; i++)
+    {
+      double v = ks_array_get_double (a, i);
+
+      sum += v;
+      sum2 += v * v;
+      if (fabs (v - 2) < 0.5)
+        within++;
+    }
+  mean = sum / n;
+  sd = sqrt (sum2 / n - mean * mean);
+  /* n = 10⁵: the mean's standard error is 0.5/√n = 0.0016, the sd's about
+   * 0.5/√(2n) = 0.0011, the share within one sd's sqrt(0.68·0.32/n) =
+   * 0.0015. The tolerances are five of those: a wrong mean, a wrong sd or a
+   * non-normal shape (uniform: 0.58 within one sd) fails; the seed is fixed,
+   * so the test is not flaky either way. */
+  g_assert_cmpfloat (fabs (mean - 2), <, 0.008);
+  g_assert_cmpfloat (fabs (sd - 0.5), <, 0.0056);
+  g_assert_cmpfloat (fabs (within / n - 0.6827), <, 0.0075);
+
+  sum = 0;
+  for (gsize i = 0; i < std->length; i++)
+    {
+      g_assert_true (isfinite (ks_array_get_double (std, i)));
+      sum += ks_array_get_double (std, i);
+    }
+  g_assert_cmpfloat (fabs (sum / std->length), <, 0.016);
+
+  for (gsize i = 0; i < ints->length; i++)
+    {
+      double v = ks_array_get_double (ints, i);
+
+      g_assert_cmpfloat (v, ==, round (v));
+      g_assert_cmpfloat (v, >, 40);
+      g_assert_cmpfloat (v, <, 160);
+    }
+}
+
+static void
+test_init_file (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = write_tmp ("init.csv", "1,2,3\n", 6);
+  g_autofree char *text = g_strdup_printf ("x=u16[3]:file(%s):in", path);
+  g_autofree char *wrong = g_strdup_printf ("x=u16[4]:file(%s)", path);
+  g_autoptr (KsArray) a = create_ok (text);
+  g_autoptr (KsBinding) b = parse_ok (wrong);
+  g_autoptr (KsArray) none = NULL;
+
+  g_assert_cmpint (a->type, ==, KS_ELEM_UINT16);
+  g_assert_cmpfloat (ks_array_get_double (a, 2), ==, 3);
+  none = ks_binding_create_array (b, &error);
+  g_assert_null (none);
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "holds 3 values"));
+  g_assert_nonnull (strstr (error->message, "init.csv"));
+}
+
+/* ---- .npy --------------------------------------------------------------- */
+
+static void
+test_npy_round_trip (void)
+{
+  for (KsElemType t = 0; t < KS_ELEM_OTHER; t++)
+    for (guint shape = 0; shape < 2; shape++)
+      {
+        g_autoptr (GError) error = NULL;
+        g_autofree char *name = g_strdup_printf ("rt-%s-%u.npy", ks_elem_type_short_name (t),
+                                                 shape);
+        g_autofree char *path = tmp_path (name);
+        g_autofree char *contents = NULL;
+        g_autoptr (KsArray) a = ks_array_new (t, 12, NULL);
+        g_autoptr (KsArray) back = NULL;
+        gsize len;
+        guint header_len;
+
+        for (guint i = 0; i < 12; i++)
+          ks_array_set_double (a, i, ks_elem_type_is_signed (t) ? (double) i * 7 - 40 : i * 9);
+        if (ks_elem_type_is_float (t))
+          ks_array_set_double (a, 5, 0.1);
+        if (shape == 1)
+          {
+            a->rows = 3;
+            a->cols = 4;
+          }
+        g_assert_true (ks_array_save_npy (a, path, &error));
+        g_assert_no_error (error);
+
+        /* as numpy writes it: version 1.0, data at a multiple of 64 */
+        g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+        g_assert_cmpmem (contents, 8, "\x93NUMPY\x01\x00", 8);
+        header_len = (guint8) contents[8] | (guint8) contents[9] << 8;
+        g_assert_cmpuint ((10 + header_len) % 64, ==, 0);
+        g_assert_cmpuint (len, ==, 10 + header_len + ks_array_get_bytes (a));
+        g_assert_cmpint (contents[10 + header_len - 1], ==, '\n');
+        g_assert_nonnull (g_strstr_len (contents + 10, header_len,
+                                        shape ? "'shape': (3, 4)" : "'shape': (12,)"));
+
+        back = ks_array_load (path, t, &error);
+        g_assert_no_error (error);
+        g_assert_cmpint (back->type, ==, t);
+        g_assert_cmpuint (back->length, ==, 12);
+        g_assert_cmpuint (back->rows, ==, shape ? 3 : 12);
+        g_assert_cmpuint (back->cols, ==, shape ? 4 : 0);
+        g_assert_cmpmem (back->data, ks_array_get_bytes (back), a->data,
+                         ks_array_get_bytes (a));
+        g_clear_pointer (&back, ks_array_free);
+
+        /* KS_ELEM_OTHER: the file's own type */
+        back = ks_array_load (path, KS_ELEM_OTHER, &error);
+        g_assert_no_error (error);
+        g_assert_cmpint (back->type, ==, t);
+      }
+}
+
+/* A header as numpy writes it, padded to 64 bytes with the newline last. */
+static GByteArray *
+npy_bytes (guint major, const char *dict, const void *data, gsize data_len)
+{
+  GByteArray *bytes = g_byte_array_new ();
+  g_autoptr (GString) header = g_string_new (dict);
+  guint prefix = major == 1 ? 10 : 12;
+  guint8 magic[12] = { 0x93, 'N', 'U', 'M', 'P', 'Y', (guint8) major, 0 };
+
+  while ((prefix + header->len + 1) % 64 != 0)
+    g_string_append_c (header, ' ');
+  g_string_append_c (header, '\n');
+  magic[8] = header->len & 0xff;
+  magic[9] = (header->len >> 8) & 0xff;
+  magic[10] = 0;
+  magic[11] = 0;
+  g_byte_array_append (bytes, magic, prefix);
+  g_byte_array_append (bytes, (const guint8 *) header->str, header->len);
+  g_byte_array_append (bytes, data, data_len);
+  return bytes;
+}
+
+static KsArray *
+load_bytes (const char *name, GByteArray *bytes, KsElemType type, GError **error)
+{
+  g_autofree char *path = write_tmp (name, bytes->data, bytes->len);
+
+  return ks_array_load (path, type, error);
+}
+
+static void
+test_npy_hand_written (void)
+{
+  /* little-endian int16 2×3: 1, -2, 3, 256, -32768, 32767 */
+  static const guint8 i16[] = { 1, 0, 0xfe, 0xff, 3, 0, 0, 1, 0, 0x80, 0xff, 0x7f };
+  static const double i16_values[] = { 1, -2, 3, 256, -32768, 32767 };
+  /* float64 1.5, -0.25 (IEEE 754 little-endian) */
+  static const guint8 f64[] = { 0, 0, 0, 0, 0, 0, 0xf8, 0x3f, 0, 0, 0, 0, 0, 0, 0xd0, 0xbf };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GByteArray) v1 = npy_bytes (1, "{'descr': '<i2', 'fortran_order': False, "
+                                         "'shape': (2, 3), }", i16, sizeof i16);
+  /* another key order and spacing, double quotes, version 2 and 3 */
+  g_autoptr (GByteArray) v2 = npy_bytes (2, "{\"shape\":(2,),\"fortran_order\":False,"
+                                         "\"descr\":\"<f8\"}", f64, sizeof f64);
+  g_autoptr (GByteArray) v3 = npy_bytes (3, "{'descr': '|u1', 'fortran_order': True, "
+                                         "'shape': (4,), }", "\x01\x02\x03\xff", 4);
+  g_autoptr (KsArray) a = load_bytes ("hand-v1.npy", v1, KS_ELEM_INT16, &error);
+  g_autoptr (KsArray) b = NULL;
+  g_autoptr (KsArray) c = NULL;
+  g_autoptr (KsArray) d = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (a->length, ==, 6);
+  g_assert_cmpuint (a->rows, ==, 2);
+  g_assert_cmpuint (a->cols, ==, 3);
+  for (guint i = 0; i < 6; i++)
+    g_assert_cmpfloat (ks_array_get_double (a, i), ==, i16_values[i]);
+
+  b = load_bytes ("hand-v2.npy", v2, KS_ELEM_FLOAT64, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (b->length, ==, 2);
+  g_assert_cmpfloat (ks_array_get_double (b, 0), ==, 1.5);
+  g_assert_cmpfloat (ks_array_get_double (b, 1), ==, -0.25);
+
+  /* Fortran order of a 1-D array is the same layout */
+  c = load_bytes ("hand-v3.NPY", v3, KS_ELEM_UINT8, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (ks_array_get_double (c, 3), ==, 255);
+
+  /* converted to the binding's type: int16 as f32 */
+  d = load_bytes ("hand-v1b.npy", v1, KS_ELEM_FLOAT32, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (d->type, ==, KS_ELEM_FLOAT32);
+  g_assert_cmpfloat (ks_array_get_double (d, 4), ==, -32768);
+  g_assert_cmpuint (d->cols, ==, 3);
+}
+
+static void
+assert_refused (GByteArray *bytes, const char *name, KsElemType type, const char *expected)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsArray) a = load_bytes (name, bytes, type, &error);
+
+  g_assert_null (a);
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  if (strstr (error->message, name) == NULL || strstr (error->message, expected) == NULL)
+    g_error ("%s: expected a message naming the file and “%s”, got “%s”", name, expected,
+             error->message);
+}
+
+static void
+test_npy_refused (void)
+{
+  static const guint8 twelve[12] = { 0 };
+  g_autoptr (GByteArray) truncated = npy_bytes (1, "{'descr': '<f4', 'fortran_order': False, "
+                                                "'shape': (3,), }", twelve, 8);
+  g_autoptr (GByteArray) extra = npy_bytes (1, "{'descr': '<f4', 'fortran_order': False, "
+                                            "'shape': (2,), }", twelve, 12);
+  g_autoptr (GByteArray) fortran = npy_bytes (1, "{'descr': '<i4', 'fortran_order': True, "
+                                              "'shape': (1, 3), }", twelve, 12);
+  g_autoptr (GByteArray) boolean = npy_bytes (1, "{'descr': '|b1', 'fortran_order': False, "
+                                              "'shape': (12,), }", twelve, 12);
+  g_autoptr (GByteArray) big = npy_bytes (1, "{'descr': '>f4', 'fortran_order': False, "
+                                          "'shape': (3,), }", twelve, 12);
+  g_autoptr (GByteArray) complex = npy_bytes (1, "{'descr': '<c8', 'fortran_order': False, "
+                                              "'shape': (1,), }", twelve, 8);
+  g_autoptr (GByteArray) three_d = npy_bytes (1, "{'descr': '|u1', 'fortran_order': False, "
+                                              "'shape': (2, 2, 3), }", twelve, 12);
+  g_autoptr (GByteArray) scalar = npy_bytes (1, "{'descr': '<f4', 'fortran_order': False, "
+                                             "'shape': (), }", twelve, 4);
+  g_autoptr (GByteArray) damaged = npy_bytes (1, "{'descr': '<f4', 'fortran_order': False, "
+                                              "'shape': (3,", twelve, 12);
+  g_autoptr (GByteArray) no_shape = npy_bytes (1, "{'descr': '<f4', 'fortran_order': False}",
+                                               twelve, 12);
+  g_autoptr (GByteArray) not_npy = g_byte_array_new ();
+  g_autoptr (GByteArray) short_header = g_byte_array_new ();
+  g_autoptr (GByteArray) wrong_version = npy_bytes (1, "{'descr': '<f4', "
+                                                    "'fortran_order': False, 'shape': (3,), }",
+                                                    twelve, 12);
+  g_autoptr (GByteArray) too_big = npy_bytes (1, "{'descr': '<f8', 'fortran_order': False, "
+                                              "'shape': (100000, 100000), }", twelve, 8);
+  g_autoptr (GByteArray) ragged_int = NULL;
+
+  assert_refused (truncated, "truncated.npy", KS_ELEM_FLOAT32, "8 bytes of data");
+  assert_refused (extra, "extra.npy", KS_ELEM_FLOAT32, "12 bytes of data");
+  assert_refused (fortran, "fortran.npy", KS_ELEM_INT32, "Fortran");
+  assert_refused (boolean, "bool.npy", KS_ELEM_UINT8, "booleans");
+  assert_refused (big, "big.npy", KS_ELEM_FLOAT32, "big-endian");
+  assert_refused (complex, "complex.npy", KS_ELEM_FLOAT32, "<c8");
+  assert_refused (three_d, "three.npy", KS_ELEM_UINT8, "3-D");
+  assert_refused (scalar, "scalar.npy", KS_ELEM_FLOAT32, "0-D");
+  assert_refused (damaged, "damaged.npy", KS_ELEM_FLOAT32, "shape");
+  assert_refused (no_shape, "noshape.npy", KS_ELEM_FLOAT32, "lacks shape");
+
+  g_byte_array_append (not_npy, (const guint8 *) "1,2,3\n4,5,6\n", 12);
+  assert_refused (not_npy, "text.npy", KS_ELEM_FLOAT32, "signature");
+  /* a header length past the end of the file */
+  g_byte_array_append (short_header, (const guint8 *) "\x93NUMPY\x01\x00\xff\x00{'de", 15);
+  assert_refused (short_header, "short.npy", KS_ELEM_FLOAT32, "255 bytes long");
+  wrong_version->data[6] = 4;
+  assert_refused (wrong_version, "v4.npy", KS_ELEM_FLOAT32, "version 4.0");
+
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (KsArray) a = load_bytes ("huge.npy", too_big, KS_ELEM_FLOAT64, &error);
+
+    g_assert_null (a);
+    g_assert_error (error, KS_ERROR, KS_ERROR_TOO_LARGE);
+    g_assert_nonnull (strstr (error->message, "huge.npy"));
+  }
+
+  /* values that do not fit the binding's type: the first one is named */
+  {
+    static const gint16 values[] = { 1, 255, 300, 400 };
+
+    ragged_int = npy_bytes (1, "{'descr': '<i2', 'fortran_order': False, 'shape': (4,), }",
+                            values, sizeof values);
+    assert_refused (ragged_int, "wide.npy", KS_ELEM_UINT8, "element 2");
+    assert_refused (ragged_int, "wide2.npy", KS_ELEM_UINT8, "300 does not fit in u8 (0 to 255)");
+  }
+  {
+    static const double values[] = { 1, 2.5 };
+    g_autoptr (GByteArray) halves = npy_bytes (1, "{'descr': '<f8', 'fortran_order': False, "
+                                               "'shape': (2,), }", values, sizeof values);
+
+    assert_refused (halves, "halves.npy", KS_ELEM_INT32, "element 1");
+  }
+}
+
+/* ---- .csv --------------------------------------------------------------- */
+
+static KsArray *
+load_text (const char *name, const char *text, KsElemType type, GError **error)
+{
+  g_autofree char *path = write_tmp (name, text, strlen (text));
+
+  return ks_array_load (path, type, error);
+}
+
+static void
+assert_csv_refused (const char *name, const char *text, KsElemType type, const char *expected)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsArray) a = load_text (name, text, type, &error);
+
+  g_assert_null (a);
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  if (strstr (error->message, name) == NULL || strstr (error->message, expected) == NULL)
+    g_error ("%s: expected a message naming the file and “%s”, got “%s”", name, expected,
+             error->message);
+}
+
+static void
+test_csv_load (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsArray) m = load_text ("m.csv", "x, y, z\n1, 2, 3\r\n\n4 5\t6\n", KS_ELEM_INT32,
+                                     &error);
+  g_autoptr (KsArray) row = NULL;
+  g_autoptr (KsArray) column = NULL;
+  g_autoptr (KsArray) special = NULL;
+  g_autoptr (KsArray) big = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (m->length, ==, 6);
+  g_assert_cmpuint (m->rows, ==, 2);
+  g_assert_cmpuint (m->cols, ==, 3);
+  for (guint i = 0; i < 6; i++)
+    g_assert_cmpfloat (ks_array_get_double (m, i), ==, i + 1);
+
+  row = load_text ("row.CSV", "0.5,1e3,-2,", KS_ELEM_FLOAT32, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (row->length, ==, 3);
+  g_assert_cmpuint (row->cols, ==, 0);
+  g_assert_cmpfloat (ks_array_get_double (row, 1), ==, 1000);
+
+  column = load_text ("column.csv", "7\n8\n9\n", KS_ELEM_UINT8, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (column->length, ==, 3);
+  g_assert_cmpuint (column->cols, ==, 0);
+  g_assert_cmpfloat (ks_array_get_double (column, 2), ==, 9);
+
+  /* nan and inf are numbers, not a header; whole floats are fine for integers */
+  special = load_text ("special.csv", "nan, inf, -inf, 3.0\n", KS_ELEM_FLOAT64, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (special->length, ==, 4);
+  g_assert_true (isnan (ks_array_get_double (special, 0)));
+  g_assert_cmpfloat (ks_array_get_double (special, 2), ==, -INFINITY);
+
+  /* 64-bit integers are read exactly, not through a double */
+  big = load_text ("big.csv", "18446744073709551615, -9223372036854775808\n", KS_ELEM_UINT64,
+                   &error);
+  g_assert_null (big);
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "value 2"));
+  g_clear_error (&error);
+  big = load_text ("big.csv", "18446744073709551615, 18446744073709551614\n", KS_ELEM_UINT64,
+                   &error);
+  g_assert_no_error (error);
+  g_assert_true (memcmp (big->data, "\xff\xff\xff\xff\xff\xff\xff\xff\xfe", 9) == 0);
+
+  {
+    g_autoptr (KsArray) iv = load_text ("iv.csv", "Index, Value\n0, 5\n1, 6\n2, 7\n",
+                                        KS_ELEM_INT8, &error);
+
+    /* ks_array_save_csv's vector layout reads back as the vector, not as 3 × 2 */
+    g_assert_no_error (error);
+    g_assert_cmpuint (iv->length, ==, 3);
+    g_assert_cmpuint (iv->cols, ==, 0);
+    g_assert_cmpfloat (ks_array_get_double (iv, 0), ==, 5);
+    g_assert_cmpfloat (ks_array_get_double (iv, 2), ==, 7);
+  }
+
+  assert_csv_refused ("ragged.csv", "a,b\n1,2\n3,4\n5\n", KS_ELEM_FLOAT32, "line 4 has 1 values");
+  assert_csv_refused ("word.csv", "1,2\n3,x\n", KS_ELEM_FLOAT32, "line 2, value 2: “x”");
+  assert_csv_refused ("range.csv", "1 2 300\n", KS_ELEM_UINT8,
+                      "line 1, value 3: 300 does not fit in u8 (0 to 255)");
+  assert_csv_refused ("whole.csv", "1.5\n", KS_ELEM_INT32, "not a whole number");
+  assert_csv_refused ("f32.csv", "1e39\n", KS_ELEM_FLOAT32, "does not fit in f32");
+  assert_csv_refused ("commas.csv", "1,,2\n", KS_ELEM_FLOAT32, "line 1: a value is missing");
+  assert_csv_refused ("empty.csv", "\n\n", KS_ELEM_FLOAT32, "holds no numbers");
+  assert_csv_refused ("header.csv", "index,value\n", KS_ELEM_FLOAT32, "only a header");
+  /* a bad number on the first line is an error, not a header skipped */
+  assert_csv_refused ("first.csv", "1.2.3, 4\n", KS_ELEM_FLOAT32, "line 1, value 1");
+
+  {
+    g_autoptr (KsArray) none = load_text ("data.txt", "1,2\n", KS_ELEM_FLOAT32, &error);
+
+    g_assert_null (none);
+    g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull (strstr (error->message, "data.txt"));
+    g_assert_nonnull (strstr (error->message, ".npy"));
+    g_clear_error (&error);
+  }
+  {
+    g_autofree char *missing = tmp_path ("missing.csv");
+    g_autoptr (KsArray) none = ks_array_load (missing, KS_ELEM_FLOAT32, &error);
+
+    g_assert_null (none);
+    g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull (strstr (error->message, "missing.csv"));
+  }
+}
+
+static void
+test_csv_save (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *vpath = tmp_path ("vector.csv");
+  g_autofree char *mpath = tmp_path ("matrix.csv");
+  g_autofree char *text = NULL;
+  g_autoptr (KsArray) v = ks_array_new (KS_ELEM_FLOAT32, 3, NULL);
+  g_autoptr (KsArray) m = ks_array_new (KS_ELEM_INT16, 4, NULL);
+  g_autoptr (KsArray) back = NULL;
+
+  ks_array_set_double (v, 0, 0.1);
+  ks_array_set_double (v, 1, -2);
+  ks_array_set_double (v, 2, 1e20);
+  g_assert_true (ks_array_save_csv (v, vpath, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (vpath, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "index,value\n0,0.100000001\n1,-2\n2,1.00000002e+20\n");
+  back = ks_array_load (vpath, KS_ELEM_FLOAT32, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->cols, ==, 0);
+  g_assert_true (ks_array_equal (v, back, 0, 0, NULL));   /* %.9g: floats survive exactly */
+  g_clear_pointer (&back, ks_array_free);
+  g_clear_pointer (&text, g_free);
+
+  for (guint i = 0; i < 4; i++)
+    ks_array_set_double (m, i, (double) i - 2);
+  m->rows = 2;
+  m->cols = 2;
+  g_assert_true (ks_array_save_csv (m, mpath, &error));
+  g_assert_true (g_file_get_contents (mpath, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "-2,-1\n0,1\n");
+  back = ks_array_load (mpath, KS_ELEM_INT16, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->rows, ==, 2);
+  g_assert_cmpuint (back->cols, ==, 2);
+  g_assert_true (ks_array_equal (m, back, 0, 0, NULL));
+
+  /* a save that cannot happen leaves an error, not a file */
+  {
+    g_autofree char *bad = g_build_filename (tmp_dir, "no-such-dir", "x.csv", NULL);
+
+    g_assert_false (ks_array_save_csv (m, bad, &error));
+    g_assert_error (error, KS_ERROR, KS_ERROR_FAILED);
+    g_assert_nonnull (strstr (error->message, "x.csv"));
+  }
+}
+
+/* ---- bindings ----------------------------------------------------------- */
+
+static void
+test_binding_parse (void)
+{
+  static const struct
+  {
+    const char *text;
+    const char *canonical;
+  } good[] = {
+    { "a=f32[1000000]:random(7):in", NULL },
+    { "a = f32[1000000]:random(7)", "a=f32[1000000]:random(7)" },
+    { "b=u8[16]:zeros", NULL },
+    { "b=u8[16]", "b=u8[16]:zeros" },
+    { "r=i32[10]:range", NULL },
+    { "r=i32[10]:range(0, 1)", "r=i32[10]:range" },
+    { "r=f32[10]:range(5, 0.5):out", NULL },
+    { "r=f64[10]:range(0.1, 0.2)", NULL },
+    { "c=f64[3]:const(2.5):inout", NULL },
+    { "c=float[3]:const(2)", "c=f32[3]:const(2)" },
+    { "g=f32[8]:normal(3)", NULL },
+    { "g=f32[8]:normal(3, 0, 1)", "g=f32[8]:normal(3)" },
+    { "g=f32[8]:normal(3, 10, 2.5)", NULL },
+    { "f=f32[4]:file(/tmp/with:colon(1).npy):in", NULL },
+    { "f=f32[4]:file( data.csv )", "f=f32[4]:file(data.csv)" },
+    { "n=1000000", NULL },
+    { " scale = -2.5 ", "scale=-2.5" },
+    { "_x1=1e-3", NULL },
+  };
+  static const struct
+  {
+    const char *text;
+    const char *message;
+  } bad[] = {
+    { "a=f32[abc]:zeros", "a=f32[abc]:zeros: the length must be a positive integer, not “abc”" },
+    { "a=f32[0]:zeros", "a=f32[0]:zeros: the length must be a positive integer, not “0”" },
+    { "a=f32[-3]", "a=f32[-3]: the length must be a positive integer, not “-3”" },
+    { "a=f33[10]:zeros", "a=f33[10]:zeros: “f33” is not an element type "
+                         "(i8 u8 i16 u16 i32 u32 i64 u64 f32 f64)" },
+    { "a=f32[10:zeros", "a=f32[10:zeros: the length has no closing ]" },
+    { "a=f32[10]zeros", "a=f32[10]zeros: expected “:” and how to fill the array after “]”, "
+                        "not “zeros”" },
+    { "a=f32[10]:ones", "a=f32[10]:ones: “ones” is not a way to fill an array (zeros, range, "
+                        "range(START, STEP), const(V), random(SEED), normal(SEED, MEAN, SD) or "
+                        "file(PATH))" },
+    { "a=f32[10]:random", "a=f32[10]:random: “random” is not a way to fill an array" },
+    { "a=f32[10]:random(x)", "a=f32[10]:random(x): random() takes numbers, and “x” is not one" },
+    { "a=f32[10]:random(-1)", "the seed must be a whole number from 0 to 2^53, not -1" },
+    { "a=f32[10]:random(1.5)", "the seed must be a whole number" },
+    { "a=f32[10]:random(1, 2)", "a=f32[10]:random(1, 2): random() was given 2 numbers; "
+                                "write it random(SEED)" },
+    { "a=f32[10]:normal(1, 0, -1)", "the standard deviation a finite number of at least 0" },
+    { "a=f32[10]:const()", "const() was given 0 numbers; write it const(V)" },
+    { "a=f32[10]:zeros:sideways", "a=f32[10]:zeros:sideways: “sideways” is not a direction "
+                                  "(in, out or inout)" },
+    { "a=f32[10]:file()", "file() needs the path" },
+    { "a=u8[4]:const(300)", "a=u8[4]:const(300): 300 does not fit in u8 (0 to 255)" },
+    { "a=u8[300]:range", "a=u8[300]:range: element 299 of the range is 299 does not fit in u8" },
+    { "a=i8[4]:range(-5, -50)", "element 3 of the range is -155 does not fit in i8" },
+    { "a=i32[4]:const(0.5)", "0.5 is not a whole number" },
+    { "a=f32[1000000000]", "a=f32[1000000000]: An array of 1000000000 f32 elements" },
+    { "a", "a: a binding is NAME=TYPE[LENGTH]:INIT or NAME=VALUE" },
+    { "1a=3", "1a=3: “1a” is not an argument name" },
+    { "a b=3", "“a b” is not an argument name" },
+    { "n=", "n=: nothing follows the =" },
+    { "n=abc", "n=abc: the value must be a number, not “abc”" },
+    { "n=f32", "n=f32: an array needs a length: n=f32[LENGTH]:zeros" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autoptr (KsBinding) b = parse_ok (good[i].text);
+      g_autoptr (KsBinding) copy = ks_binding_copy (b);
+      g_autofree char *s = ks_binding_to_string (copy);
+      g_autoptr (KsBinding) again = parse_ok (s);
+      g_autofree char *s2 = ks_binding_to_string (again);
+
+      g_assert_cmpstr (s, ==, good[i].canonical != NULL ? good[i].canonical : good[i].text);
+      g_assert_cmpstr (s2, ==, s);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (KsBinding) b = ks_binding_parse (bad[i].text, &error);
+
+      if (b != NULL)
+        g_error ("“%s” was accepted", bad[i].text);
+      g_assert_true (error->domain == KS_ERROR);
+      if (strstr (error->message, bad[i].message) == NULL)
+        g_error ("“%s”: expected “%s”, got “%s”", bad[i].text, bad[i].message, error->message);
+    }
+
+  {
+    g_autoptr (KsBinding) a = parse_ok ("a=f32[1000000]:random(7):in");
+    g_autoptr (KsBinding) n = parse_ok ("n=1000000");
+    g_autoptr (KsBinding) f = parse_ok ("f=i16[4]:file(x:y.npy):out");
+    g_autoptr (KsBinding) d = parse_ok ("d=f32[4]:normal(9, -1, 3)");
+    KsKernelArg const_arg = { "a", "const float *", KS_ELEM_FLOAT32, TRUE, TRUE, 1, 1 };
+    KsKernelArg plain_arg = { "a", "float *", KS_ELEM_FLOAT32, TRUE, FALSE, 1, 1 };
+
+    g_assert_cmpstr (a->name, ==, "a");
+    g_assert_true (a->is_array);
+    g_assert_cmpint (a->type, ==, KS_ELEM_FLOAT32);
+    g_assert_cmpuint (a->length, ==, 1000000);
+    g_assert_cmpint (a->init, ==, KS_ARRAY_INIT_UNIFORM);
+    g_assert_cmpfloat (a->init_a, ==, 7);
+    g_assert_true (a->direction_given);
+    g_assert_cmpint (a->direction, ==, KS_ARRAY_IN);
+    g_assert_false (n->is_array);
+    g_assert_cmpstr (n->value, ==, "1000000");
+    g_assert_cmpstr (f->path, ==, "x:y.npy");
+    g_assert_cmpint (f->direction, ==, KS_ARRAY_OUT);
+    g_assert_cmpint (d->init, ==, KS_ARRAY_INIT_NORMAL);
+    g_assert_cmpfloat (d->init_b, ==, -1);
+    g_assert_cmpfloat (d->init_c, ==, 3);
+
+    /* the direction by default follows the pointer's constness */
+    g_assert_cmpint (ks_binding_resolve_direction (d, &const_arg), ==, KS_ARRAY_IN);
+    g_assert_cmpint (ks_binding_resolve_direction (d, &plain_arg), ==, KS_ARRAY_INOUT);
+    g_assert_cmpint (ks_binding_resolve_direction (f, &const_arg), ==, KS_ARRAY_OUT);
+  }
+}
+
+/* ---- bindings against a signature --------------------------------------- */
+
+static void
+arg_free (gpointer data)
+{
+  KsKernelArg *arg = data;
+
+  g_free (arg->name);
+  g_free (arg->type_text);
+  g_free (arg);
+}
+
+static void
+add_arg (GPtrArray *args, const char *type_text, const char *name, guint line, guint column)
+{
+  KsKernelArg *arg = g_new0 (KsKernelArg, 1);
+  g_autofree char *pointee = g_strdup (type_text);
+  char *star = strchr (pointee, '*');
+
+  arg->name = g_strdup (name);
+  arg->type_text = g_strdup (type_text);
+  arg->pointer = star != NULL;
+  if (star != NULL)
+    *star = '\0';
+  arg->is_const = strstr (pointee, "const") != NULL;
+  if (!ks_elem_type_parse (pointee, &arg->type))
+    arg->type = KS_ELEM_OTHER;
+  arg->line = line;
+  arg->column = column;
+  g_ptr_array_add (args, arg);
+}
+
+/* __global__ void k (const float *a, int *b, float *c, int n, float scale) */
+static GPtrArray *
+make_args (void)
+{
+  GPtrArray *args = g_ptr_array_new_with_free_func (arg_free);
+
+  add_arg (args, "const float *", "a", 3, 20);
+  add_arg (args, "int *", "b", 3, 36);
+  add_arg (args, "float *", "c", 4, 20);
+  add_arg (args, "int", "n", 4, 30);
+  add_arg (args, "float", "scale", 4, 37);
+  return args;
+}
+
+static KsBindingCheck
+check_texts (const GPtrArray *args, const char *const *texts, GPtrArray **messages)
+{
+  g_autoptr (GPtrArray) bindings = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                   ks_binding_free);
+
+  for (guint i = 0; texts[i] != NULL; i++)
+    g_ptr_array_add (bindings, parse_ok (texts[i]));
+  *messages = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
+  return ks_bindings_check (args, bindings, *messages);
+}
+
+/* The one message of a check, with its severity and place. */
+static void
+assert_one_message (GPtrArray *messages, KsDiagnosticSeverity severity, guint line,
+                    guint column, const char *text)
+{
+  const KsDiagnostic *d;
+
+  if (messages->len != 1)
+    {
+      for (guint i = 0; i < messages->len; i++)
+        g_printerr ("%s\n", ((KsDiagnostic *) g_ptr_array_index (messages, i))->message);
+      g_error ("expected one message, got %u", messages->len);
+    }
+  d = g_ptr_array_index (messages, 0);
+  g_assert_cmpint (d->severity, ==, severity);
+  g_assert_cmpuint (d->line, ==, line);
+  g_assert_cmpuint (d->column, ==, column);
+  if (strstr (d->message, text) == NULL)
+    g_error ("expected “%s” in “%s”", text, d->message);
+}
+
+static void
+test_bindings_check (void)
+{
+  g_autoptr (GPtrArray) args = make_args ();
+  const char *ok[] = { "a=f32[8]:random(1)", "b=i32[8]:zeros", "c=f32[8]:zeros:out", "n=8",
+                       "scale=2", NULL };
+  g_autoptr (GPtrArray) m = NULL;
+
+  g_assert_cmpint (check_texts (args, ok, &m), ==, KS_BINDING_OK);
+  g_assert_cmpuint (m->len, ==, 0);
+  g_clear_pointer (&m, g_ptr_array_unref);
+
+  {
+    const char *t[] = { "a=f32[8]:random(1)", "b=u32[8]:zeros", "c=f32[8]:zeros", "n=8",
+                        "scale=2.5", NULL };
+
+    g_assert_cmpint (check_texts (args, t, &m), ==, KS_BINDING_WARNING);
+    assert_one_message (m, KS_DIAGNOSTIC_WARNING, 3, 36,
+                        "“b” is an int pointer but is bound to u32 data: the kernel will read "
+                        "the bits of unsigned values as signed (bind i32 data, or change the "
+                        "pointer to unsigned int *)");
+    g_clear_pointer (&m, g_ptr_array_unref);
+  }
+  {
+    const char *t[] = { "a=f32[8]:random(1)", "b=f32[8]:zeros", "c=f32[8]:zeros", "n=8",
+                        "scale=2", NULL };
+
+    g_assert_cmpint (check_texts (args, t, &m), ==, KS_BINDING_WARNING);
+    assert_one_message (m, KS_DIAGNOSTIC_WARNING, 3, 36,
+                        "the bits of float values as integers (bind i32 data, or change the "
+                        "pointer to float *)");
+    g_clear_pointer (&m, g_ptr_array_unref);
+  }
+  {
+    const char *t[] = { "a=f64[8]:random(1)", "b=i32[8]:zeros", "c=f32[8]:zeros", "n=8",
+                        "scale=2", NULL };
+
+    g_assert_cmpint (check_texts (args, t, &m), ==, KS_BINDING_ERROR);
+    assert_one_message (m, KS_DIAGNOSTIC_ERROR, 3, 20,
+                        "“a” is a float pointer but is bound to f64 data: the kernel reads "
+                        "4-byte elements from an array of 8-byte ones");
+    g_assert_nonnull (strstr (((KsDiagnostic *) m->pdata[0])->message,
+                              "(bind f32 data, or change the pointer to double *)"));
+    g_clear_pointer (&m, g_ptr_array_unref);
+  }
+  {
+    /* c missing, d unknown */
+    const char *t[] = { "a=f32[8]:random(1)", "b=i32[8]:zeros", "d=f32[8]:zeros", "n=8",
+                        "scale=2", NULL };
+    const KsDiagnostic *d0, *d1;
+
+    g_assert_cmpint (check_texts (args, t, &m), ==, KS_BINDING_ERROR);
+    g_assert_cmpuint (m->len, ==, 2);
+    d0 = m->pdata[0];
+    d1 = m->pdata[1];
+    g_assert_cmpuint (d0->line, ==, 4);
+    g_assert_cmpuint (d0->column, ==, 20);
+    g_assert_nonnull (strstr (d0->message, "“c” is not bound"));
+    g_assert_nonnull (strstr (d0->message, "c=f32[1024]:zeros"));
+    g_assert_cmpuint (d1->line, ==, 0);
+    g_assert_nonnull (strstr (d1->message, "“d” is bound, but the kernel has no argument of "
+                                           "that name (its arguments: a, b, c, n, scale)"));
+    g_clear_pointer (&m, g_ptr_array_unref);
+  }
+  {
+    const char *t[] = { "a=f32[8]:random(1)", "b=i32[8]:zeros", "c=f32[8]:zeros", "n=8",
+                        "n=9", "scale=2", NULL };
+
+    g_assert_cmpint (check_texts (args, t, &m), ==, KS_BINDING_ERROR);
+    assert_one_message (m, KS_DIAGNOSTIC_ERROR, 4, 30, "“n” is bound 2 times");
+    g_clear_pointer (&m, g_ptr_array_unref);
+  }
+  {
+    const char *t[] = { "a=f32[8]:random(1)", "b=i32[8]:zeros", "c=f32[8]:zeros",
+                        "n=5000000000", "scale=2", NULL };
+
+    g_assert_cmpint (check_texts (args, t, &m), ==, KS_BINDING_ERROR);
+    assert_one_message (m, KS_DIAGNOSTIC_ERROR, 4, 30,
+                        "“n”: 5000000000 does not fit in int (-2147483648 to 2147483647)");
+    g_clear_pointer (&m, g_ptr_array_unref);
+  }
+  {
+    const char *t[] = { "a=f32[8]:random(1)", "b=i32[8]:zeros", "c=f32[8]:zeros", "n=2.5",
+                        "scale=1e39", NULL };
+
+    g_assert_cmpint (check_texts (args, t, &m), ==, KS_BINDING_ERROR);
+    g_assert_cmpuint (m->len, ==, 2);
+    g_assert_nonnull (strstr (((KsDiagnostic *) m->pdata[0])->message,
+                              "2.5 is not a whole number"));
+    g_assert_nonnull (strstr (((KsDiagnostic *) m->pdata[1])->message,
+                              "1e39 does not fit in float"));
+    g_clear_pointer (&m, g_ptr_array_unref);
+  }
+  {
+    /* an array for a scalar, a value for a pointer */
+    const char *t[] = { "a=3", "b=i32[8]:zeros", "c=f32[8]:zeros", "n=i32[8]:zeros",
+                        "scale=2", NULL };
+
+    g_assert_cmpint (check_texts (args, t, &m), ==, KS_BINDING_ERROR);
+    g_assert_cmpuint (m->len, ==, 2);
+    g_assert_nonnull (strstr (((KsDiagnostic *) m->pdata[0])->message,
+                              "“a” is a pointer (const float *) but is bound to the value 3"));
+    g_assert_nonnull (strstr (((KsDiagnostic *) m->pdata[1])->message,
+                              "“n” is an int value but is bound to an array"));
+    g_clear_pointer (&m, g_ptr_array_unref);
+  }
+  {
+    const char *t[] = { "a=f32[8]:random(1):out", "b=i32[8]:zeros", "c=f32[8]:zeros", "n=8",
+                        "scale=2", NULL };
+
+    g_assert_cmpint (check_texts (args, t, &m), ==, KS_BINDING_ERROR);
+    assert_one_message (m, KS_DIAGNOSTIC_ERROR, 3, 20,
+                        "“a” is a const pointer, so the kernel only reads it, but it is bound "
+                        "as out");
+    g_clear_pointer (&m, g_ptr_array_unref);
+  }
+  {
+    const char *t[] = { "a=f32[8]:random(1):inout", "b=i32[8]:zeros", "c=f32[8]:zeros", "n=8",
+                        "scale=2", NULL };
+
+    g_assert_cmpint (check_texts (args, t, &m), ==, KS_BINDING_WARNING);
+    assert_one_message (m, KS_DIAGNOSTIC_WARNING, 3, 20, "bound as inout");
+    g_clear_pointer (&m, g_ptr_array_unref);
+  }
+
+  /* an argument Kernelscope cannot bind */
+  {
+    g_autoptr (GPtrArray) other = g_ptr_array_new_with_free_func (arg_free);
+    const char *t[] = { "p=f32[4]:zeros", NULL };
+
+    add_arg (other, "float4 *", "p", 2, 5);
+    g_assert_cmpint (check_texts (other, t, &m), ==, KS_BINDING_ERROR);
+    assert_one_message (m, KS_DIAGNOSTIC_ERROR, 2, 5, "float4 *");
+    g_clear_pointer (&m, g_ptr_array_unref);
+  }
+}
+
+static void
+test_bindings_default (void)
+{
+  g_autoptr (GPtrArray) args = make_args ();
+  g_autoptr (GPtrArray) more = g_ptr_array_new_with_free_func (arg_free);
+  g_autoptr (GPtrArray) bindings = ks_bindings_default (args, 4096);
+  g_autoptr (GPtrArray) more_bindings = NULL;
+  g_autoptr (GPtrArray) messages = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                   ks_diagnostic_free);
+  static const char *const expected[] = {
+    "a=f32[4096]:random(1)", "b=i32[4096]:zeros", "c=f32[4096]:zeros", "n=4096", "scale=0",
+  };
+
+  g_assert_cmpuint (bindings->len, ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < bindings->len; i++)
+    {
+      g_autofree char *s = ks_binding_to_string (g_ptr_array_index (bindings, i));
+
+      g_assert_cmpstr (s, ==, expected[i]);
+    }
+  /* the defaults pass their own check */
+  g_assert_cmpint (ks_bindings_check (args, bindings, messages), ==, KS_BINDING_OK);
+  g_assert_cmpuint (messages->len, ==, 0);
+
+  add_arg (more, "const double *", "x", 1, 1);
+  add_arg (more, "const uint8_t *", "y", 1, 2);
+  add_arg (more, "float4 *", "z", 1, 3);
+  add_arg (more, "size_t", "count", 1, 4);
+  add_arg (more, "unsigned", "N", 1, 5);
+  more_bindings = ks_bindings_default (more, 10);
+  {
+    static const char *const want[] = {
+      "x=f64[10]:random(1)", "y=u8[10]:random(2)", "z=f32[10]:zeros", "count=10", "N=10",
+    };
+
+    for (guint i = 0; i < more_bindings->len; i++)
+      {
+        g_autofree char *s = ks_binding_to_string (g_ptr_array_index (more_bindings, i));
+
+        g_assert_cmpstr (s, ==, want[i]);
+      }
+  }
+}
+
+static void
+assert_packed (const char *text, const char *type_text, const void *bytes, gsize len)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsBinding) b = parse_ok (text);
+  g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (arg_free);
+  g_autoptr (GBytes) packed = NULL;
+
+  add_arg (args, type_text, b->name, 1, 1);
+  packed = ks_binding_pack_scalar (b, g_ptr_array_index (args, 0), &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (packed, NULL), g_bytes_get_size (packed), bytes, len);
+}
+
+static void
+assert_pack_refused (const char *text, const char *type_text, const char *message)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsBinding) b = parse_ok (text);
+  g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (arg_free);
+  g_autoptr (GBytes) packed = NULL;
+
+  add_arg (args, type_text, b->name, 1, 1);
+  packed = ks_binding_pack_scalar (b, g_ptr_array_index (args, 0), &error);
+  g_assert_null (packed);
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  if (strstr (error->message, message) == NULL)
+    g_error ("expected “%s” in “%s”", message, error->message);
+}
+
+static void
+test_pack_scalar (void)
+{
+  assert_packed ("n=-2", "int", "\xfe\xff\xff\xff", 4);
+  assert_packed ("n=4096", "unsigned int", "\x00\x10\x00\x00", 4);
+  assert_packed ("n=65535", "unsigned short", "\xff\xff", 2);
+  assert_packed ("n=-128", "signed char", "\x80", 1);
+  assert_packed ("n=200", "unsigned char", "\xc8", 1);
+  assert_packed ("n=-1", "long long", "\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+  assert_packed ("n=18446744073709551615", "size_t", "\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+  assert_packed ("n=9007199254740993", "int64_t", "\x01\x00\x00\x00\x00\x00\x20\x00", 8);
+  assert_packed ("x=1.5", "float", "\x00\x00\xc0\x3f", 4);
+  assert_packed ("x=2", "float", "\x00\x00\x00\x40", 4);       /* an int for a float is fine */
+  assert_packed ("x=-0.25", "double", "\x00\x00\x00\x00\x00\x00\xd0\xbf", 8);
+  assert_packed ("n=3.0", "int", "\x03\x00\x00\x00", 4);
+
+  assert_pack_refused ("n=5000000000", "int", "5000000000 does not fit in int");
+  assert_pack_refused ("n=-1", "unsigned int", "-1 does not fit in unsigned int (0 to 4294967295)");
+  assert_pack_refused ("n=256", "unsigned char", "(0 to 255)");
+  assert_pack_refused ("n=0.5", "short", "0.5 is not a whole number");
+  assert_pack_refused ("x=1e300", "float", "does not fit in float");
+  assert_pack_refused ("n=f32[4]:zeros", "int", "bound to an array");
+  assert_pack_refused ("p=4", "float *", "a pointer");
+  assert_pack_refused ("h=1", "half", "cannot be passed");
+}
+
+int
+main (int argc, char **argv)
+{
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  tmp_dir = g_dir_make_tmp ("ks-test-array-XXXXXX", NULL);
+  g_assert_nonnull (tmp_dir);
+
+  g_test_add_func ("/ks/array/elem-type/parse", test_elem_parse);
+  g_test_add_func ("/ks/array/elem-type/names", test_elem_names);
+  g_test_add_func ("/ks/array/limits", test_array_limits);
+  g_test_add_func ("/ks/array/get-set", test_array_get_set);
+  g_test_add_func ("/ks/array/format", test_array_format);
+  g_test_add_func ("/ks/array/equal", test_array_equal);
+  g_test_add_func ("/ks/array/init/zeros-range-const", test_init_zeros_range_const);
+  g_test_add_func ("/ks/array/init/random", test_init_random);
+  g_test_add_func ("/ks/array/init/normal", test_init_normal);
+  g_test_add_func ("/ks/array/init/file", test_init_file);
+  g_test_add_func ("/ks/array/npy/round-trip", test_npy_round_trip);
+  g_test_add_func ("/ks/array/npy/hand-written", test_npy_hand_written);
+  g_test_add_func ("/ks/array/npy/refused", test_npy_refused);
+  g_test_add_func ("/ks/array/csv/load", test_csv_load);
+  g_test_add_func ("/ks/array/csv/save", test_csv_save);
+  g_test_add_func ("/ks/array/binding/parse", test_binding_parse);
+  g_test_add_func ("/ks/array/bindings/check", test_bindings_check);
+  g_test_add_func ("/ks/array/bindings/default", test_bindings_default);
+  g_test_add_func ("/ks/array/bindings/pack-scalar", test_pack_scalar);
+
+  status = g_test_run ();
+
+  /* the files the tests wrote, then the folder */
+  {
+    g_autoptr (GDir) dir = g_dir_open (tmp_dir, 0, NULL);
+    const char *name;
+
+    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (tmp_dir, name, NULL);
+
+        g_unlink (path);
+      }
+  }
+  g_rmdir (tmp_dir);
+  g_free (tmp_dir);
+  return status;
+}

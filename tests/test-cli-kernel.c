@@ -1,0 +1,376 @@
+/* test-cli-kernel.c: `kernelscope-cli kernel` as a user and an editor run
+ * it — compile errors as FILE:LINE:COL lines, exit codes 0 (compiled or
+ * ran), 1 (does not compile, cannot run) and 2 (bad usage), the JSON
+ * report, and clear messages where NVRTC or the GPU is missing. Compiling
+ * needs NVRTC but no GPU; those tests skip without it. */
+#include "config.h"
+
+#include <string.h>
+#include <sys/wait.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "ks-nvrtc.h"
+#include "ks-test-helpers.h"
+
+static char *cli_path;
+static char *tmp_dir;
+
+typedef struct
+{
+  int status;
+  char *out;
+  char *err;
+} CliResult;
+
+static void
+cli_result_clear (CliResult *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliResult, cli_result_clear)
+
+/* Runs the tool with args; envp NULL inherits the environment. */
+static void
+run_cli_env (CliResult *r, char **envp, const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  int wait_status = 0;
+
+  g_ptr_array_add (argv, cli_path);
+  g_ptr_array_add (argv, (gpointer) "kernel");
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  memset (r, 0, sizeof *r);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
+                               &r->out, &r->err, &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r->status = WEXITSTATUS (wait_status);
+  g_test_message ("exit %d\nstdout: %s\nstderr: %s", r->status, r->out, r->err);
+}
+
+#define RUN(r, ...) run_cli_env ((r), NULL, (const char *const[]) { __VA_ARGS__, NULL })
+
+static char *
+write_source (const char *name, const char *text)
+{
+  char *path = g_build_filename (tmp_dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+static gboolean
+need_nvrtc (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (ks_nvrtc_load (&error))
+    return TRUE;
+  g_test_skip (error->message);
+  return FALSE;
+}
+
+/* The last line of stderr: the tool's one-line summary of the failure. */
+static const char *
+last_line (const char *text)
+{
+  const char *end = text + strlen (text);
+  const char *p;
+
+  if (end > text && end[-1] == '\n')
+    end--;
+  for (p = end; p > text && p[-1] != '\n'; p--)
+    ;
+  return p;
+}
+
+static const char add_source[] =
+  "// The tutorial's addition, one thread per element.\n"
+  "__global__ void add (float *result, const float *a, const float *b, int n)\n"
+  "{\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i < n)\n"
+  "    result[i] = a[i] + b[i];\n"
+  "}\n";
+
+static void
+test_check_good (void)
+{
+  g_autofree char *path = NULL;
+  g_auto (CliResult) r = { 0 };
+
+  if (!need_nvrtc ())
+    return;
+  path = write_source ("add.cu", add_source);
+  RUN (&r, "--check", "--arch", "90", path);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "kernel add (sm_90)"));
+  g_assert_nonnull (strstr (r.out, "registers per thread"));
+  g_assert_nonnull (strstr (r.out, "compiled for sm_90"));
+  g_assert_cmpstr (r.err, ==, "");
+}
+
+/* An error on line 5, column 14 (the undeclared identifier), in the form
+ * editors jump to, and exit status 1. */
+static void
+test_check_error_location (void)
+{
+  static const char broken[] =
+    "__global__ void add (float *result, const float *a, int n)\n"
+    "{\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n)\n"
+    "    result[i] = bogus[i];\n"
+    "}\n";
+  g_autofree char *path = NULL;
+  g_autofree char *expect = NULL;
+  g_auto (CliResult) r = { 0 };
+
+  if (!need_nvrtc ())
+    return;
+  path = write_source ("broken.cu", broken);
+  RUN (&r, "--check", path);
+  g_assert_cmpint (r.status, ==, 1);
+  expect = g_strdup_printf ("%s:5:17: error: identifier \"bogus\" is undefined", path);
+  g_assert_nonnull (strstr (r.err, expect));
+  g_assert_true (g_str_has_prefix (last_line (r.err), "kernelscope-cli: "));
+  g_assert_nonnull (strstr (last_line (r.err), "does not compile"));
+}
+
+/* Warnings are reported and do not fail the check. */
+static void
+test_check_warning (void)
+{
+  static const char warns[] =
+    "__global__ void fill (int *out, int n)\n"
+    "{\n"
+    "  int unused;\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n)\n"
+    "    out[i] = i;\n"
+    "}\n";
+  g_autofree char *path = NULL;
+  g_autofree char *expect = NULL;
+  g_auto (CliResult) r = { 0 };
+
+  if (!need_nvrtc ())
+    return;
+  path = write_source ("warns.cu", warns);
+  RUN (&r, "--check", path);
+  g_assert_cmpint (r.status, ==, 0);
+  expect = g_strdup_printf ("%s:3:7: warning:", path);
+  g_assert_nonnull (strstr (r.err, expect));
+  g_assert_null (strstr (r.err, ": error:"));
+}
+
+/* An expression is checked at its own lines: the prelude Kernelscope wraps
+ * it in does not shift them. */
+static void
+test_check_expression (void)
+{
+  g_auto (CliResult) good = { 0 };
+  g_auto (CliResult) bad = { 0 };
+
+  if (!need_nvrtc ())
+    return;
+  RUN (&good, "--check", "--expr", "out = make_uchar4 (255 - in.x, 255 - in.y, 255 - in.z, in.w);");
+  g_assert_cmpint (good.status, ==, 0);
+  g_assert_nonnull (strstr (good.out, "compiled for sm_"));
+
+  RUN (&bad, "--check", "--expr", "unsigned v = in.x;\nout = nope (v);");
+  g_assert_cmpint (bad.status, ==, 1);
+  g_assert_nonnull (strstr (bad.err, "expression:2:7: error:"));
+}
+
+/* A bad annotation is refused at its line before anything is compiled. */
+static void
+test_check_bad_annotation (void)
+{
+  static const char text[] =
+    "//@param float gain 9 [0, 4] \"Gain\"\n"
+    "__global__ void k (ks_image out, ks_image in, ks_params p) { }\n";
+  g_autofree char *path = NULL;
+  g_autofree char *expect = NULL;
+  g_auto (CliResult) r = { 0 };
+
+  path = write_source ("annotation.cu", text);
+  RUN (&r, "--check", path);
+  g_assert_cmpint (r.status, ==, 1);
+  expect = g_strdup_printf ("%s:1:", path);
+  g_assert_nonnull (strstr (r.err, expect));
+  g_assert_nonnull (strstr (r.err, "error:"));
+}
+
+static void
+test_check_json (void)
+{
+  static const char broken[] =
+    "__global__ void k (int *out)\n"
+    "{\n"
+    "  out[0] = missing;\n"
+    "}\n";
+  g_autofree char *path = NULL;
+  g_autofree char *json = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  JsonObject *root, *first;
+  JsonArray *diagnostics;
+  g_auto (CliResult) r = { 0 };
+
+  if (!need_nvrtc ())
+    return;
+  path = write_source ("json.cu", broken);
+  json = g_build_filename (tmp_dir, "report.json", NULL);
+  RUN (&r, "--check", "--json", json, path);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (json_parser_load_from_file (parser, json, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_false (json_object_get_boolean_member (root, "compiled"));
+  g_assert_false (json_object_get_boolean_member (root, "ran"));
+  g_assert_cmpstr (json_object_get_string_member (root, "mode"), ==, "any");
+  diagnostics = json_object_get_array_member (root, "diagnostics");
+  g_assert_cmpuint (json_array_get_length (diagnostics), >=, 1);
+  first = json_array_get_object_element (diagnostics, 0);
+  g_assert_cmpstr (json_object_get_string_member (first, "severity"), ==, "error");
+  g_assert_cmpint (json_object_get_int_member (first, "line"), ==, 3);
+  g_assert_cmpint (json_object_get_int_member (first, "column"), ==, 12);
+}
+
+static void
+test_usage (void)
+{
+  g_autofree char *path = write_source ("usage.cu", add_source);
+  struct
+  {
+    const char *args[6];
+    const char *needle;
+  } cases[] = {
+    { { NULL }, "needs a .cu file or --expr" },
+    { { "--kind", "shader", path, NULL }, "--kind is expression, image or any" },
+    { { "--expr", "out = in;", path, NULL }, "not both" },
+    { { "--arch", "7", path, NULL }, "--arch" },
+    { { "--timeout", "0", path, NULL }, "--timeout" },
+    { { "--repeat", "0", path, NULL }, "--repeat" },
+    { { path, path, NULL }, "one .cu file" },
+    { { "--ppt", "3", "--expr", "out = in;", NULL }, "--ppt" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (CliResult) r = { 0 };
+      const char *args[8] = { NULL };
+
+      for (guint k = 0; cases[i].args[k] != NULL; k++)
+        args[k] = cases[i].args[k];
+      run_cli_env (&r, NULL, args);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, cases[i].needle));
+      g_assert_true (g_str_has_prefix (r.err, "kernelscope-cli: "));
+    }
+}
+
+static void
+test_missing_file (void)
+{
+  g_autofree char *path = g_build_filename (tmp_dir, "nowhere.cu", NULL);
+  g_auto (CliResult) r = { 0 };
+
+  RUN (&r, "--check", path);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "cannot read"));
+  g_assert_nonnull (strstr (r.err, "nowhere.cu"));
+}
+
+/* NVRTC pointed at a file that does not exist: the message says what is
+ * missing and how to get it; nothing crashes. */
+static void
+test_nvrtc_missing (void)
+{
+  g_autofree char *path = write_source ("nvrtc.cu", add_source);
+  g_auto (GStrv) envp = g_get_environ ();
+  g_auto (CliResult) r = { 0 };
+
+  envp = g_environ_setenv (envp, "KS_NVRTC_LIBRARY", "/nonexistent/libnvrtc.so.13", TRUE);
+  run_cli_env (&r, envp, (const char *const[]) { "--check", path, NULL });
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "NVRTC"));
+  g_assert_nonnull (strstr (r.err, "/nonexistent/libnvrtc.so.13"));
+  g_assert_null (strstr (r.err, "CRITICAL"));
+}
+
+/* Without a GPU a run is refused in plain words, pointing at --check. */
+static void
+test_run_needs_gpu (void)
+{
+  g_autofree char *path = write_source ("run.cu", add_source);
+  g_auto (CliResult) r = { 0 };
+
+  if (ks_cuda_available (NULL))
+    {
+      g_test_skip ("a GPU is present: the cuda suite runs kernels");
+      return;
+    }
+  RUN (&r, path, "--arg", "n=16");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "needs an NVIDIA GPU"));
+  g_assert_nonnull (strstr (r.err, "--check"));
+}
+
+static void
+remove_tree (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_remove (p);
+    }
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  cli_path = g_test_build_filename (G_TEST_BUILT, "..", "app", "kernelscope-cli", NULL);
+  if (!g_file_test (cli_path, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_print ("1..0 # SKIP %s was not built\n", cli_path);
+      return 77;
+    }
+  tmp_dir = g_dir_make_tmp ("ks-test-cli-kernel-XXXXXX", NULL);
+  g_assert_nonnull (tmp_dir);
+
+  g_test_add_func ("/ks/cli/kernel/check/good", test_check_good);
+  g_test_add_func ("/ks/cli/kernel/check/error-location", test_check_error_location);
+  g_test_add_func ("/ks/cli/kernel/check/warning", test_check_warning);
+  g_test_add_func ("/ks/cli/kernel/check/expression", test_check_expression);
+  g_test_add_func ("/ks/cli/kernel/check/bad-annotation", test_check_bad_annotation);
+  g_test_add_func ("/ks/cli/kernel/check/json", test_check_json);
+  g_test_add_func ("/ks/cli/kernel/usage", test_usage);
+  g_test_add_func ("/ks/cli/kernel/missing-file", test_missing_file);
+  g_test_add_func ("/ks/cli/kernel/nvrtc-missing", test_nvrtc_missing);
+  g_test_add_func ("/ks/cli/kernel/run-needs-gpu", test_run_needs_gpu);
+
+  ret = g_test_run ();
+  remove_tree (tmp_dir);
+  g_free (tmp_dir);
+  g_free (cli_path);
+  return ret;
+}

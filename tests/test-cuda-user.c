@@ -1,0 +1,290 @@
+/* test-cuda-user.c: the templates a user starts from — invert and gray as
+ * expressions, the box blur as an image kernel with a shared-memory tile —
+ * compiled with NVRTC, run in the worker on the application's device
+ * buffers (CUDA IPC), and compared pixel for pixel with the built-in ops on
+ * the CPU engine: on random odd sizes, a photo, and odd launches, with the
+ * output poisoned before each run. The expression's coverage equals the
+ * built-in op's (the same walk over the pixels).
+ *
+ * Without a usable GPU it prints a TAP plan of 0 and exits 77. */
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-test-helpers.h"
+#include "ks-user-run.h"
+
+static KsEngine *gpu;
+static KsEngine *cpu;
+static KsWorker *worker;
+
+static KsKernelSource *
+load_template (const char *name, KsKernelMode mode)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "resources", "kernels", name,
+                                                 NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  KsKernelSource *source;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  source = ks_kernel_source_new (mode, name, text);
+  g_assert_false (ks_kernel_source_has_errors (source));
+  return source;
+}
+
+/* Runs the user kernel on the GPU with a poisoned output, downloads it. */
+static KsImage *
+run_user (KsKernelSource *source, KsImage *input, const KsLaunchConfig *launch,
+          const char *param, double value, gboolean instrument, KsCoverage **coverage)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsBuffer) in = NULL;
+  g_autoptr (KsBuffer) out = NULL;
+  KsUserRunRequest request;
+  KsUserRunResult result = { 0 };
+  KsImage *image;
+
+  ks_user_run_request_init (&request, source);
+  if (launch != NULL)
+    request.launch = *launch;
+  if (param != NULL)
+    {
+      guint n = 0;
+      const KsParamSpec *specs = ks_kernel_source_get_params (source, &n);
+      gboolean found = FALSE;
+
+      for (guint i = 0; i < n; i++)
+        if (g_str_equal (specs[i].name, param))
+          {
+            request.params.values[i] = value;
+            found = TRUE;
+          }
+      g_assert_true (found);
+    }
+  request.instrument = instrument;
+  in = ks_engine_upload (gpu, input, NULL, &error);
+  g_assert_no_error (error);
+  out = ks_engine_new_buffer (gpu, ks_kernel_source_get_output_format (source), input->width,
+                              input->height, &error);
+  g_assert_no_error (error);
+  g_assert_true (ks_engine_fill (gpu, out, KS_TEST_POISON, &error));
+  request.inputs[0] = in;
+  request.output = out;
+  ks_user_kernel_run (worker, gpu, &request, &result, NULL, &error);
+  g_assert_no_error (error);
+  image = ks_engine_download (gpu, result.output, NULL, &error);
+  g_assert_no_error (error);
+  if (coverage != NULL)
+    *coverage = g_steal_pointer (&result.coverage);
+  ks_user_run_result_clear (&result);
+  return image;
+}
+
+/* The built-in op on the CPU engine under the same launch, poisoned. */
+static KsImage *
+run_builtin (const char *op, KsImage *input, const KsLaunchConfig *launch, const char *param,
+             gboolean instrument, KsCoverage **coverage)
+{
+  const char *params[] = { param, NULL };
+  KsTestRun spec = { .op = op, .params = param != NULL ? params : NULL, .launch = launch,
+                     .instrument = instrument, .poison = KS_TEST_POISON };
+  KsImage *inputs[] = { input, NULL };
+  KsRunResult result = { 0 };
+  KsImage *image = ks_test_run (cpu, &spec, inputs, &result);
+
+  if (coverage != NULL)
+    *coverage = g_steal_pointer (&result.coverage);
+  ks_run_result_clear (&result);
+  return image;
+}
+
+static const struct
+{
+  guint w, h;
+} odd_sizes[] = { { 1, 1 }, { 333, 77 }, { 1021, 3 }, { 17, 509 } };
+
+static void
+check_expression (const char *template_name, const char *op)
+{
+  g_autoptr (KsKernelSource) source = load_template (template_name, KS_KERNEL_MODE_EXPRESSION);
+  KsLaunchConfig launches[] = {
+    ks_test_launch (16, 16, 0, 0, KS_LAUNCH_PER_PIXEL, 1),
+    ks_test_launch (13, 7, 0, 0, KS_LAUNCH_PER_PIXEL, 4),
+    ks_test_launch (32, 4, 3, 2, KS_LAUNCH_GRID_STRIDE, 16),
+    ks_test_launch (64, 1, 0, 0, KS_LAUNCH_GRID_STRIDE, 2),
+  };
+
+  for (guint s = 0; s < G_N_ELEMENTS (odd_sizes); s++)
+    for (guint l = 0; l < G_N_ELEMENTS (launches); l++)
+      {
+        g_autoptr (KsImage) input = ks_test_random_image (KS_FORMAT_RGBA8, odd_sizes[s].w,
+                                                          odd_sizes[s].h, 0x1234u + s * 17 + l);
+        g_autoptr (KsImage) ours = run_user (source, input, &launches[l], NULL, 0, FALSE, NULL);
+        g_autoptr (KsImage) ref = run_builtin (op, input, &launches[l], NULL, FALSE, NULL);
+        g_autofree char *what = g_strdup_printf ("%s %u×%u launch %u", template_name,
+                                                 odd_sizes[s].w, odd_sizes[s].h, l);
+
+        ks_test_assert_images_equal (ref, ours, what);
+      }
+
+  {
+    g_autoptr (KsImage) photo = ks_test_load_sample ();
+    g_autoptr (KsImage) ours = run_user (source, photo, NULL, NULL, 0, FALSE, NULL);
+    g_autoptr (KsImage) ref = run_builtin (op, photo, NULL, NULL, FALSE, NULL);
+
+    ks_test_assert_images_equal (ref, ours, template_name);
+  }
+}
+
+static void
+test_invert (void)
+{
+  check_expression ("invert.cu", "invert");
+}
+
+static void
+test_gray (void)
+{
+  check_expression ("gray.cu", "gray");
+}
+
+/* The image kernel decides which pixel each thread writes; any block must
+ * give the built-in blur exactly, at each radius the template allows. */
+static void
+test_box_blur (void)
+{
+  g_autoptr (KsKernelSource) source = load_template ("box-blur.cu", KS_KERNEL_MODE_IMAGE);
+  KsLaunchConfig launches[] = {
+    ks_test_launch (16, 16, 0, 0, KS_LAUNCH_PER_PIXEL, 1),
+    ks_test_launch (13, 7, 0, 0, KS_LAUNCH_PER_PIXEL, 1),
+    ks_test_launch (32, 8, 0, 0, KS_LAUNCH_PER_PIXEL, 1),
+  };
+  guint n_params = 0;
+  const KsParamSpec *specs = ks_kernel_source_get_params (source, &n_params);
+  const KsParamSpec *radius = NULL;
+
+  for (guint i = 0; i < n_params; i++)
+    if (g_str_equal (specs[i].name, "radius"))
+      radius = &specs[i];
+  g_assert_nonnull (radius);
+
+  for (guint s = 0; s < G_N_ELEMENTS (odd_sizes); s++)
+    for (guint l = 0; l < G_N_ELEMENTS (launches); l++)
+      for (guint r = (guint) radius->min; r <= (guint) radius->max; r += 2)
+        {
+          g_autoptr (KsImage) input = ks_test_random_image (KS_FORMAT_RGBA8, odd_sizes[s].w,
+                                                            odd_sizes[s].h, 0x77u + s * 5 + l);
+          g_autofree char *param = g_strdup_printf ("radius=%u", r);
+          g_autoptr (KsImage) ours = run_user (source, input, &launches[l], "radius", r, FALSE,
+                                               NULL);
+          g_autoptr (KsImage) ref = run_builtin ("box_blur", input, NULL, param, FALSE, NULL);
+          g_autofree char *what = g_strdup_printf ("box blur r%u %u×%u launch %u", r,
+                                                   odd_sizes[s].w, odd_sizes[s].h, l);
+
+          ks_test_assert_images_equal (ref, ours, what);
+        }
+
+  {
+    g_autoptr (KsImage) photo = ks_test_load_sample ();
+    g_autoptr (KsImage) ours = run_user (source, photo, NULL, "radius", 2, FALSE, NULL);
+    g_autoptr (KsImage) ref = run_builtin ("box_blur", photo, NULL, "radius=2", FALSE, NULL);
+
+    ks_test_assert_images_equal (ref, ours, "box blur photo");
+  }
+}
+
+/* An expression walks the pixels as the built-in ops do: the same pixels
+ * written as often, by the same block and thread, and as many idle threads —
+ * also where the grid is too small and pixels stay unwritten. */
+static void
+test_expression_coverage (void)
+{
+  g_autoptr (KsKernelSource) source = load_template ("invert.cu", KS_KERNEL_MODE_EXPRESSION);
+  g_autoptr (KsImage) input = ks_test_random_image (KS_FORMAT_RGBA8, 203, 61, 99);
+  KsLaunchConfig launches[] = {
+    ks_test_launch (16, 16, 4, 2, KS_LAUNCH_PER_PIXEL, 1),   /* too small: pixels unwritten */
+    ks_test_launch (8, 8, 0, 0, KS_LAUNCH_PER_PIXEL, 4),
+    ks_test_launch (32, 2, 3, 5, KS_LAUNCH_GRID_STRIDE, 8),
+  };
+
+  for (guint l = 0; l < G_N_ELEMENTS (launches); l++)
+    {
+      g_autoptr (KsCoverage) user_cov = NULL;
+      g_autoptr (KsCoverage) ref_cov = NULL;
+      g_autoptr (KsImage) ours = run_user (source, input, &launches[l], NULL, 0, TRUE, &user_cov);
+      g_autoptr (KsImage) ref = run_builtin ("invert", input, &launches[l], NULL, TRUE, &ref_cov);
+      g_autofree char *what = g_strdup_printf ("invert coverage, launch %u", l);
+
+      g_assert_nonnull (user_cov);
+      g_assert_nonnull (ref_cov);
+      ks_test_assert_images_equal (ref, ours, what);
+      ks_test_assert_coverage_equal (ref_cov, user_cov, what);
+      if (l == 0)
+        g_assert_cmpuint (user_cov->unwritten_pixels, >, 0);
+    }
+}
+
+/* A launch the kernel cannot run is refused before anything runs, with a
+ * suggestion that can. */
+static void
+test_launch_refused (void)
+{
+  g_autoptr (KsKernelSource) source = load_template ("invert.cu", KS_KERNEL_MODE_EXPRESSION);
+  g_autoptr (KsImage) input = ks_test_random_image (KS_FORMAT_RGBA8, 64, 64, 5);
+  g_autoptr (KsBuffer) in = NULL;
+  g_autoptr (KsCompileResult) compiled = NULL;
+  g_autoptr (GError) error = NULL;
+  KsUserRunRequest request;
+  KsLaunchConfig resolved, suggestion;
+
+  in = ks_engine_upload (gpu, input, NULL, &error);
+  g_assert_no_error (error);
+  ks_user_run_request_init (&request, source);
+  request.inputs[0] = in;
+  request.launch = ks_test_launch (64, 32, 0, 0, KS_LAUNCH_PER_PIXEL, 1); /* 2048 threads */
+  g_assert_false (ks_user_kernel_prepare (worker, gpu, &request, &resolved, &compiled, NULL,
+                                          &suggestion, NULL, &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG);
+  g_assert_cmpuint (suggestion.block.x * suggestion.block.y * suggestion.block.z, <=, 1024);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsDevice) dev = NULL;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  if (!ks_cuda_available (&error))
+    {
+      g_print ("1..0 # SKIP CUDA is not available: %s\n", error->message);
+      return 77;
+    }
+  if (!ks_nvrtc_load (&error))
+    {
+      g_print ("1..0 # SKIP NVRTC is not available: %s\n", error->message);
+      return 77;
+    }
+
+  dev = ks_device_get_cuda (0, &error);
+  g_assert_no_error (error);
+  gpu = ks_engine_new (dev, &error);
+  g_assert_no_error (error);
+  cpu = ks_test_cpu_engine ();
+  worker = ks_worker_new (ks_device_get_ordinal (dev));
+
+  g_test_add_func ("/ks/cuda/user/invert-equals-builtin", test_invert);
+  g_test_add_func ("/ks/cuda/user/gray-equals-builtin", test_gray);
+  g_test_add_func ("/ks/cuda/user/box-blur-equals-builtin", test_box_blur);
+  g_test_add_func ("/ks/cuda/user/expression-coverage", test_expression_coverage);
+  g_test_add_func ("/ks/cuda/user/launch-refused", test_launch_refused);
+
+  ret = g_test_run ();
+  g_clear_object (&worker);
+  g_clear_object (&gpu);
+  g_clear_object (&cpu);
+  return ret;
+}

@@ -1,0 +1,424 @@
+/* The kernel editor and its console in the window, as a user meets them:
+ * an error typed into the editor is marked on its line and listed, fixing it
+ * makes a new version live, breaking it again keeps the last good one
+ * running; every template compiles; on a machine without a GPU running says
+ * so in the console. Compilation is real (NVRTC in the worker); the tests
+ * that need it skip where NVRTC is missing. */
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <gtksourceview/gtksource.h>
+#include <string.h>
+
+#include "ks-window-private.h"
+
+static void
+iterate_for (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (2000);
+    }
+}
+
+typedef struct
+{
+  KsWindow *window;
+  KsKernelPanel *panel;
+  KsPipeline *pipeline;
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  f->window = ks_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1440, 900);
+  gtk_window_present (GTK_WINDOW (f->window));
+  ks_window_open_sample (f->window);
+  f->panel = ks_window_get_kernel_panel (f->window);
+  f->pipeline = ks_window_get_pipeline (f->window);
+  for (int i = 0; i < 2000 && ks_pipeline_get_input (f->pipeline, KS_INPUT_A) == NULL; i++)
+    iterate_for (5);
+  g_assert_nonnull (ks_pipeline_get_input (f->pipeline, KS_INPUT_A));
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  iterate_for (50);
+}
+
+static gboolean
+have_nvrtc (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (ks_nvrtc_load (&error))
+    return TRUE;
+  g_test_skip_printf ("NVRTC is not available: %s", error->message);
+  return FALSE;
+}
+
+/* Until the debounce has passed and the compile has come back. */
+static void
+wait_compiled (KsKernelPanel *panel)
+{
+  iterate_for (20);
+  for (int i = 0; i < 3000 && ks_kernel_panel_is_compiling (panel); i++)
+    iterate_for (10);
+  g_assert_false (ks_kernel_panel_is_compiling (panel));
+}
+
+/* Types the text as the user would: an edit, then the debounce. */
+static void
+type_text (KsKernelPanel *panel, const char *text)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (ks_kernel_panel_get_buffer (panel));
+  GtkTextIter start, end;
+
+  /* Edits, not gtk_text_buffer_set_text: that one is irreversible and
+   * leaves the buffer unmodified, which typing never does. */
+  gtk_text_buffer_begin_user_action (buffer);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_delete_interactive (buffer, &start, &end, TRUE);
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  gtk_text_buffer_insert_interactive (buffer, &end, text, -1, TRUE);
+  gtk_text_buffer_end_user_action (buffer);
+  g_assert_true (ks_kernel_panel_is_compiling (panel));
+  wait_compiled (panel);
+}
+
+static guint
+count_marks (KsKernelPanel *panel, const char *category)
+{
+  GtkSourceBuffer *buffer = ks_kernel_panel_get_buffer (panel);
+  GtkTextIter iter;
+  guint n = 0;
+
+  gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (buffer), &iter);
+  if (gtk_source_buffer_get_source_marks_at_iter (buffer, &iter, category) != NULL)
+    {
+      GSList *marks = gtk_source_buffer_get_source_marks_at_iter (buffer, &iter, category);
+      n += g_slist_length (marks);
+      g_slist_free (marks);
+    }
+  while (gtk_source_buffer_forward_iter_to_source_mark (buffer, &iter, category))
+    {
+      GSList *marks = gtk_source_buffer_get_source_marks_at_iter (buffer, &iter, category);
+      n += g_slist_length (marks);
+      g_slist_free (marks);
+    }
+  return n;
+}
+
+static void
+find_widgets (GtkWidget *widget, GType type, GPtrArray *found)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    g_ptr_array_add (found, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    find_widgets (child, type, found);
+}
+
+/* A row of the problems list whose label says `text`. */
+static GtkListBoxRow *
+problem_row (KsKernelPanel *panel, const char *text)
+{
+  g_autoptr (GPtrArray) rows = g_ptr_array_new ();
+
+  find_widgets (GTK_WIDGET (panel), GTK_TYPE_LIST_BOX_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      g_autoptr (GPtrArray) labels = g_ptr_array_new ();
+
+      find_widgets (g_ptr_array_index (rows, i), GTK_TYPE_LABEL, labels);
+      for (guint j = 0; j < labels->len; j++)
+        if (strstr (gtk_label_get_text (g_ptr_array_index (labels, j)), text) != NULL)
+          return g_ptr_array_index (rows, i);
+    }
+  return NULL;
+}
+
+static void
+save_screenshot (GtkWidget *widget, const char *name)
+{
+  const char *dir = g_getenv ("KS_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+  g_autoptr (GdkPaintable) paintable = NULL;
+  g_autoptr (GtkSnapshot) snapshot = NULL;
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  GskRenderer *renderer;
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+
+  if (dir == NULL)
+    return;
+  paintable = gtk_widget_paintable_new (widget);
+  snapshot = gtk_snapshot_new ();
+  renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  g_mkdir_with_parents (dir, 0755);
+  path = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s", path);
+}
+
+static const char good_expression[] =
+  "// Invert, as an expression\n"
+  "out.x = 255 - in.x;\n"
+  "out.y = 255 - in.y;\n"
+  "out.z = 255 - in.z;\n";
+
+/* Line 3 uses a name nobody declared. */
+static const char bad_expression[] =
+  "// Invert, as an expression\n"
+  "out.x = 255 - in.x;\n"
+  "out.y = 255 - undeclared_thing;\n"
+  "out.z = 255 - in.z;\n";
+
+static void
+test_errors_marked (Fixture *f, gconstpointer data)
+{
+  g_autofree char *fixed_status = NULL;
+  const GPtrArray *diagnostics;
+  const KsDiagnostic *first = NULL;
+  GtkListBoxRow *row;
+  GtkTextIter cursor;
+  guint version;
+
+  if (!have_nvrtc ())
+    return;
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
+  iterate_for (50);
+  g_assert_true (ks_kernel_panel_get_active (f->panel));
+  ks_kernel_panel_set_mode (f->panel, KS_KERNEL_MODE_EXPRESSION);
+
+  type_text (f->panel, good_expression);
+  version = ks_kernel_panel_get_version (f->panel);
+  g_assert_cmpuint (version, >=, 1);
+  g_assert_cmpuint (count_marks (f->panel, "error"), ==, 0);
+  g_assert_true (ks_pipeline_get_user_kernel (f->pipeline) == ks_kernel_panel_get_last_good (f->panel));
+
+  /* An error: a mark on line 3, and a row in the list that takes the cursor there. */
+  type_text (f->panel, bad_expression);
+  g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), ==, version);
+  diagnostics = ks_kernel_panel_get_diagnostics (f->panel);
+  for (guint i = 0; i < diagnostics->len && first == NULL; i++)
+    if (((KsDiagnostic *) g_ptr_array_index (diagnostics, i))->severity == KS_DIAGNOSTIC_ERROR)
+      first = g_ptr_array_index (diagnostics, i);
+  if (first == NULL)
+    g_error ("No error for the undeclared name; status: %s", ks_kernel_panel_get_status (f->panel));
+  g_assert_cmpuint (first->line, ==, 3);
+  g_assert_nonnull (strstr (first->message, "undeclared_thing"));
+  {
+    GSList *marks = gtk_source_buffer_get_source_marks_at_line (
+      ks_kernel_panel_get_buffer (f->panel), 2, "error");
+    g_assert_nonnull (marks);
+    g_slist_free (marks);
+  }
+  row = problem_row (f->panel, "3:");
+  g_assert_nonnull (row);
+  g_assert_nonnull (problem_row (f->panel, "error: "));
+  g_signal_emit_by_name (gtk_widget_get_parent (GTK_WIDGET (row)), "row-activated", row);
+  gtk_text_buffer_get_iter_at_mark (
+    GTK_TEXT_BUFFER (ks_kernel_panel_get_buffer (f->panel)), &cursor,
+    gtk_text_buffer_get_insert (GTK_TEXT_BUFFER (ks_kernel_panel_get_buffer (f->panel))));
+  g_assert_cmpint (gtk_text_iter_get_line (&cursor), ==, 2);
+  /* The last good version still runs while the text does not compile. */
+  g_assert_nonnull (strstr (ks_kernel_panel_get_status (f->panel), "Does not compile"));
+  /* Typed, not saved: the title says so. */
+  g_assert_true (g_str_has_suffix (ks_kernel_panel_get_title (f->panel), " •"));
+  iterate_for (200);
+  save_screenshot (GTK_WIDGET (f->panel), "kernel-editor-error.png");
+
+  /* Fixed: the mark goes, a new version is live. */
+  type_text (f->panel, good_expression);
+  g_assert_cmpuint (count_marks (f->panel, "error"), ==, 0);
+  g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), ==, version + 1);
+  /* "Version N is live" on a GPU; without one it compiles but cannot run. */
+  fixed_status = g_strdup_printf ("Version %u ", version + 1);
+  g_assert_nonnull (strstr (ks_kernel_panel_get_status (f->panel), fixed_status));
+
+  /* Broken again: that version is kept, and the pipeline still runs it. */
+  type_text (f->panel, bad_expression);
+  g_assert_cmpuint (count_marks (f->panel, "error"), >=, 1);
+  {
+    g_autofree char *kept = g_strdup_printf ("version %u, the last that did, is ", version + 1);
+    g_assert_nonnull (strstr (ks_kernel_panel_get_status (f->panel), kept));
+  }
+  g_assert_nonnull (ks_pipeline_get_user_kernel (f->pipeline));
+  g_assert_true (ks_pipeline_get_user_kernel (f->pipeline) == ks_kernel_panel_get_last_good (f->panel));
+  g_assert_cmpstr (ks_kernel_source_get_text (ks_pipeline_get_user_kernel (f->pipeline)), ==,
+                   good_expression);
+
+  /* Closing the editor gives the image back to the built-in op; the text stays. */
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
+  iterate_for (50);
+  g_assert_null (ks_pipeline_get_user_kernel (f->pipeline));
+  {
+    GtkTextIter start, end;
+    g_autofree char *text = NULL;
+
+    gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (ks_kernel_panel_get_buffer (f->panel)), &start,
+                                &end);
+    text = gtk_text_iter_get_text (&start, &end);
+    g_assert_cmpstr (text, ==, bad_expression);
+  }
+}
+
+static void
+test_templates_compile (Fixture *f, gconstpointer data)
+{
+  static const struct
+  {
+    const char *name;
+    KsKernelMode mode;
+  } cases[] = {
+    { "invert", KS_KERNEL_MODE_EXPRESSION },   { "gray", KS_KERNEL_MODE_EXPRESSION },
+    { "box-blur", KS_KERNEL_MODE_IMAGE },      { "add-arrays", KS_KERNEL_MODE_ANY },
+    { "histogram", KS_KERNEL_MODE_ANY },
+  };
+
+  if (!have_nvrtc ())
+    return;
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      guint before = ks_kernel_panel_get_version (f->panel);
+      const GPtrArray *diagnostics;
+
+      g_test_message ("template %s", cases[i].name);
+      g_assert_true (ks_kernel_panel_load_template (f->panel, cases[i].name, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (ks_kernel_panel_get_mode (f->panel), ==, cases[i].mode);
+      wait_compiled (f->panel);
+      diagnostics = ks_kernel_panel_get_diagnostics (f->panel);
+      for (guint j = 0; j < diagnostics->len; j++)
+        {
+          const KsDiagnostic *d = g_ptr_array_index (diagnostics, j);
+          if (d->severity == KS_DIAGNOSTIC_ERROR)
+            g_error ("%s: %u:%u %s", cases[i].name, d->line, d->column, d->message);
+        }
+      g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), ==, before + 1);
+      g_assert_cmpuint (count_marks (f->panel, "error"), ==, 0);
+      /* Image modes run in the pipeline; "any" kernels run on arrays instead. */
+      if (cases[i].mode == KS_KERNEL_MODE_ANY)
+        g_assert_null (ks_pipeline_get_user_kernel (f->pipeline));
+      else
+        g_assert_true (ks_pipeline_get_user_kernel (f->pipeline)
+                       == ks_kernel_panel_get_last_good (f->panel));
+      g_assert_nonnull (strstr (ks_kernel_panel_get_title (f->panel), cases[i].name));
+    }
+
+  /* A mode switch recompiles the same text in the other mode: an expression
+   * is no image kernel, so that says where it fails, and back again compiles. */
+  {
+    guint before;
+
+    ks_kernel_panel_load_template (f->panel, "invert", NULL);
+    wait_compiled (f->panel);
+    before = ks_kernel_panel_get_version (f->panel);
+    ks_kernel_panel_set_mode (f->panel, KS_KERNEL_MODE_IMAGE);
+    wait_compiled (f->panel);
+    g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), ==, before);
+    g_assert_nonnull (strstr (ks_kernel_panel_get_status (f->panel), "Does not compile"));
+    ks_kernel_panel_set_mode (f->panel, KS_KERNEL_MODE_EXPRESSION);
+    wait_compiled (f->panel);
+    g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), ==, before + 1);
+  }
+}
+
+static void
+test_cpu_needs_gpu (Fixture *f, gconstpointer data)
+{
+  KsConsolePanel *console = ks_window_get_console_panel (f->window);
+  const KsRunResult *before;
+  const char *needle = "needs an NVIDIA GPU";
+
+  if (!have_nvrtc ())
+    return;
+  if (ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)))
+    {
+      g_test_skip ("A CUDA engine runs user kernels: this test is for the CPU engine");
+      return;
+    }
+  /* The built-in op's result is on screen first. */
+  for (int i = 0; i < 1000 && ks_pipeline_get_result (f->pipeline) == NULL; i++)
+    iterate_for (5);
+  before = ks_pipeline_get_result (f->pipeline);
+  g_assert_nonnull (before);
+
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
+  g_assert_true (ks_kernel_panel_load_template (f->panel, "box-blur", NULL));
+  wait_compiled (f->panel);
+  g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), >=, 1);
+  for (int i = 0; i < 1000; i++)
+    {
+      g_autofree char *text = ks_console_panel_get_text (console);
+      if (strstr (text, needle) != NULL)
+        break;
+      iterate_for (10);
+    }
+  {
+    g_autofree char *text = ks_console_panel_get_text (console);
+    g_test_message ("console: %s", text);
+    g_assert_nonnull (strstr (text, needle));
+    g_assert_nonnull (strstr (text, "Launch "));
+  }
+  g_assert_nonnull (strstr (ks_kernel_panel_get_status (f->panel), needle));
+  /* The window carries on: still the CPU engine, no lost device, the last
+   * result still shown. */
+  g_assert_false (ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)));
+  g_assert_true (ks_pipeline_get_result (f->pipeline) == before);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (f->window)));
+
+  /* Typing more does not pile up the same message. */
+  ks_pipeline_set_user_param (f->pipeline, 0, 3);
+  iterate_for (500);
+  {
+    g_autofree char *text = ks_console_panel_get_text (console);
+    const char *first = strstr (text, needle);
+    g_assert_nonnull (first);
+    g_assert_null (strstr (first + 1, needle));
+  }
+  iterate_for (200);
+  save_screenshot (GTK_WIDGET (console), "kernel-console.png");
+
+  ks_console_panel_clear (console);
+  {
+    g_autofree char *text = ks_console_panel_get_text (console);
+    g_assert_cmpstr (text, ==, "");
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  if (!gtk_init_check ())
+    {
+      g_print ("1..0 # SKIP no display (run the ui suite under xvfb-run)\n");
+      return 0;
+    }
+  adw_init ();
+  gtk_source_init ();
+
+  g_test_add ("/ks/kernel-editor/errors-marked", Fixture, NULL, fixture_setup,
+              test_errors_marked, fixture_teardown);
+  g_test_add ("/ks/kernel-editor/templates-compile", Fixture, NULL, fixture_setup,
+              test_templates_compile, fixture_teardown);
+  g_test_add ("/ks/kernel-editor/cpu-needs-gpu", Fixture, NULL, fixture_setup,
+              test_cpu_needs_gpu, fixture_teardown);
+  return g_test_run ();
+}
