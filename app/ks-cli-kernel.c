@@ -30,6 +30,7 @@ typedef struct
   int repeat;
   int device;
   int show;
+  int printf_buffer;
   char *json;
 } KernelOptions;
 
@@ -115,6 +116,9 @@ open_source (const KernelOptions *o, const char *path, GError **error)
   if (o->kind != NULL)
     return ks_kernel_source_new (mode, path, text);
 
+  /* Statements without a __global__ function are an expression. */
+  if (strstr (text, "__global__") == NULL)
+    return ks_kernel_source_new (KS_KERNEL_MODE_EXPRESSION, path, text);
   source = ks_kernel_source_new (KS_KERNEL_MODE_ANY, path, text);
   args = ks_kernel_source_get_args (source);
   for (guint i = 0; args != NULL && i < args->len; i++)
@@ -743,6 +747,8 @@ kernel_main (const KernelOptions *o, const char *path)
                                     + ks_device_get_limits (dev)->cc_minor);
     }
   ks_worker_set_timeout_ms (worker, (guint) MIN (o->timeout * 1000.0 + 0.5, (double) G_MAXUINT));
+  if (o->printf_buffer > 0)
+    ks_worker_set_printf_fifo (worker, (gsize) o->printf_buffer);
   report.arch = ks_worker_get_arch (worker);
 
   if (o->check)
@@ -823,8 +829,8 @@ ks_cli_cmd_kernel (int argc, char **argv)
       "Statements over one pixel instead of a file (in, out, x, y, width, height)",
       "STATEMENTS" },
     { "kind", 'k', 0, G_OPTION_ARG_STRING, &o.kind,
-      "expression, image or any (default: image when the kernel takes ks_image arguments, "
-      "any otherwise)", "KIND" },
+      "expression, image or any (default: expression when the file has no __global__ "
+      "function, image when its kernel takes ks_image arguments, any otherwise)", "KIND" },
     { "in", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs,
       "Input image (twice for two inputs), or random:WxH or testcard:WxH", "FILE" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Output image", "FILE" },
@@ -854,6 +860,9 @@ ks_cli_cmd_kernel (int argc, char **argv)
     { "repeat", 'r', 0, G_OPTION_ARG_INT, &o.repeat,
       "Timed runs after a warm-up (default 1: one run, untimed warm-up excluded)", "N" },
     { "device", 'd', 0, G_OPTION_ARG_INT, &o.device, "CUDA device ordinal (default 0)", "N" },
+    { "printf-buffer", 0, 0, G_OPTION_ARG_INT, &o.printf_buffer,
+      "The device's printf buffer in bytes (default 1048576); lines beyond it are lost",
+      "BYTES" },
     { "json", 'j', 0, G_OPTION_ARG_FILENAME, &o.json,
       "Write diagnostics, resources, timing, printf and results as JSON", "FILE" },
     G_OPTION_ENTRY_NULL
@@ -890,6 +899,12 @@ ks_cli_cmd_kernel (int argc, char **argv)
   if (o.repeat < 1 || o.repeat > 10000)
     {
       ks_cli_usage_error (&error, "--repeat must be between 1 and 10000, not %d", o.repeat);
+      return ks_cli_report_error (error);
+    }
+  if (o.printf_buffer < 0 || o.printf_buffer > (1 << 30))
+    {
+      ks_cli_usage_error (&error, "--printf-buffer is between 1 and 1073741824 bytes, not %d",
+                          o.printf_buffer);
       return ks_cli_report_error (error);
     }
   if (o.show < 0)

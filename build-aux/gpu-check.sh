@@ -138,6 +138,44 @@ if "$cli" bench-display --help >/dev/null 2>&1; then
 fi
 
 echo
+echo "== kernelscope-cli kernel: your own kernels in the worker"
+kdir="$out_dir/kernel"
+mkdir -p "$kdir"
+kernel_checks=()
+kernel_case () {
+  # kernel_case NAME EXPECTED_STATUS COMMAND…: runs it, records whether it exited as expected.
+  local name=$1 expect=$2 rc
+  shift 2
+  run_logged "$kdir/$name.log" "$@"
+  rc=$?
+  if [ "$rc" -eq "$expect" ]; then
+    kernel_checks+=("$(printf 'ok    %-22s exit %d' "$name" "$rc")")
+  else
+    kernel_checks+=("$(printf 'FAIL  %-22s exit %d, expected %d' "$name" "$rc" "$expect")")
+    status=1
+  fi
+}
+kernel_case expression 0 "$cli" kernel resources/kernels/invert.cu --in testcard:1921x1081 \
+  --out "$kdir/invert.png"
+"$cli" run invert --in testcard:1921x1081 --out "$kdir/invert-builtin.png" >/dev/null 2>&1
+kernel_case expression-equal 0 "$cli" compare "$kdir/invert.png" "$kdir/invert-builtin.png" \
+  --expect-equal
+kernel_case box-blur 0 "$cli" kernel resources/kernels/box-blur.cu --param radius=3 \
+  --in resources/samples/astronaut.png --block 13x7 --out "$kdir/blur.png"
+"$cli" run box_blur --param radius=3 --in resources/samples/astronaut.png \
+  --out "$kdir/blur-builtin.png" >/dev/null 2>&1
+kernel_case box-blur-equal 0 "$cli" compare "$kdir/blur.png" "$kdir/blur-builtin.png" --expect-equal
+kernel_case add-arrays 0 "$cli" kernel resources/kernels/add-arrays.cu \
+  --arg 'result=f32[1000000]:zeros:out' --arg 'a=f32[1000000]:random(1)' \
+  --arg 'b=f32[1000000]:range' --arg n=1000000 --block 256 --grid 120 \
+  --save "result=$kdir/result.csv" --json "$kdir/add.json"
+kernel_case printf 0 "$cli" kernel tests/data/kernels/hello-blocks.cu --grid 8 --block 64
+kernel_case printf-overflow 0 "$cli" kernel tests/data/kernels/hello-blocks.cu --grid 64 \
+  --block 1024 --printf-buffer 65536 --json "$kdir/overflow.json"
+kernel_case fault 1 "$cli" kernel tests/data/kernels/wild-pointer.cu --arg 'p=i32[64]:zeros'
+kernel_case timeout 1 "$cli" kernel tests/data/kernels/spin.cu --timeout 0.5 --in random:64x64
+
+echo
 kernel_json="$out_dir/bench-kernel.json"
 kernel_rc=127
 if "$cli" bench-kernel --help >/dev/null 2>&1; then
@@ -254,6 +292,13 @@ elif [ "$display_rc" -ne 127 ]; then
   tail -n 5 "$out_dir/bench-display.log" | sed 's/^/  /'
 fi
 
+echo
+echo "kernelscope-cli kernel on the GPU:"
+for line in "${kernel_checks[@]}"; do
+  echo "  $line"
+done
+grep -h -E "^(device printf|kernelscope-cli: .*lost|kernelscope-cli: The kernel)" \
+  "$kdir"/printf*.log "$kdir"/fault.log "$kdir"/timeout.log 2>/dev/null | sed 's/^/  /'
 if [ "$kernel_rc" -eq 0 ]; then
   echo
   echo "your own kernels (JSON: $kernel_json):"

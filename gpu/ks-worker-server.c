@@ -442,6 +442,7 @@ typedef enum
   REPLY_PROTOCOL,
 } ReplyKind;
 
+#if HAVE_CUDA
 /* A malformed request is a protocol error; anything else is the request's own. */
 static ReplyKind
 error_kind (const GError *error)
@@ -450,7 +451,6 @@ error_kind (const GError *error)
                                                                       : REPLY_ERROR;
 }
 
-#if HAVE_CUDA
 /* Errors that leave the context unusable: only a new process can run again. */
 static gboolean
 cuda_error_is_sticky (cudaError_t err)
@@ -604,6 +604,7 @@ server_capture_stdout (Server *s)
   s->printf_fd = STDOUT_FILENO;
 }
 
+#if HAVE_CUDA
 /* What the runs since the last call printed; the file starts over. */
 static char *
 server_take_printf (Server *s)
@@ -646,6 +647,7 @@ count_lines (const char *text)
     n++;
   return n;
 }
+#endif
 
 static ReplyKind
 handle_hello (Server *s, GVariantDict *reply)

@@ -1489,6 +1489,18 @@ user_live_run (UserJob *job, GCancellable *cancellable, GError **error)
       return NULL;
     }
 
+  if (job->checked && ks_kernel_source_get_mode (job->kernel) == KS_KERNEL_MODE_EXPRESSION)
+    {
+      KsLaunchTotals totals;
+      guint w = ks_buffer_get_width (request.inputs[0]);
+      guint h = ks_buffer_get_height (request.inputs[0]);
+
+      /* An expression walks the image like a built-in op: where its grid
+       * leaves pixels out, record which, for the view's hatching. */
+      ks_launch_totals (&job->resolved, w, h, &totals);
+      request.instrument = totals.unreached_pixels > 0
+                           && (guint64) w * h <= MAX_INSTRUMENTED_PIXELS;
+    }
   if (!ks_user_kernel_run (job->worker, engine, &request, &job->run, cancellable, error))
     {
       /* A fault ends the worker's CUDA, never ours: start a fresh worker now,
