@@ -377,7 +377,7 @@ ks_cli_cmd_bench_kernel (int argc, char **argv)
     [ROW_INVERT_BUILTIN] = { "invert_builtin", "Invert, built in (kernel)" },
   };
   guint width = 7680, height = 4320;
-  const char *device_name = "none";
+  const char *device_name = "no GPU";
   int status = KS_CLI_EXIT_FAILED;
 
   g_option_context_set_summary (context,
