@@ -402,6 +402,29 @@ test_cpu_needs_gpu (Fixture *f, gconstpointer data)
   }
 }
 
+/* Without NVRTC the editor says what is missing and how to get it, and the
+ * window carries on with the built-in op. */
+static void
+test_nvrtc_missing (Fixture *f, gconstpointer data)
+{
+  const char *status;
+
+  g_setenv ("KS_NVRTC_LIBRARY", "/nonexistent/libnvrtc.so.13", TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
+  ks_kernel_panel_compile_now (f->panel);
+  wait_compiled (f->panel);
+  g_unsetenv ("KS_NVRTC_LIBRARY");
+
+  status = ks_kernel_panel_get_status (f->panel);
+  g_test_message ("status: %s", status);
+  g_assert_nonnull (strstr (status, "Cannot compile here"));
+  g_assert_nonnull (strstr (status, "/nonexistent/libnvrtc.so.13"));
+  g_assert_nonnull (strstr (status, "cuda-nvrtc"));
+  g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), ==, 0);
+  g_assert_null (ks_pipeline_get_user_kernel (f->pipeline));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (f->window)));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -420,5 +443,7 @@ main (int argc, char **argv)
               test_templates_compile, fixture_teardown);
   g_test_add ("/ks/kernel-editor/cpu-needs-gpu", Fixture, NULL, fixture_setup,
               test_cpu_needs_gpu, fixture_teardown);
+  g_test_add ("/ks/kernel-editor/nvrtc-missing", Fixture, NULL, fixture_setup,
+              test_nvrtc_missing, fixture_teardown);
   return g_test_run ();
 }

@@ -672,7 +672,9 @@ did_not_compile (KsKernelPanel *self, const GPtrArray *diagnostics, const GError
   else
     count = g_strdup_printf (errors == 1 ? "1 error" : "%u errors", errors);
 
-  if (self->version > 0 && self->mode != KS_KERNEL_MODE_ANY && self->active
+  if (g_error_matches (error, KS_ERROR, KS_ERROR_UNAVAILABLE))
+    status = g_strdup_printf ("Cannot compile here: %s", error->message);
+  else if (self->version > 0 && self->mode != KS_KERNEL_MODE_ANY && self->active
       && self->pipeline != NULL && ks_engine_is_cuda (ks_pipeline_get_engine (self->pipeline)))
     status = g_strdup_printf ("Does not compile (%s) — version %u, the last that did, is still "
                               "running", count, self->version);
