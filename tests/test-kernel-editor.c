@@ -425,6 +425,137 @@ test_nvrtc_missing (Fixture *f, gconstpointer data)
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (f->window)));
 }
 
+/* The result on screen, downloaded. */
+static KsImage *
+download_result (KsPipeline *pipeline)
+{
+  g_autoptr (GError) error = NULL;
+  KsImage *image = ks_pipeline_download_output (pipeline, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (image);
+  return image;
+}
+
+/* Until a run newer than `before` is published. */
+static const KsRunResult *
+wait_new_result (KsPipeline *pipeline, const KsRunResult *before)
+{
+  for (int i = 0; i < 1500 && ks_pipeline_get_result (pipeline) == before; i++)
+    iterate_for (10);
+  g_assert_true (ks_pipeline_get_result (pipeline) != before);
+  return ks_pipeline_get_result (pipeline);
+}
+
+static void
+assert_inverted (KsPipeline *pipeline)
+{
+  g_autoptr (KsImage) out = download_result (pipeline);
+  KsImage *in = ks_pipeline_get_input (pipeline, KS_INPUT_A);
+
+  g_assert_cmpuint (out->width, ==, in->width);
+  g_assert_cmpuint (out->height, ==, in->height);
+  for (guint y = 0; y < in->height; y++)
+    for (guint x = 0; x < in->width; x++)
+      {
+        guint32 a = ks_image_get_rgba (in, x, y), b = ks_image_get_rgba (out, x, y);
+
+        if (b != ((~a & 0x00ffffffu) | (a & 0xff000000u)))
+          g_error ("pixel (%u, %u): %08x is not the inverse of %08x", x, y, b, a);
+      }
+}
+
+static const char wild_kernel[] =
+  "// Writes far outside its image: an illegal address.\n"
+  "__global__ void wild (ks_image out, ks_image in)\n"
+  "{\n"
+  "  out.data[(1ull << 40) + threadIdx.x] = 1;\n"
+  "}\n";
+
+static const char invert_kernel[] =
+  "__global__ void invert (ks_image out, ks_image in)\n"
+  "{\n"
+  "  unsigned x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  unsigned y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+  "  if (!ks_inside (out, x, y))\n"
+  "    return;\n"
+  "  uchar4 v = ks_rgba (in, x, y);\n"
+  "  ks_rgba (out, x, y) = make_uchar4 (255 - v.x, 255 - v.y, 255 - v.z, v.w);\n"
+  "}\n";
+
+/* On a GPU: the editor's kernel runs on the image; a kernel that faults ends
+ * only the worker — the console says so, the last good result and the text
+ * stay, the next good kernel runs, and the built-in ops go on on CUDA. */
+static void
+test_gpu_fault_and_fix (Fixture *f, gconstpointer data)
+{
+  KsConsolePanel *console = ks_window_get_console_panel (f->window);
+  const KsRunResult *good, *now;
+  g_autofree char *text = NULL;
+
+  if (!have_nvrtc ())
+    return;
+  if (!ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)))
+    {
+      g_test_skip ("Needs the CUDA engine: user kernels run on an NVIDIA GPU");
+      return;
+    }
+  for (int i = 0; i < 1000 && ks_pipeline_get_result (f->pipeline) == NULL; i++)
+    iterate_for (5);
+  now = ks_pipeline_get_result (f->pipeline);
+
+  /* The invert template goes live and the view's result is its output. */
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
+  wait_compiled (f->panel);
+  good = wait_new_result (f->pipeline, now);
+  g_assert_nonnull (ks_pipeline_get_user_kernel (f->pipeline));
+  assert_inverted (f->pipeline);
+
+  /* A kernel that faults: the console says what happened, in plain words. */
+  ks_kernel_panel_set_mode (f->panel, KS_KERNEL_MODE_IMAGE);
+  type_text (f->panel, wild_kernel);
+  for (int i = 0; i < 1000; i++)
+    {
+      g_free (text);
+      text = ks_console_panel_get_text (console);
+      if (strstr (text, "cudaErrorIllegalAddress") != NULL)
+        break;
+      iterate_for (10);
+    }
+  g_test_message ("console: %s", text);
+  g_assert_nonnull (strstr (text, "cudaErrorIllegalAddress"));
+  g_assert_nonnull (strstr (text, "restarted"));
+  iterate_for (200);
+  save_screenshot (GTK_WIDGET (console), "kernel-console-fault.png");
+  save_screenshot (GTK_WIDGET (f->window), "kernel-window-fault.png");
+
+  /* The last good result is still the one shown, the text is the user's, and
+   * the application's CUDA is fine. */
+  g_assert_true (ks_pipeline_get_result (f->pipeline) == good);
+  assert_inverted (f->pipeline);
+  g_assert_true (ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)));
+  {
+    GtkTextBuffer *buffer = GTK_TEXT_BUFFER (ks_kernel_panel_get_buffer (f->panel));
+    GtkTextIter start, end;
+    g_autofree char *kept = NULL;
+
+    gtk_text_buffer_get_bounds (buffer, &start, &end);
+    kept = gtk_text_buffer_get_text (buffer, &start, &end, TRUE);
+    g_assert_cmpstr (kept, ==, wild_kernel);
+  }
+
+  /* Fixed: a new worker runs the next good kernel, and the view follows. */
+  type_text (f->panel, invert_kernel);
+  now = wait_new_result (f->pipeline, good);
+  assert_inverted (f->pipeline);
+
+  /* Closing the editor gives the image back to the built-in op, on CUDA. */
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
+  wait_new_result (f->pipeline, now);
+  g_assert_null (ks_pipeline_get_user_kernel (f->pipeline));
+  g_assert_true (ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -445,5 +576,7 @@ main (int argc, char **argv)
               test_cpu_needs_gpu, fixture_teardown);
   g_test_add ("/ks/kernel-editor/nvrtc-missing", Fixture, NULL, fixture_setup,
               test_nvrtc_missing, fixture_teardown);
+  g_test_add ("/ks/kernel-editor/gpu-fault-and-fix", Fixture, NULL, fixture_setup,
+              test_gpu_fault_and_fix, fixture_teardown);
   return g_test_run ();
 }

@@ -1,0 +1,30 @@
+#!/bin/bash
+# Runs on the GPU host, from the project root, after the GPU runtime bundle's
+# install-runtime.sh: the kernel editor's ui tests in a real window on the
+# CUDA engine, under Xvfb (without OpenGL there: the view says so, and the
+# panels draw with cairo). Screenshots go to $OUT/screenshots (or
+# BUILD_DIR/gpu-ui-check).
+# Usage: build-aux/gpu-ui-check.sh BUILD_DIR [UI_RUNTIME_DIR]   (default .gpu-ui-runtime)
+set -u
+build=${1:?usage: build-aux/gpu-ui-check.sh BUILD_DIR [UI_RUNTIME_DIR]}
+rt=${2:-.gpu-ui-runtime}
+prefix=${KS_UI_PREFIX:-/opt/gpu-runtime}
+out_dir=${OUT:-$build/gpu-ui-check}
+mkdir -p "$out_dir" "$prefix"
+for deb in "$rt"/debs/*.deb; do
+  name=$(basename "$deb" | sed 's/_.*//')
+  if grep -qx "$name" "$rt/system.txt"; then dpkg -x "$deb" /; else dpkg -x "$deb" "$prefix"; fi
+done
+export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export XDG_DATA_DIRS="$prefix/usr/share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"
+Xvfb :7 -screen 0 1600x1000x24 -nolisten tcp > "$out_dir/xvfb.log" 2>&1 &
+xvfb=$!
+sleep 3
+export DISPLAY=:7 GTK_A11Y=none GSETTINGS_BACKEND=memory GSETTINGS_SCHEMA_DIR="$PWD/$rt/schemas"
+export G_TEST_SRCDIR="$PWD/tests" KS_WORKER_PATH="$PWD/$build/app/kernelscope-worker"
+export KS_SCREENSHOT_DIR="$out_dir/screenshots"
+timeout 300 "$build/tests/test-kernel-editor" --tap 2>&1 | tee "$out_dir/test-kernel-editor.tap"
+status=${PIPESTATUS[0]}
+kill "$xvfb" 2>/dev/null
+grep -E '^(ok|not ok)' "$out_dir/test-kernel-editor.tap"
+exit "$status"
