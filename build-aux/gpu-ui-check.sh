@@ -23,8 +23,8 @@ sleep 3
 export DISPLAY=:7 GTK_A11Y=none GSETTINGS_BACKEND=memory GSETTINGS_SCHEMA_DIR="$PWD/$rt/schemas"
 export G_TEST_SRCDIR="$PWD/tests" KS_WORKER_PATH="$PWD/$build/app/kernelscope-worker"
 export KS_SCREENSHOT_DIR="$out_dir/screenshots"
-timeout 300 "$build/tests/test-kernel-editor" --tap 2>&1 | tee "$out_dir/test-kernel-editor.tap"
-status=${PIPESTATUS[0]}
+timeout 300 "$build/tests/test-kernel-editor" --tap > "$out_dir/test-kernel-editor.tap" 2>&1
+status=$?
 kill "$xvfb" 2>/dev/null
 grep -E '^(ok|not ok)' "$out_dir/test-kernel-editor.tap"
 exit "$status"

@@ -11,6 +11,7 @@
 #include <gtksourceview/gtksource.h>
 #include <string.h>
 
+#include "ks-array-view.h"
 #include "ks-window-private.h"
 
 static void
@@ -425,6 +426,12 @@ test_nvrtc_missing (Fixture *f, gconstpointer data)
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (f->window)));
 }
 
+static void
+mark_ran (gboolean *ran, gpointer report, KsKernelPanel *panel)
+{
+  *ran = TRUE;
+}
+
 /* The result on screen, downloaded. */
 static KsImage *
 download_result (KsPipeline *pipeline)
@@ -556,6 +563,78 @@ test_gpu_fault_and_fix (Fixture *f, gconstpointer data)
   g_assert_true (ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)));
 }
 
+/* On a GPU: the tutorial's addition in the "any" mode, its arguments bound
+ * in the array view, run with the launch panel's block and grid; the
+ * results table holds a + b. */
+static void
+test_gpu_arrays (Fixture *f, gconstpointer data)
+{
+  const char *bindings[] = { "result=f32[5000]:zeros:out", "a=f32[5000]:range",
+                             "b=f32[5000]:range(0, 2)", "n=5000", NULL };
+  g_autoptr (GPtrArray) views = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsArray) result = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (GFile) file = NULL;
+  KsArrayView *view;
+  KsLaunchConfig launch;
+  gboolean ran = FALSE;
+
+  if (!have_nvrtc ())
+    return;
+  if (!ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)))
+    {
+      g_test_skip ("Needs the CUDA engine: user kernels run on an NVIDIA GPU");
+      return;
+    }
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
+  g_assert_true (ks_kernel_panel_load_template (f->panel, "add-arrays", NULL));
+  wait_compiled (f->panel);
+  g_assert_cmpint (ks_kernel_panel_get_mode (f->panel), ==, KS_KERNEL_MODE_ANY);
+  g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), >=, 1);
+
+  find_widgets (GTK_WIDGET (f->panel), KS_TYPE_ARRAY_VIEW, views);
+  g_assert_cmpuint (views->len, ==, 1);
+  view = g_ptr_array_index (views, 0);
+  g_assert_true (ks_array_view_set_bindings (view, bindings, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (ks_array_view_get_check (view), ==, KS_BINDING_OK);
+
+  /* A block and a grid too small for 5000 elements: the grid-stride loop covers them. */
+  launch = *ks_pipeline_get_launch (f->pipeline);
+  launch.block = (KsDim3) { 64, 1, 1 };
+  launch.grid = (KsDim3) { 7, 1, 1 };
+  launch.auto_grid = FALSE;
+  ks_pipeline_set_launch (f->pipeline, &launch);
+
+  g_signal_connect_swapped (f->panel, "arrays-ran", G_CALLBACK (mark_ran), &ran);
+  gtk_widget_activate_action (GTK_WIDGET (f->panel), "kernel.run-arrays", NULL);
+  for (int i = 0; i < 1000 && !ran; i++)
+    iterate_for (10);
+  g_assert_true (ran);
+
+  dir = g_dir_make_tmp ("ks-test-arrays-XXXXXX", NULL);
+  path = g_build_filename (dir, "result.csv", NULL);
+  file = g_file_new_for_path (path);
+  g_assert_true (ks_array_view_show_array (view, "result"));
+  g_assert_true (ks_array_view_save_shown (view, file, &error));
+  g_assert_no_error (error);
+  result = ks_array_load (path, KS_ELEM_FLOAT32, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (result->length, ==, 5000);
+  for (gsize i = 0; i < result->length; i++)
+    g_assert_cmpfloat (ks_array_get_double (result, i), ==, 3.0 * i);
+  g_remove (path);
+  g_rmdir (dir);
+  {
+    g_autofree char *text = ks_console_panel_get_text (ks_window_get_console_panel (f->window));
+
+    g_test_message ("console: %s", text);
+    g_assert_nonnull (strstr (text, "grid 7×1×1 · block 64×1×1"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -578,5 +657,7 @@ main (int argc, char **argv)
               test_nvrtc_missing, fixture_teardown);
   g_test_add ("/ks/kernel-editor/gpu-fault-and-fix", Fixture, NULL, fixture_setup,
               test_gpu_fault_and_fix, fixture_teardown);
+  g_test_add ("/ks/kernel-editor/gpu-arrays", Fixture, NULL, fixture_setup,
+              test_gpu_arrays, fixture_teardown);
   return g_test_run ();
 }

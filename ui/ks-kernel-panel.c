@@ -1221,7 +1221,12 @@ run_arrays_action (GtkWidget *widget, const char *action_name, GVariant *paramet
     }
   for (guint i = 0; i < job->arrays->len; i++)
     longest = MAX (longest, ((KsArray *) g_ptr_array_index (job->arrays, i))->length);
-  ks_kernel_source_get_default_launch (job->source, &launch);
+  /* The block and grid of the launch panel, as for image kernels; the
+   * source's //@block and //@grid when there is no pipeline. */
+  if (self->pipeline != NULL)
+    launch = *ks_pipeline_get_launch (self->pipeline);
+  else
+    ks_kernel_source_get_default_launch (job->source, &launch);
   job->launch = launch;
   job->block = launch.block;
   job->grid = launch.grid;
