@@ -290,8 +290,14 @@ show_diagnostics (KsKernelPanel *self, const GPtrArray *diagnostics)
       gtk_list_box_append (self->diagnostics_list, diagnostic_row (d));
       if (iter_at (self, d, &at))
         {
-          GtkSourceMark *mark = gtk_source_buffer_create_source_mark (
-            self->buffer, NULL, category_of (d->severity), &at);
+          GtkTextIter line_start = at;
+          GtkSourceMark *mark;
+
+          /* At the start of the line: the gutter draws only the marks there
+           * (GtkSourceView 5.6); the underline carries the column. */
+          gtk_text_iter_set_line_offset (&line_start, 0);
+          mark = gtk_source_buffer_create_source_mark (self->buffer, NULL,
+                                                       category_of (d->severity), &line_start);
 
           g_object_set_data_full (G_OBJECT (mark), MESSAGE_KEY, g_strdup (d->message), g_free);
           underline (self, d, &at);
