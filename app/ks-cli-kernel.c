@@ -581,7 +581,8 @@ run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
                const KsLaunchConfig *launch, GError **error)
 {
   const GPtrArray *args = ks_kernel_source_get_args (r->source);
-  g_autoptr (GPtrArray) bindings = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
+  g_autoptr (GPtrArray) bindings =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
   g_autoptr (GPtrArray) messages =
     g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
   g_autoptr (GPtrArray) arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);

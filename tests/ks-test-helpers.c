@@ -2,6 +2,8 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <glib/gstdio.h>
 
 #include "ks-test-helpers.h"
 
@@ -307,4 +309,49 @@ ks_test_assert_coverage_equal (const KsCoverage *a, const KsCoverage *b, const c
       g_error ("%s: pixel %" G_GSIZE_FORMAT ": CPU says block %u thread %u, CUDA block %u "
                "thread %u", what, i, a->owner_block[i], a->owner_thread[i], b->owner_block[i],
                b->owner_thread[i]);
+}
+
+void
+ks_test_program_result_clear (KsTestProgramResult *result)
+{
+  g_clear_pointer (&result->out, g_free);
+  g_clear_pointer (&result->err, g_free);
+}
+
+void
+ks_test_run_program (KsTestProgramResult *result, const char *program, char **envp,
+                     const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  int wait_status = 0;
+
+  g_ptr_array_add (argv, (gpointer) program);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  memset (result, 0, sizeof *result);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
+                               &result->out, &result->err, &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  result->status = WEXITSTATUS (wait_status);
+  g_test_message ("exit %d\nstdout: %s\nstderr: %s", result->status, result->out, result->err);
+}
+
+void
+ks_test_remove_tree (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_remove (p);
+    }
+  g_rmdir (dir);
 }

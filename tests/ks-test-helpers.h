@@ -64,4 +64,21 @@ guint32     ks_test_ref_add          (guint32 a, guint32 b);
 KsImage    *ks_test_ref_image        (const char *op, gboolean truncate, const KsImage *a,
                                       const KsImage *b);
 
+/* A program run as a user runs it: exit status, stdout and stderr. */
+typedef struct
+{
+  int status;
+  char *out;
+  char *err;
+} KsTestProgramResult;
+
+void        ks_test_program_result_clear (KsTestProgramResult *result);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (KsTestProgramResult, ks_test_program_result_clear)
+/* Runs program with args (NULL-terminated, without the program) in the
+ * environment envp (NULL: this process's); it must exit normally. */
+void        ks_test_run_program       (KsTestProgramResult *result, const char *program,
+                                       char **envp, const char *const *args);
+/* Removes a directory and the files in it. */
+void        ks_test_remove_tree       (const char *dir);
+
 G_END_DECLS

@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <sys/wait.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
@@ -16,43 +15,18 @@
 static char *cli_path;
 static char *tmp_dir;
 
-typedef struct
-{
-  int status;
-  char *out;
-  char *err;
-} CliResult;
 
+/* Runs `kernelscope-cli kernel ARGS…`; envp NULL inherits the environment. */
 static void
-cli_result_clear (CliResult *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliResult, cli_result_clear)
-
-/* Runs the tool with args; envp NULL inherits the environment. */
-static void
-run_cli_env (CliResult *r, char **envp, const char *const *args)
+run_cli_env (KsTestProgramResult *r, char **envp, const char *const *args)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  int wait_status = 0;
 
-  g_ptr_array_add (argv, cli_path);
   g_ptr_array_add (argv, (gpointer) "kernel");
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
-
-  memset (r, 0, sizeof *r);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
-                               &r->out, &r->err, &wait_status, &error));
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r->status = WEXITSTATUS (wait_status);
-  g_test_message ("exit %d\nstdout: %s\nstderr: %s", r->status, r->out, r->err);
+  ks_test_run_program (r, cli_path, envp, (const char *const *) argv->pdata);
 }
 
 #define RUN(r, ...) run_cli_env ((r), NULL, (const char *const[]) { __VA_ARGS__, NULL })
@@ -106,7 +80,7 @@ static void
 test_check_good (void)
 {
   g_autofree char *path = NULL;
-  g_auto (CliResult) r = { 0 };
+  g_auto (KsTestProgramResult) r = { 0 };
 
   if (!need_nvrtc ())
     return;
@@ -133,7 +107,7 @@ test_check_error_location (void)
     "}\n";
   g_autofree char *path = NULL;
   g_autofree char *expect = NULL;
-  g_auto (CliResult) r = { 0 };
+  g_auto (KsTestProgramResult) r = { 0 };
 
   if (!need_nvrtc ())
     return;
@@ -160,7 +134,7 @@ test_check_warning (void)
     "}\n";
   g_autofree char *path = NULL;
   g_autofree char *expect = NULL;
-  g_auto (CliResult) r = { 0 };
+  g_auto (KsTestProgramResult) r = { 0 };
 
   if (!need_nvrtc ())
     return;
@@ -177,8 +151,8 @@ test_check_warning (void)
 static void
 test_check_expression (void)
 {
-  g_auto (CliResult) good = { 0 };
-  g_auto (CliResult) bad = { 0 };
+  g_auto (KsTestProgramResult) good = { 0 };
+  g_auto (KsTestProgramResult) bad = { 0 };
 
   if (!need_nvrtc ())
     return;
@@ -200,7 +174,7 @@ test_check_bad_annotation (void)
     "__global__ void k (ks_image out, ks_image in, ks_params p) { }\n";
   g_autofree char *path = NULL;
   g_autofree char *expect = NULL;
-  g_auto (CliResult) r = { 0 };
+  g_auto (KsTestProgramResult) r = { 0 };
 
   path = write_source ("annotation.cu", text);
   RUN (&r, "--check", path);
@@ -224,7 +198,7 @@ test_check_json (void)
   g_autoptr (GError) error = NULL;
   JsonObject *root, *first;
   JsonArray *diagnostics;
-  g_auto (CliResult) r = { 0 };
+  g_auto (KsTestProgramResult) r = { 0 };
 
   if (!need_nvrtc ())
     return;
@@ -267,7 +241,7 @@ test_usage (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_auto (CliResult) r = { 0 };
+      g_auto (KsTestProgramResult) r = { 0 };
       const char *args[8] = { NULL };
 
       for (guint k = 0; cases[i].args[k] != NULL; k++)
@@ -283,7 +257,7 @@ static void
 test_missing_file (void)
 {
   g_autofree char *path = g_build_filename (tmp_dir, "nowhere.cu", NULL);
-  g_auto (CliResult) r = { 0 };
+  g_auto (KsTestProgramResult) r = { 0 };
 
   RUN (&r, "--check", path);
   g_assert_cmpint (r.status, ==, 1);
@@ -298,7 +272,7 @@ test_nvrtc_missing (void)
 {
   g_autofree char *path = write_source ("nvrtc.cu", add_source);
   g_auto (GStrv) envp = g_get_environ ();
-  g_auto (CliResult) r = { 0 };
+  g_auto (KsTestProgramResult) r = { 0 };
 
   envp = g_environ_setenv (envp, "KS_NVRTC_LIBRARY", "/nonexistent/libnvrtc.so.13", TRUE);
   run_cli_env (&r, envp, (const char *const[]) { "--check", path, NULL });
@@ -313,7 +287,7 @@ static void
 test_run_needs_gpu (void)
 {
   g_autofree char *path = write_source ("run.cu", add_source);
-  g_auto (CliResult) r = { 0 };
+  g_auto (KsTestProgramResult) r = { 0 };
 
   if (ks_cuda_available (NULL))
     {
@@ -324,22 +298,6 @@ test_run_needs_gpu (void)
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "needs an NVIDIA GPU"));
   g_assert_nonnull (strstr (r.err, "--check"));
-}
-
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  if (d == NULL)
-    return;
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_remove (p);
-    }
-  g_rmdir (dir);
 }
 
 int
@@ -369,7 +327,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/kernel/run-needs-gpu", test_run_needs_gpu);
 
   ret = g_test_run ();
-  remove_tree (tmp_dir);
+  ks_test_remove_tree (tmp_dir);
   g_free (tmp_dir);
   g_free (cli_path);
   return ret;

@@ -13,48 +13,18 @@
 static char *cli_path;
 static char *tmp_dir;
 
-typedef struct
-{
-  int status;
-  char *out;
-  char *err;
-} CliResult;
 
 static void
-cli_result_clear (CliResult *r)
+run_cli_v (KsTestProgramResult *r, const char *const *args)
 {
-  g_free (r->out);
-  g_free (r->err);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliResult, cli_result_clear)
-
-static void
-run_cli_v (CliResult *r, const char *const *args)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  int wait_status = 0;
-
-  g_ptr_array_add (argv, cli_path);
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-
-  memset (r, 0, sizeof *r);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                               &r->out, &r->err, &wait_status, &error));
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r->status = WEXITSTATUS (wait_status);
-  g_test_message ("exit %d\nstdout: %s\nstderr: %s", r->status, r->out, r->err);
+  ks_test_run_program (r, cli_path, NULL, args);
 }
 
 static void
-run_cli (CliResult *r, const char *first, ...) G_GNUC_NULL_TERMINATED;
+run_cli (KsTestProgramResult *r, const char *first, ...) G_GNUC_NULL_TERMINATED;
 
 static void
-run_cli (CliResult *r, const char *first, ...)
+run_cli (KsTestProgramResult *r, const char *first, ...)
 {
   g_autoptr (GPtrArray) args = g_ptr_array_new ();
   va_list ap;
@@ -70,7 +40,7 @@ run_cli (CliResult *r, const char *first, ...)
 /* Exit status `status` and exactly one line on stderr, naming the program and
  * containing every needle. */
 static void
-assert_one_line_error (const CliResult *r, int status, ...)
+assert_one_line_error (const KsTestProgramResult *r, int status, ...)
 {
   const char *needle;
   const char *nl;
@@ -122,7 +92,7 @@ static void
 test_no_command (void)
 {
   const char *const none[] = { NULL };
-  g_auto (CliResult) r;
+  g_auto (KsTestProgramResult) r;
 
   run_cli_v (&r, none);
   assert_one_line_error (&r, 2, "command", NULL);
@@ -131,8 +101,8 @@ test_no_command (void)
 static void
 test_help (void)
 {
-  g_auto (CliResult) r;
-  g_auto (CliResult) r2;
+  g_auto (KsTestProgramResult) r;
+  g_auto (KsTestProgramResult) r2;
 
   run_cli (&r, "--help", NULL);
   g_assert_cmpint (r.status, ==, 0);
@@ -146,7 +116,7 @@ test_help (void)
 static void
 test_unknown_command (void)
 {
-  g_auto (CliResult) r;
+  g_auto (KsTestProgramResult) r;
 
   run_cli (&r, "frobnicate", NULL);
   assert_one_line_error (&r, 2, "unknown command", "frobnicate", NULL);
@@ -157,7 +127,7 @@ test_unknown_op (void)
 {
   g_autofree char *in = write_random_png ("in.png", 8, 8, 1);
   g_autofree char *out = tmp_path ("out.png");
-  g_auto (CliResult) r;
+  g_auto (KsTestProgramResult) r;
 
   run_cli (&r, "run", "sharpen-xyz", "--in", in, "--out", out, "--engine", "cpu", NULL);
   assert_one_line_error (&r, 2, "unknown op", "sharpen-xyz", NULL);
@@ -169,9 +139,9 @@ test_unknown_parameter (void)
 {
   g_autofree char *in = write_random_png ("in.png", 8, 8, 1);
   g_autofree char *out = tmp_path ("out.png");
-  g_auto (CliResult) r;
-  g_auto (CliResult) r2;
-  g_auto (CliResult) r3;
+  g_auto (KsTestProgramResult) r;
+  g_auto (KsTestProgramResult) r2;
+  g_auto (KsTestProgramResult) r3;
 
   run_cli (&r, "run", "gray", "--in", in, "--out", out, "--param", "strength=2", "--engine", "cpu",
            NULL);
@@ -191,9 +161,9 @@ test_wrong_inputs (void)
 {
   g_autofree char *in = write_random_png ("in.png", 8, 8, 1);
   g_autofree char *out = tmp_path ("out.png");
-  g_auto (CliResult) r;
-  g_auto (CliResult) r2;
-  g_auto (CliResult) r3;
+  g_auto (KsTestProgramResult) r;
+  g_auto (KsTestProgramResult) r2;
+  g_auto (KsTestProgramResult) r3;
 
   run_cli (&r, "run", "add", "--in", in, "--out", out, "--engine", "cpu", NULL);
   assert_one_line_error (&r, 2, "add", "2", NULL);
@@ -212,7 +182,7 @@ test_missing_input (void)
 {
   g_autofree char *in = tmp_path ("does-not-exist.png");
   g_autofree char *out = tmp_path ("out.png");
-  g_auto (CliResult) r;
+  g_auto (KsTestProgramResult) r;
 
   run_cli (&r, "run", "invert", "--in", in, "--out", out, "--engine", "cpu", NULL);
   assert_one_line_error (&r, 1, "does-not-exist.png", NULL);
@@ -224,8 +194,8 @@ test_corrupt_input (void)
   g_autofree char *in = tmp_path ("corrupt.png");
   g_autofree char *out = tmp_path ("out.png");
   g_autofree char *absurd = ks_test_data_path ("absurd.png");
-  g_auto (CliResult) r;
-  g_auto (CliResult) r2;
+  g_auto (KsTestProgramResult) r;
+  g_auto (KsTestProgramResult) r2;
 
   g_assert_true (g_file_set_contents (in, "\x89PNG\r\n\x1a\nthis is not an image at all", -1,
                                       NULL));
@@ -246,9 +216,9 @@ test_gray_input (void)
   g_autofree char *gray_in = g_strconcat ("gray:", in, NULL);
   g_autofree char *a = tmp_path ("sobel-colour.png");
   g_autofree char *b = tmp_path ("sobel-gray.png");
-  g_auto (CliResult) r;
-  g_auto (CliResult) r2;
-  g_auto (CliResult) r3;
+  g_auto (KsTestProgramResult) r;
+  g_auto (KsTestProgramResult) r2;
+  g_auto (KsTestProgramResult) r3;
   g_autoptr (KsImage) from_colour = NULL;
   g_autoptr (KsImage) from_gray = NULL;
 
@@ -272,7 +242,7 @@ test_size_mismatch (void)
   g_autofree char *a = write_random_png ("a.png", 8, 8, 1);
   g_autofree char *b = write_random_png ("b.png", 9, 8, 2);
   g_autofree char *out = tmp_path ("out.png");
-  g_auto (CliResult) r;
+  g_auto (KsTestProgramResult) r;
 
   run_cli (&r, "run", "add", "--in", a, "--in", b, "--out", out, "--engine", "cpu", NULL);
   g_assert_cmpint (r.status, !=, 0);
@@ -300,10 +270,10 @@ test_impossible_block (void)
 {
   g_autofree char *in = write_random_png ("in.png", 200, 100, 1);
   g_autofree char *out = tmp_path ("out.png");
-  g_auto (CliResult) r;
-  g_auto (CliResult) r2;
+  g_auto (KsTestProgramResult) r;
+  g_auto (KsTestProgramResult) r2;
   g_auto (GStrv) fix = NULL;
-  g_auto (CliResult) r3;
+  g_auto (KsTestProgramResult) r3;
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
 
   /* The newcomer: 64×32 is refused with the 1024-thread limit named. */
@@ -342,7 +312,7 @@ test_engine_choice (void)
   g_autofree char *in = write_random_png ("in.png", 31, 17, 1);
   g_autofree char *out = tmp_path ("out.png");
   g_autoptr (GError) why = NULL;
-  g_auto (CliResult) r;
+  g_auto (KsTestProgramResult) r;
 
   run_cli (&r, "run", "invert", "--in", in, "--out", out, "--engine", "cuda", NULL);
   if (!ks_cuda_available (&why))
@@ -387,7 +357,7 @@ test_run_matches_engine (void)
           g_autoptr (KsImage) expected_rgba = ks_image_to_rgba (expected);
           g_autoptr (KsImage) got = NULL;
           g_autoptr (GPtrArray) args = g_ptr_array_new ();
-          g_auto (CliResult) r;
+          g_auto (KsTestProgramResult) r;
 
           g_ptr_array_add (args, (gpointer) "run");
           g_ptr_array_add (args, (gpointer) cases[i].op);
@@ -431,7 +401,7 @@ test_run_gray_photo (void)
   g_autofree char *out = tmp_path ("gray.png");
   g_autoptr (KsImage) photo = ks_test_load_sample ();
   g_autoptr (KsImage) got = NULL;
-  g_auto (CliResult) r;
+  g_auto (KsTestProgramResult) r;
 
   run_cli (&r, "run", "gray", "--in", photo_path, "--out", out, "--engine", "cpu", NULL);
   g_assert_cmpint (r.status, ==, 0);
@@ -459,8 +429,8 @@ test_run_histogram_csv (void)
   g_auto (GStrv) lines = NULL;
   guint64 sums[4] = { 0 };
   guint32 expected_luma[256] = { 0 };
-  g_auto (CliResult) r;
-  g_auto (CliResult) r2;
+  g_auto (KsTestProgramResult) r;
+  g_auto (KsTestProgramResult) r2;
 
   for (guint y = 0; y < image->height; y++)
     for (guint x = 0; x < image->width; x++)
@@ -502,7 +472,7 @@ test_run_coverage (void)
   g_autoptr (KsImage) map = NULL;
   g_autoptr (KsImage) result = NULL;
   guint64 black = 0;
-  g_auto (CliResult) r;
+  g_auto (KsTestProgramResult) r;
 
   /* A 3×2 grid of 16×16 reaches 48×32 of 100×60. */
   run_cli (&r, "run", "invert", "--in", in, "--out", out, "--block", "16x16", "--grid", "3x2",
@@ -524,9 +494,9 @@ test_compare (void)
   g_autofree char *a = write_random_png ("a.png", 20, 10, 1);
   g_autofree char *b = write_random_png ("b.png", 20, 10, 2);
   g_autofree char *diff = tmp_path ("diff.png");
-  g_auto (CliResult) r;
-  g_auto (CliResult) r2;
-  g_auto (CliResult) r3;
+  g_auto (KsTestProgramResult) r;
+  g_auto (KsTestProgramResult) r2;
+  g_auto (KsTestProgramResult) r3;
 
   run_cli (&r, "compare", a, a, "--expect-equal", NULL);
   g_assert_cmpint (r.status, ==, 0);
@@ -544,8 +514,8 @@ test_listings (void)
 {
   static const char *ops[] = { "invert", "gray", "add", "blend", "histogram", "truncate",
                                "weight_a", "method" };
-  g_auto (CliResult) r;
-  g_auto (CliResult) r2;
+  g_auto (KsTestProgramResult) r;
+  g_auto (KsTestProgramResult) r2;
 
   run_cli (&r, "ops", NULL);
   g_assert_cmpint (r.status, ==, 0);
@@ -554,22 +524,6 @@ test_listings (void)
   run_cli (&r2, "devices", "--json", NULL);
   g_assert_cmpint (r2.status, ==, 0);
   g_assert_nonnull (strstr (r2.out, "\"cpu\""));
-}
-
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  if (d == NULL)
-    return;
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_remove (p);
-    }
-  g_rmdir (dir);
 }
 
 int
@@ -608,7 +562,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/listings", test_listings);
 
   ret = g_test_run ();
-  remove_tree (tmp_dir);
+  ks_test_remove_tree (tmp_dir);
   g_free (tmp_dir);
   g_free (cli_path);
   return ret;

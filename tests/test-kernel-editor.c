@@ -208,7 +208,8 @@ test_errors_marked (Fixture *f, gconstpointer data)
   version = ks_kernel_panel_get_version (f->panel);
   g_assert_cmpuint (version, >=, 1);
   g_assert_cmpuint (count_marks (f->panel, "error"), ==, 0);
-  g_assert_true (ks_pipeline_get_user_kernel (f->pipeline) == ks_kernel_panel_get_last_good (f->panel));
+  g_assert_true (ks_pipeline_get_user_kernel (f->pipeline)
+                 == ks_kernel_panel_get_last_good (f->panel));
 
   /* An error: a mark on line 3, and a row in the list that takes the cursor there. */
   type_text (f->panel, bad_expression);
@@ -258,7 +259,8 @@ test_errors_marked (Fixture *f, gconstpointer data)
     g_assert_nonnull (strstr (ks_kernel_panel_get_status (f->panel), kept));
   }
   g_assert_nonnull (ks_pipeline_get_user_kernel (f->pipeline));
-  g_assert_true (ks_pipeline_get_user_kernel (f->pipeline) == ks_kernel_panel_get_last_good (f->panel));
+  g_assert_true (ks_pipeline_get_user_kernel (f->pipeline)
+                 == ks_kernel_panel_get_last_good (f->panel));
   g_assert_cmpstr (ks_kernel_source_get_text (ks_pipeline_get_user_kernel (f->pipeline)), ==,
                    good_expression);
 

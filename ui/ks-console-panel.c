@@ -169,8 +169,8 @@ ks_console_panel_add_report (KsConsolePanel *self, const KsUserRunReport *report
     {
       g_autofree char *lost = g_strdup_printf (
         report->printf_lines_lost == 1
-          ? "%" G_GUINT64_FORMAT " line was lost: the device’s printf buffer (1 MiB) overflowed\n"
-          : "%" G_GUINT64_FORMAT " lines were lost: the device’s printf buffer (1 MiB) overflowed\n",
+          ? "%" G_GUINT64_FORMAT " line was lost: the device’s printf buffer overflowed\n"
+          : "%" G_GUINT64_FORMAT " lines were lost: the device’s printf buffer overflowed\n",
         report->printf_lines_lost);
       insert (self, lost, "warning");
     }
