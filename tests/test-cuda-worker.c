@@ -400,6 +400,13 @@ static const FaultCase fault_cases[] = {
     "  p[(1ull << 40) + threadIdx.x] = 1;\n"
     "}\n",
     0, KS_ERROR_KERNEL_FAULT, "cudaErrorIllegalAddress" },
+  { "misaligned",
+    "__global__ void odd (int *p)\n"
+    "{\n"
+    "  /* A 4-byte store one byte into the array. */\n"
+    "  *(volatile int *) ((char *) p + 1 + 4 * threadIdx.x) = 1;\n"
+    "}\n",
+    0, KS_ERROR_KERNEL_FAULT, "cudaErrorMisalignedAddress" },
   { "trap",
     "__global__ void stop (int *p)\n"
     "{\n"

@@ -142,6 +142,8 @@ struct _KsPipeline
 
   /* the user's kernel, when it runs in place of the op */
   KsWorker *worker;           /* created on first use, for the current device */
+  guint kernel_timeout_ms;    /* the worker's watchdog */
+  gsize printf_fifo;          /* the worker's printf buffer */
   KsKernelSource *user_kernel;
   KsParams user_params;
   guint user_launches;
@@ -1660,8 +1662,29 @@ ks_pipeline_get_worker (KsPipeline *self)
                                                : -1;
 
       self->worker = ks_worker_new (ordinal);
+      if (self->kernel_timeout_ms > 0)
+        ks_worker_set_timeout_ms (self->worker, self->kernel_timeout_ms);
+      if (self->printf_fifo > 0)
+        ks_worker_set_printf_fifo (self->worker, self->printf_fifo);
     }
   return self->worker;
+}
+
+void
+ks_pipeline_set_kernel_limits (KsPipeline *self, guint timeout_ms, gsize printf_fifo)
+{
+  g_return_if_fail (KS_IS_PIPELINE (self));
+
+  self->kernel_timeout_ms = timeout_ms;
+  self->printf_fifo = printf_fifo;
+  if (self->worker != NULL)
+    {
+      ks_worker_set_timeout_ms (self->worker,
+                                timeout_ms > 0 ? timeout_ms : KS_WORKER_DEFAULT_TIMEOUT_MS);
+      /* A new size restarts the worker, on its next request. */
+      ks_worker_set_printf_fifo (self->worker,
+                                 printf_fifo > 0 ? printf_fifo : KS_WORKER_DEFAULT_PRINTF_FIFO);
+    }
 }
 
 static gboolean

@@ -172,6 +172,10 @@ double             ks_pipeline_get_achieved_gbs     (KsPipeline *self);
  * engine's device (-1, compilation only, on the CPU engine). Created on first
  * use; a device switch replaces it. */
 KsWorker          *ks_pipeline_get_worker           (KsPipeline *self);
+/* The worker's time limit for one run and its device printf buffer (0: the
+ * defaults, 2 s and 1 MiB); the window takes them from its settings. */
+void               ks_pipeline_set_kernel_limits    (KsPipeline *self, guint timeout_ms,
+                                                     gsize printf_fifo);
 /* Runs the user's kernel (expression or image mode, compiled) in place of the
  * op, on every change; NULL goes back to the op. Parameters of the same name
  * and type keep their values; the launch becomes the source's default when

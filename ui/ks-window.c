@@ -458,6 +458,8 @@ ks_window_dispose (GObject *object)
   if (self->settings != NULL)
     {
       int width, height;
+
+      g_signal_handlers_disconnect_by_data (self->settings, self);
       gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
       g_settings_set (self->settings, "window-size", "(ii)", width, height);
       g_settings_set_boolean (self->settings, "window-maximized",
@@ -563,6 +565,15 @@ settings_if_installed (void)
   return schema != NULL ? g_settings_new ("org.kernelscope.Kernelscope") : NULL;
 }
 
+/* The worker's limits follow the settings, also when they change. */
+static void
+on_kernel_settings_changed_cb (GSettings *settings, const char *key, KsWindow *self)
+{
+  ks_pipeline_set_kernel_limits (self->pipeline,
+                                 g_settings_get_uint (settings, "kernel-time-limit"),
+                                 g_settings_get_uint (settings, "printf-buffer"));
+}
+
 static void
 ks_window_init (KsWindow *self)
 {
@@ -598,6 +609,11 @@ ks_window_init (KsWindow *self)
       _ks_window_set_panels_visible (self,
                                      g_settings_get_boolean (self->settings, "show-left-panel"),
                                      g_settings_get_boolean (self->settings, "show-right-panel"));
+      g_signal_connect (self->settings, "changed::kernel-time-limit",
+                        G_CALLBACK (on_kernel_settings_changed_cb), self);
+      g_signal_connect (self->settings, "changed::printf-buffer",
+                        G_CALLBACK (on_kernel_settings_changed_cb), self);
+      on_kernel_settings_changed_cb (self->settings, NULL, self);
     }
   update_zoom_label (self);
   update_display_info (self);
