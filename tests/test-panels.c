@@ -12,6 +12,7 @@
 #include "ks-histogram-view.h"
 #include "ks-launch-panel.h"
 #include "ks-op-panel.h"
+#include "ks-param-editor.h"
 #include "ks-pipeline.h"
 #include "ks-timing-panel.h"
 
@@ -287,6 +288,148 @@ test_op_panel_run (void)
   finish (window, pipeline);
 }
 
+/* ---- parameter editor ------------------------------------------------------------ */
+
+static const char *const test_choices[] = { "nearest", "linear", "cubic", NULL };
+static const char *const test_choice_titles[] = { "Nearest", "Linear", "Cubic & more", NULL };
+
+static const KsParamSpec test_specs[] = {
+  { "gain", "Gain", "How much brighter", KS_PARAM_DOUBLE, 0, 4, 1.5, NULL, NULL },
+  { "radius", "Radius", NULL, KS_PARAM_INT, 1, 10, 3, NULL, NULL },
+  { "flip", "Flip <rows>", "Upside down", KS_PARAM_BOOL, 0, 1, 0, NULL, NULL },
+  { "filter", "Filter", "Sampling", KS_PARAM_CHOICE, 0, 2, 1, test_choices, test_choice_titles },
+};
+
+typedef struct
+{
+  guint count;
+  guint index;
+  double value;
+} Changes;
+
+static void
+on_editor_value_changed_cb (KsParamEditor *editor, guint index, double value, gpointer user_data)
+{
+  Changes *changes = user_data;
+
+  changes->count++;
+  changes->index = index;
+  changes->value = value;
+}
+
+static GtkWidget *
+only_descendant (GtkWidget *widget, GType type)
+{
+  g_assert_cmpuint (count_descendants (widget, type), ==, 1);
+  return find_descendant (widget, type);
+}
+
+static void
+test_param_editor_run (void)
+{
+  KsParamEditor *editor = KS_PARAM_EDITOR (ks_param_editor_new ());
+  GtkWidget *widget = GTK_WIDGET (editor);
+  GtkWindow *window = show_in_window (widget);
+  KsParams values = { { 0.25, 7, 1, 2 } };
+  Changes changes = { 0 };
+  g_autoptr (GPtrArray) rows = g_ptr_array_new ();
+  GtkWidget *scale, *spin, *sw, *drop, *label = NULL;
+  KsParamSpec changed[G_N_ELEMENTS (test_specs)];
+
+  g_signal_connect (editor, "value-changed", G_CALLBACK (on_editor_value_changed_cb), &changes);
+
+  /* One row per spec, titled and described as the spec says, showing its default. */
+  ks_param_editor_set_specs (editor, test_specs, G_N_ELEMENTS (test_specs));
+  iterate ();
+  g_assert_cmpuint (ks_param_editor_get_n_specs (editor), ==, 4);
+  collect (widget, ADW_TYPE_ACTION_ROW, rows);
+  g_assert_cmpuint (rows->len, ==, 4);
+  g_assert_cmpstr (adw_preferences_row_get_title (g_ptr_array_index (rows, 0)), ==, "Gain");
+  g_assert_cmpstr (adw_action_row_get_subtitle (g_ptr_array_index (rows, 0)), ==,
+                   "How much brighter");
+  /* Titles are plain text, escaped for the row's markup. */
+  g_assert_cmpstr (adw_preferences_row_get_title (g_ptr_array_index (rows, 2)), ==,
+                   "Flip &lt;rows&gt;");
+
+  scale = only_descendant (widget, GTK_TYPE_SCALE);
+  spin = only_descendant (widget, GTK_TYPE_SPIN_BUTTON);
+  sw = only_descendant (widget, GTK_TYPE_SWITCH);
+  drop = only_descendant (widget, GTK_TYPE_DROP_DOWN);
+  g_assert_cmpfloat (gtk_range_get_value (GTK_RANGE (scale)), ==, 1.5);
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (spin)), ==, 3);
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (sw)));
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (drop)), ==, 1);
+  g_assert_cmpstr (gtk_string_list_get_string (
+                     GTK_STRING_LIST (gtk_drop_down_get_model (GTK_DROP_DOWN (drop))), 2),
+                   ==, "Cubic & more");
+  /* 0..4: steps of a hundredth; the value beside the slider, as the command line writes it. */
+  g_assert_cmpint (gtk_scale_get_digits (GTK_SCALE (scale)), ==, 2);
+  for (GtkWidget *w = gtk_widget_get_next_sibling (scale); w != NULL && label == NULL;
+       w = gtk_widget_get_next_sibling (w))
+    if (GTK_IS_LABEL (w))
+      label = w;
+  g_assert_nonnull (label);
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (label)), ==, "1.5");
+  g_assert_cmpuint (changes.count, ==, 0);
+
+  /* Values from the model move the widgets without coming back as changes. */
+  ks_param_editor_set_values (editor, &values);
+  g_assert_cmpfloat (gtk_range_get_value (GTK_RANGE (scale)), ==, 0.25);
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (label)), ==, "0.25");
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (spin)), ==, 7);
+  g_assert_true (gtk_switch_get_active (GTK_SWITCH (sw)));
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (drop)), ==, 2);
+  g_assert_cmpuint (changes.count, ==, 0);
+
+  /* The user's changes come out with the parameter's index. */
+  gtk_range_set_value (GTK_RANGE (scale), 3.5);
+  g_assert_cmpuint (changes.count, ==, 1);
+  g_assert_cmpuint (changes.index, ==, 0);
+  g_assert_cmpfloat (changes.value, ==, 3.5);
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (label)), ==, "3.5");
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 9);
+  g_assert_cmpuint (changes.count, ==, 2);
+  g_assert_cmpuint (changes.index, ==, 1);
+  g_assert_cmpfloat (changes.value, ==, 9);
+  gtk_switch_set_active (GTK_SWITCH (sw), FALSE);
+  g_assert_cmpuint (changes.count, ==, 3);
+  g_assert_cmpuint (changes.index, ==, 2);
+  g_assert_cmpfloat (changes.value, ==, 0);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (drop), 0);
+  g_assert_cmpuint (changes.count, ==, 4);
+  g_assert_cmpuint (changes.index, ==, 3);
+  g_assert_cmpfloat (changes.value, ==, 0);
+  maybe_screenshot (window, "param-editor");
+
+  /* The same specs keep their widgets (a recompile while dragging); others replace them. */
+  ks_param_editor_set_specs (editor, test_specs, G_N_ELEMENTS (test_specs));
+  g_assert_true (find_descendant (widget, GTK_TYPE_SCALE) == scale);
+  memcpy (changed, test_specs, sizeof changed);
+  changed[0].max = 40;
+  ks_param_editor_set_specs (editor, changed, G_N_ELEMENTS (changed));
+  g_assert_true (find_descendant (widget, GTK_TYPE_SCALE) != scale);
+  scale = only_descendant (widget, GTK_TYPE_SCALE);
+  g_assert_cmpint (gtk_scale_get_digits (GTK_SCALE (scale)), ==, 1);
+  g_assert_cmpfloat (gtk_range_get_value (GTK_RANGE (scale)), ==, 1.5);
+  g_assert_cmpuint (changes.count, ==, 4);
+
+  /* A kernel's rows name the parameter as its source does. */
+  ks_param_editor_set_show_names (editor, TRUE);
+  g_ptr_array_set_size (rows, 0);
+  collect (widget, ADW_TYPE_ACTION_ROW, rows);
+  g_assert_cmpstr (adw_action_row_get_subtitle (g_ptr_array_index (rows, 0)), ==, "gain");
+  g_assert_cmpstr (adw_action_row_get_subtitle (g_ptr_array_index (rows, 1)), ==, "radius");
+
+  ks_param_editor_set_specs (editor, NULL, 0);
+  g_assert_cmpuint (ks_param_editor_get_n_specs (editor), ==, 0);
+  g_assert_cmpuint (count_descendants (widget, ADW_TYPE_ACTION_ROW), ==, 0);
+
+  g_object_ref (editor);
+  gtk_window_destroy (window);
+  iterate ();
+  g_assert_finalize_object (editor);
+}
+
 /* ---- launch panel ---------------------------------------------------------------- */
 
 static void
@@ -525,6 +668,13 @@ test_op_panel (void)
 }
 
 static void
+test_param_editor (void)
+{
+  if (!skip_without_display ())
+    test_param_editor_run ();
+}
+
+static void
 test_launch_panel (void)
 {
   if (!skip_without_display ())
@@ -561,6 +711,7 @@ main (int argc, char **argv)
     adw_init ();
 
   g_test_add_func ("/ks/ui/panels/op", test_op_panel);
+  g_test_add_func ("/ks/ui/panels/param-editor", test_param_editor);
   g_test_add_func ("/ks/ui/panels/launch", test_launch_panel);
   g_test_add_func ("/ks/ui/panels/device", test_device_panel);
   g_test_add_func ("/ks/ui/panels/timing", test_timing_panel);

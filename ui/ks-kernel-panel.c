@@ -1,17 +1,16 @@
 #include "config.h"
 
-#include <math.h>
 #include <string.h>
 
 #include <adwaita.h>
 
 #include "ks-array-view.h"
 #include "ks-kernel-panel.h"
+#include "ks-param-editor.h"
 
 #define TEMPLATE_PATH "/org/kernelscope/Kernelscope/kernels/"
 #define MESSAGE_KEY "ks-message"
 #define DIAGNOSTIC_KEY "ks-diagnostic"
-#define PARAM_INDEX_KEY "ks-param-index"
 
 /* The bundled starting points (resources/kernels/), and the mode each is written in. */
 static const struct
@@ -46,7 +45,7 @@ struct _KsKernelPanel
   AdwActionRow *max_threads_row;
   AdwActionRow *arch_row;
   GtkLabel *no_params_label;
-  AdwPreferencesGroup *params_group;
+  KsParamEditor *params_group;
   GtkStackPage *arrays_page;
   GtkLabel *arrays_label;
   KsArrayView *array_view;
@@ -68,16 +67,10 @@ struct _KsKernelPanel
   GtkTextTag *error_tag;
   GtkTextTag *warning_tag;
 
-  /* the parameter widgets, children of params_group */
-  GtkWidget *param_rows[KS_OP_MAX_PARAMS];
-  GtkWidget *param_widgets[KS_OP_MAX_PARAMS];
-  KsParamSpec shown_params[KS_OP_MAX_PARAMS];
-  guint n_params;
-
   KsKernelMode mode;
   gboolean active;
   gboolean loading;             /* the text is being replaced: not an edit */
-  gboolean syncing;
+  gboolean syncing;             /* the mode buttons follow the mode: not the user */
   guint debounce_source;
   guint generation;             /* of the newest compile asked for */
   guint version;
@@ -388,133 +381,19 @@ show_resources (KsKernelPanel *self, const KsKernelResources *r)
 
 /* ---- parameters ---------------------------------------------------------------------- */
 
-static guint
-digits_for_range (double min, double max)
-{
-  double range = max - min;
-
-  if (range <= 0)
-    return 2;
-  return (guint) CLAMP (ceil (2.0 - log10 (range)), 0, 4);
-}
-
 static void
-param_changed (KsKernelPanel *self, GtkWidget *widget, double value)
+on_param_changed_cb (KsParamEditor *editor, guint index, double value, KsKernelPanel *self)
 {
-  guint index = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), PARAM_INDEX_KEY));
-
-  if (self->syncing || self->pipeline == NULL)
-    return;
-  ks_pipeline_set_user_param (self->pipeline, index, value);
-}
-
-static void
-on_param_scale_changed_cb (GtkRange *range, KsKernelPanel *self)
-{
-  param_changed (self, GTK_WIDGET (range), gtk_range_get_value (range));
-}
-
-static void
-on_param_spin_changed_cb (GtkSpinButton *spin, KsKernelPanel *self)
-{
-  param_changed (self, GTK_WIDGET (spin), gtk_spin_button_get_value_as_int (spin));
-}
-
-static void
-on_param_switch_active_cb (GObject *object, GParamSpec *pspec, KsKernelPanel *self)
-{
-  param_changed (self, GTK_WIDGET (object), gtk_switch_get_active (GTK_SWITCH (object)));
-}
-
-static GtkWidget *
-param_widget (KsKernelPanel *self, const KsParamSpec *spec, GtkWidget *row)
-{
-  GtkWidget *widget;
-
-  switch (spec->type)
-    {
-    case KS_PARAM_DOUBLE:
-      {
-        guint digits = digits_for_range (spec->min, spec->max);
-
-        widget = gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL, spec->min, spec->max,
-                                           pow (10.0, -(double) digits));
-        gtk_scale_set_digits (GTK_SCALE (widget), (int) digits);
-        gtk_scale_set_draw_value (GTK_SCALE (widget), TRUE);
-        gtk_scale_add_mark (GTK_SCALE (widget), spec->default_value, GTK_POS_BOTTOM, NULL);
-        gtk_widget_set_size_request (widget, 160, -1);
-        g_signal_connect_object (widget, "value-changed", G_CALLBACK (on_param_scale_changed_cb),
-                                 self, G_CONNECT_DEFAULT);
-        break;
-      }
-    case KS_PARAM_BOOL:
-      widget = gtk_switch_new ();
-      gtk_widget_set_valign (widget, GTK_ALIGN_CENTER);
-      g_signal_connect_object (widget, "notify::active", G_CALLBACK (on_param_switch_active_cb),
-                               self, G_CONNECT_DEFAULT);
-      adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), widget);
-      break;
-    default:
-      widget = gtk_spin_button_new_with_range (spec->min, spec->max, 1);
-      gtk_widget_set_valign (widget, GTK_ALIGN_CENTER);
-      g_signal_connect_object (widget, "value-changed", G_CALLBACK (on_param_spin_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-      break;
-    }
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), widget);
-  return widget;
-}
-
-static gboolean
-same_params (KsKernelPanel *self, const KsParamSpec *specs, guint n)
-{
-  if (n != self->n_params)
-    return FALSE;
-  for (guint i = 0; i < n; i++)
-    if (g_strcmp0 (specs[i].name, self->shown_params[i].name) != 0
-        || g_strcmp0 (specs[i].title, self->shown_params[i].title) != 0
-        || specs[i].type != self->shown_params[i].type || specs[i].min != self->shown_params[i].min
-        || specs[i].max != self->shown_params[i].max)
-      return FALSE;
-  return TRUE;
-}
-
-static void
-clear_params (KsKernelPanel *self)
-{
-  for (guint i = 0; i < self->n_params; i++)
-    {
-      adw_preferences_group_remove (self->params_group, self->param_rows[i]);
-      g_free ((char *) self->shown_params[i].name);
-      g_free ((char *) self->shown_params[i].title);
-    }
-  memset (self->param_rows, 0, sizeof self->param_rows);
-  memset (self->param_widgets, 0, sizeof self->param_widgets);
-  memset (self->shown_params, 0, sizeof self->shown_params);
-  self->n_params = 0;
+  if (self->pipeline != NULL)
+    ks_pipeline_set_user_param (self->pipeline, index, value);
 }
 
 static void
 sync_param_values (KsKernelPanel *self)
 {
-  const KsParams *values;
-
   if (self->pipeline == NULL || ks_pipeline_get_user_kernel (self->pipeline) == NULL)
     return;
-  values = ks_pipeline_get_user_params (self->pipeline);
-  self->syncing = TRUE;
-  for (guint i = 0; i < self->n_params; i++)
-    {
-      GtkWidget *w = self->param_widgets[i];
-
-      if (GTK_IS_SWITCH (w))
-        gtk_switch_set_active (GTK_SWITCH (w), values->values[i] != 0);
-      else if (GTK_IS_SPIN_BUTTON (w))
-        gtk_spin_button_set_value (GTK_SPIN_BUTTON (w), values->values[i]);
-      else if (GTK_IS_RANGE (w))
-        gtk_range_set_value (GTK_RANGE (w), values->values[i]);
-    }
-  self->syncing = FALSE;
+  ks_param_editor_set_values (self->params_group, ks_pipeline_get_user_params (self->pipeline));
 }
 
 static void
@@ -522,36 +401,12 @@ show_params (KsKernelPanel *self, KsKernelSource *source)
 {
   guint n = 0;
   const KsParamSpec *specs = source != NULL ? ks_kernel_source_get_params (source, &n) : NULL;
+  gboolean any;
 
-  n = MIN (n, KS_OP_MAX_PARAMS);
-  if (!same_params (self, specs, n))
-    {
-      clear_params (self);
-      for (guint i = 0; i < n; i++)
-        {
-          GtkWidget *row = adw_action_row_new ();
-          g_autofree char *title = g_markup_escape_text (
-            specs[i].title != NULL ? specs[i].title : specs[i].name, -1);
-          g_autofree char *name = g_markup_escape_text (specs[i].name, -1);
-
-          self->shown_params[i] = specs[i];
-          self->shown_params[i].name = g_strdup (specs[i].name);
-          self->shown_params[i].title = g_strdup (specs[i].title);
-          self->shown_params[i].description = NULL;
-          self->shown_params[i].choices = NULL;
-          self->shown_params[i].choice_titles = NULL;
-          adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-          adw_action_row_set_subtitle (ADW_ACTION_ROW (row), name);
-          self->param_widgets[i] = param_widget (self, &specs[i], row);
-          g_object_set_data (G_OBJECT (self->param_widgets[i]), PARAM_INDEX_KEY,
-                             GUINT_TO_POINTER (i));
-          adw_preferences_group_add (self->params_group, row);
-          self->param_rows[i] = row;
-          self->n_params = i + 1;
-        }
-    }
-  gtk_widget_set_visible (GTK_WIDGET (self->no_params_label), self->n_params == 0);
-  gtk_widget_set_visible (GTK_WIDGET (self->params_group), self->n_params > 0);
+  ks_param_editor_set_specs (self->params_group, specs, n);
+  any = ks_param_editor_get_n_specs (self->params_group) > 0;
+  gtk_widget_set_visible (GTK_WIDGET (self->no_params_label), !any);
+  gtk_widget_set_visible (GTK_WIDGET (self->params_group), any);
   sync_param_values (self);
 }
 
@@ -1425,7 +1280,6 @@ ks_kernel_panel_dispose (GObject *object)
   g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
   g_signal_group_set_target (self->pipeline_signals, NULL);
   g_clear_object (&self->pipeline);
-  self->n_params = 0;
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_KERNEL_PANEL);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -1440,11 +1294,6 @@ ks_kernel_panel_finalize (GObject *object)
 {
   KsKernelPanel *self = KS_KERNEL_PANEL (object);
 
-  for (guint i = 0; i < KS_OP_MAX_PARAMS; i++)
-    {
-      g_free ((char *) self->shown_params[i].name);
-      g_free ((char *) self->shown_params[i].title);
-    }
   g_clear_pointer (&self->last_good, ks_kernel_source_unref);
   g_clear_pointer (&self->last_good_compiled, ks_compile_result_free);
   g_clear_pointer (&self->diagnostics, g_ptr_array_unref);
@@ -1550,6 +1399,7 @@ ks_kernel_panel_class_init (KsKernelPanelClass *klass)
   gtk_source_init ();
   g_type_ensure (GTK_SOURCE_TYPE_VIEW);
   g_type_ensure (KS_TYPE_ARRAY_VIEW);
+  g_type_ensure (KS_TYPE_PARAM_EDITOR);
   gtk_widget_class_set_template_from_resource (
     widget_class, "/org/kernelscope/Kernelscope/ui/ks-kernel-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, expression_button);
@@ -1574,6 +1424,7 @@ ks_kernel_panel_class_init (KsKernelPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, status_label);
   gtk_widget_class_bind_template_callback (widget_class, on_mode_toggled_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_diagnostic_activated_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_param_changed_cb);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }

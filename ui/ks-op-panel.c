@@ -1,11 +1,11 @@
 #include "config.h"
 
-#include <math.h>
 #include <string.h>
 
 #include <adwaita.h>
 
 #include "ks-op-panel.h"
+#include "ks-param-editor.h"
 
 struct _KsOpPanel
 {
@@ -20,23 +20,18 @@ struct _KsOpPanel
   GtkLabel *inputs_label;
   AdwPreferencesGroup *second_group;
   AdwActionRow *second_row;
-  AdwPreferencesGroup *params_group;
+  KsParamEditor *params_group;
 
   /* owned references */
   KsPipeline *pipeline;
   GSignalGroup *pipeline_signals;
   char *query; /* casefolded search text, or NULL */
 
-  /* borrowed: the op the widgets were generated for, and those widgets
-   * (children of params_group) */
+  /* borrowed: the op the panel shows */
   const KsOp *shown_op;
-  GtkWidget *param_rows[KS_OP_MAX_PARAMS];
-  GtkWidget *param_widgets[KS_OP_MAX_PARAMS];
-  GtkLabel *param_value_labels[KS_OP_MAX_PARAMS];
-  guint n_param_rows;
 
-  /* Set while widgets are updated from the pipeline, so that their change
-   * signals do not echo the same values back into it. */
+  /* Set while the op list's selection is updated from the pipeline, so that
+   * it does not echo the same op back into it. */
   gboolean syncing;
 };
 
@@ -52,7 +47,6 @@ enum
 static GParamSpec *properties[N_PROPS];
 
 #define OP_KEY "ks-op"
-#define PARAM_INDEX_KEY "ks-param-index"
 
 /* ---- the op list ----------------------------------------------------------- */
 
@@ -224,160 +218,19 @@ on_op_selected_cb (GtkListBox *box, GtkListBoxRow *row, KsOpPanel *self)
     ks_pipeline_set_op (self->pipeline, op);
 }
 
-/* ---- parameter widgets ------------------------------------------------------ */
-
-/* Enough decimals to move in about a hundredth of the range: 0..1 → 0.01 steps,
- * 0..2 → 0.01, 0..10 → 0.1, 0..255 → 1. */
-static guint
-digits_for_range (double min, double max)
-{
-  double range = max - min;
-
-  if (range <= 0)
-    return 2;
-  return (guint) CLAMP (ceil (2.0 - log10 (range)), 0, 4);
-}
+/* ---- parameters ---------------------------------------------------------------- */
 
 static void
-set_param_from_widget (KsOpPanel *self, GtkWidget *widget, double value)
+on_param_changed_cb (KsParamEditor *editor, guint index, double value, KsOpPanel *self)
 {
-  guint index = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), PARAM_INDEX_KEY));
   const KsParams *params;
 
-  if (self->syncing || self->pipeline == NULL)
+  if (self->pipeline == NULL)
     return;
   params = ks_pipeline_get_params (self->pipeline);
   if (params != NULL && params->values[index] == value)
     return;
   ks_pipeline_set_param (self->pipeline, index, value);
-}
-
-static void
-update_value_label (KsOpPanel *self, guint index, double value)
-{
-  g_autofree char *text = NULL;
-
-  if (self->param_value_labels[index] == NULL)
-    return;
-  text = ks_param_format_value (&self->shown_op->params[index], value);
-  gtk_label_set_label (self->param_value_labels[index], text);
-}
-
-static void
-on_param_scale_changed_cb (GtkRange *range, KsOpPanel *self)
-{
-  guint index = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (range), PARAM_INDEX_KEY));
-  double value = gtk_range_get_value (range);
-
-  update_value_label (self, index, value);
-  set_param_from_widget (self, GTK_WIDGET (range), value);
-}
-
-static void
-on_param_spin_changed_cb (GtkSpinButton *spin, KsOpPanel *self)
-{
-  set_param_from_widget (self, GTK_WIDGET (spin), gtk_spin_button_get_value_as_int (spin));
-}
-
-static void
-on_param_switch_active_cb (GObject *object, GParamSpec *pspec, KsOpPanel *self)
-{
-  set_param_from_widget (self, GTK_WIDGET (object),
-                         gtk_switch_get_active (GTK_SWITCH (object)) ? 1.0 : 0.0);
-}
-
-static void
-on_param_choice_selected_cb (GObject *object, GParamSpec *pspec, KsOpPanel *self)
-{
-  guint selected = gtk_drop_down_get_selected (GTK_DROP_DOWN (object));
-
-  if (selected == GTK_INVALID_LIST_POSITION)
-    return;
-  set_param_from_widget (self, GTK_WIDGET (object), selected);
-}
-
-static GtkWidget *
-create_param_widget (KsOpPanel *self, const KsParamSpec *spec, guint index, GtkWidget *row)
-{
-  GtkWidget *widget = NULL;
-
-  switch (spec->type)
-    {
-    case KS_PARAM_DOUBLE:
-      {
-        guint digits = digits_for_range (spec->min, spec->max);
-        GtkWidget *label = gtk_label_new (NULL);
-
-        widget = gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL, spec->min, spec->max,
-                                           pow (10.0, -(double) digits));
-        gtk_scale_set_digits (GTK_SCALE (widget), (int) digits);
-        gtk_range_set_round_digits (GTK_RANGE (widget), (int) digits);
-        gtk_scale_set_draw_value (GTK_SCALE (widget), FALSE);
-        /* A mark at the default shows where the op starts from. */
-        gtk_scale_add_mark (GTK_SCALE (widget), spec->default_value, GTK_POS_BOTTOM, NULL);
-        gtk_widget_set_size_request (widget, 140, -1);
-        g_signal_connect_object (widget, "value-changed", G_CALLBACK (on_param_scale_changed_cb),
-                                 self, G_CONNECT_DEFAULT);
-
-        gtk_label_set_width_chars (GTK_LABEL (label), 5);
-        gtk_label_set_xalign (GTK_LABEL (label), 1);
-        gtk_widget_add_css_class (label, "numeric");
-        self->param_value_labels[index] = GTK_LABEL (label);
-        adw_action_row_add_suffix (ADW_ACTION_ROW (row), widget);
-        adw_action_row_add_suffix (ADW_ACTION_ROW (row), label);
-        break;
-      }
-
-    case KS_PARAM_INT:
-      widget = gtk_spin_button_new_with_range (spec->min, spec->max, 1);
-      gtk_widget_set_valign (widget, GTK_ALIGN_CENTER);
-      g_signal_connect_object (widget, "value-changed", G_CALLBACK (on_param_spin_changed_cb),
-                               self, G_CONNECT_DEFAULT);
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row), widget);
-      break;
-
-    case KS_PARAM_BOOL:
-      widget = gtk_switch_new ();
-      gtk_widget_set_valign (widget, GTK_ALIGN_CENTER);
-      g_signal_connect_object (widget, "notify::active", G_CALLBACK (on_param_switch_active_cb),
-                               self, G_CONNECT_DEFAULT);
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row), widget);
-      adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), widget);
-      break;
-
-    case KS_PARAM_CHOICE:
-      {
-        const char *const *titles = spec->choice_titles != NULL ? spec->choice_titles
-                                                                : spec->choices;
-        g_autoptr (GtkStringList) model = gtk_string_list_new (titles);
-
-        widget = gtk_drop_down_new (G_LIST_MODEL (g_steal_pointer (&model)), NULL);
-        gtk_widget_set_valign (widget, GTK_ALIGN_CENTER);
-        g_signal_connect_object (widget, "notify::selected",
-                                 G_CALLBACK (on_param_choice_selected_cb), self,
-                                 G_CONNECT_DEFAULT);
-        adw_action_row_add_suffix (ADW_ACTION_ROW (row), widget);
-        break;
-      }
-
-    default:
-      g_warning ("Parameter “%s” has an unknown type %d", spec->name, spec->type);
-      return NULL;
-    }
-
-  g_object_set_data (G_OBJECT (widget), PARAM_INDEX_KEY, GUINT_TO_POINTER (index));
-  return widget;
-}
-
-static void
-clear_param_rows (KsOpPanel *self)
-{
-  for (guint i = 0; i < self->n_param_rows; i++)
-    adw_preferences_group_remove (self->params_group, self->param_rows[i]);
-  memset (self->param_rows, 0, sizeof self->param_rows);
-  memset (self->param_widgets, 0, sizeof self->param_widgets);
-  memset (self->param_value_labels, 0, sizeof self->param_value_labels);
-  self->n_param_rows = 0;
 }
 
 static void
@@ -388,37 +241,8 @@ sync_param_values (KsOpPanel *self)
   if (self->pipeline == NULL || self->shown_op == NULL)
     return;
   params = ks_pipeline_get_params (self->pipeline);
-  if (params == NULL)
-    return;
-
-  self->syncing = TRUE;
-  for (guint i = 0; i < self->n_param_rows; i++)
-    {
-      GtkWidget *widget = self->param_widgets[i];
-      double value = params->values[i];
-
-      if (widget == NULL)
-        continue;
-      switch (self->shown_op->params[i].type)
-        {
-        case KS_PARAM_DOUBLE:
-          gtk_range_set_value (GTK_RANGE (widget), value);
-          update_value_label (self, i, value);
-          break;
-        case KS_PARAM_INT:
-          gtk_spin_button_set_value (GTK_SPIN_BUTTON (widget), value);
-          break;
-        case KS_PARAM_BOOL:
-          gtk_switch_set_active (GTK_SWITCH (widget), value != 0);
-          break;
-        case KS_PARAM_CHOICE:
-          gtk_drop_down_set_selected (GTK_DROP_DOWN (widget), (guint) value);
-          break;
-        default:
-          break;
-        }
-    }
-  self->syncing = FALSE;
+  if (params != NULL)
+    ks_param_editor_set_values (self->params_group, params);
 }
 
 static void
@@ -445,7 +269,6 @@ show_op (KsOpPanel *self, const KsOp *op)
 {
   GtkListBoxRow *row;
 
-  clear_param_rows (self);
   self->shown_op = op;
 
   gtk_label_set_label (self->title_label, op != NULL ? op->title : "No operation");
@@ -465,22 +288,10 @@ show_op (KsOpPanel *self, const KsOp *op)
       gtk_label_set_label (self->inputs_label, text);
     }
 
-  if (op != NULL)
-    for (guint i = 0; i < op->n_params && i < KS_OP_MAX_PARAMS; i++)
-      {
-        const KsParamSpec *spec = &op->params[i];
-        GtkWidget *param_row = adw_action_row_new ();
-
-        adw_preferences_row_set_title (ADW_PREFERENCES_ROW (param_row), spec->title);
-        if (spec->description != NULL)
-          adw_action_row_set_subtitle (ADW_ACTION_ROW (param_row), spec->description);
-        self->param_widgets[i] = create_param_widget (self, spec, i, param_row);
-        adw_preferences_group_add (self->params_group, param_row);
-        self->param_rows[i] = param_row;
-        self->n_param_rows = i + 1;
-      }
-
-  gtk_widget_set_visible (GTK_WIDGET (self->params_group), self->n_param_rows > 0);
+  ks_param_editor_set_specs (self->params_group, op != NULL ? op->params : NULL,
+                             op != NULL ? op->n_params : 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->params_group),
+                          ks_param_editor_get_n_specs (self->params_group) > 0);
   update_second_input (self);
   sync_param_values (self);
 
@@ -551,7 +362,6 @@ ks_op_panel_dispose (GObject *object)
   g_signal_group_set_target (self->pipeline_signals, NULL);
   g_clear_object (&self->pipeline);
   self->shown_op = NULL;
-  self->n_param_rows = 0;
 
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_OP_PANEL);
   /* The template's top box is not bound, so dispose_template leaves it. */
@@ -619,6 +429,7 @@ ks_op_panel_class_init (KsOpPanelClass *klass)
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  g_type_ensure (KS_TYPE_PARAM_EDITOR);
   gtk_widget_class_set_template_from_resource (
     widget_class, "/org/kernelscope/Kernelscope/ui/ks-op-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, KsOpPanel, search_entry);
@@ -633,6 +444,7 @@ ks_op_panel_class_init (KsOpPanelClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_activate_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_op_selected_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_param_changed_cb);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
