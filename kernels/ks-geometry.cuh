@@ -314,3 +314,79 @@ ks_load_gray (const uint8_t *__restrict__ row, uint32_t x0, uint32_t n,
           w[i / 4] |= (uint32_t) __ldg (p + i) << (8 * (i % 4));
     }
 }
+
+/* Stores of a span's results, the mirror of the loads above: 16-byte
+ * vectors when the whole span is inside the row, one pixel at a time at the
+ * right edge. The element-wise ops and user expressions share them. */
+
+/* The low bytes of four results as one word, the first in the low byte. */
+__device__ __forceinline__ uint32_t
+ks_pack_low_bytes (uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3)
+{
+  return __byte_perm (__byte_perm (r0, r1, 0x0040), __byte_perm (r2, r3, 0x0040), 0x5410);
+}
+
+template <uint32_t PPT>
+__device__ __forceinline__ void
+ks_store_rgba (uint8_t *__restrict__ row, uint32_t x0, uint32_t n, const uint32_t (&r)[PPT])
+{
+  uint32_t *p = reinterpret_cast<uint32_t *> (row) + x0;
+
+  if (PPT == 1 || n == PPT)
+    {
+      if constexpr (PPT >= 4)
+        {
+#pragma unroll
+          for (uint32_t i = 0; i < PPT / 4; i++)
+            reinterpret_cast<uint4 *> (p)[i] = make_uint4 (r[4 * i], r[4 * i + 1],
+                                                           r[4 * i + 2], r[4 * i + 3]);
+        }
+      else if constexpr (PPT == 2)
+        *reinterpret_cast<uint2 *> (p) = make_uint2 (r[0], r[1]);
+      else
+        p[0] = r[0];
+    }
+  else
+    {
+#pragma unroll
+      for (uint32_t i = 0; i < PPT; i++)
+        if (i < n)
+          p[i] = r[i];
+    }
+}
+
+template <uint32_t PPT>
+__device__ __forceinline__ void
+ks_store_gray (uint8_t *__restrict__ row, uint32_t x0, uint32_t n, const uint32_t (&r)[PPT])
+{
+  uint8_t *p = row + x0;
+
+  if (PPT == 1 || n == PPT)
+    {
+      if constexpr (PPT >= 4)
+        {
+          uint32_t w[PPT / 4];
+#pragma unroll
+          for (uint32_t k = 0; k < PPT / 4; k++)
+            w[k] = ks_pack_low_bytes (r[4 * k], r[4 * k + 1], r[4 * k + 2], r[4 * k + 3]);
+          if constexpr (PPT == 16)
+            *reinterpret_cast<uint4 *> (p) = make_uint4 (w[0], w[1], w[2], w[3]);
+          else if constexpr (PPT == 8)
+            *reinterpret_cast<uint2 *> (p) = make_uint2 (w[0], w[1]);
+          else
+            *reinterpret_cast<uint32_t *> (p) = w[0];
+        }
+      else if constexpr (PPT == 2)
+        *reinterpret_cast<unsigned short *> (p) =
+          (unsigned short) ((r[0] & 0xffu) | (r[1] & 0xffu) << 8);
+      else
+        p[0] = (uint8_t) r[0];
+    }
+  else
+    {
+#pragma unroll
+      for (uint32_t i = 0; i < PPT; i++)
+        if (i < n)
+          p[i] = (uint8_t) r[i];
+    }
+}

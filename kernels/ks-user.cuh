@@ -124,72 +124,6 @@ struct KsExpressionOut<true>
   typedef unsigned char type;
 };
 
-template <uint32_t PPT>
-__device__ __forceinline__ void
-ks_expression_store_rgba (uint8_t *row, uint32_t x0, uint32_t n, const uint32_t (&r)[PPT])
-{
-  uint32_t *p = reinterpret_cast<uint32_t *> (row) + x0;
-
-  if (PPT == 1 || n == PPT)
-    {
-      if constexpr (PPT >= 4)
-        {
-#pragma unroll
-          for (uint32_t i = 0; i < PPT / 4; i++)
-            reinterpret_cast<uint4 *> (p)[i] = make_uint4 (r[4 * i], r[4 * i + 1],
-                                                           r[4 * i + 2], r[4 * i + 3]);
-        }
-      else if constexpr (PPT == 2)
-        *reinterpret_cast<uint2 *> (p) = make_uint2 (r[0], r[1]);
-      else
-        p[0] = r[0];
-    }
-  else
-    {
-#pragma unroll
-      for (uint32_t i = 0; i < PPT; i++)
-        if (i < n)
-          p[i] = r[i];
-    }
-}
-
-template <uint32_t PPT>
-__device__ __forceinline__ void
-ks_expression_store_gray (uint8_t *row, uint32_t x0, uint32_t n, const uint32_t (&r)[PPT])
-{
-  uint8_t *p = row + x0;
-
-  if (PPT == 1 || n == PPT)
-    {
-      if constexpr (PPT >= 4)
-        {
-          uint32_t w[PPT / 4];
-#pragma unroll
-          for (uint32_t k = 0; k < PPT / 4; k++)
-            w[k] = (r[4 * k] & 0xffu) | (r[4 * k + 1] & 0xffu) << 8
-                   | (r[4 * k + 2] & 0xffu) << 16 | (r[4 * k + 3] & 0xffu) << 24;
-          if constexpr (PPT == 16)
-            *reinterpret_cast<uint4 *> (p) = make_uint4 (w[0], w[1], w[2], w[3]);
-          else if constexpr (PPT == 8)
-            *reinterpret_cast<uint2 *> (p) = make_uint2 (w[0], w[1]);
-          else
-            *reinterpret_cast<uint32_t *> (p) = w[0];
-        }
-      else if constexpr (PPT == 2)
-        *reinterpret_cast<unsigned short *> (p) =
-          (unsigned short) ((r[0] & 0xffu) | (r[1] & 0xffu) << 8);
-      else
-        p[0] = (uint8_t) r[0];
-    }
-  else
-    {
-#pragma unroll
-      for (uint32_t i = 0; i < PPT; i++)
-        if (i < n)
-          p[i] = (uint8_t) r[i];
-    }
-}
-
 /* pixel (x, y, in, in2, out) runs the user's statements for one pixel; it is
  * called only for pixels inside the image (a span at the right edge is
  * shorter than PPT). The prefetch depth is the built-in ops' rule. */
@@ -233,9 +167,9 @@ ks_expression_walk (const KsGeometry &g, const ks_image &out, const ks_image &in
 
     uint8_t *row = out.data + (size_t) y * out.pitch;
     if constexpr (GRAY)
-      ks_expression_store_gray<PPT> (row, x0, n, r);
+      ks_store_gray<PPT> (row, x0, n, r);
     else
-      ks_expression_store_rgba<PPT> (row, x0, n, r);
+      ks_store_rgba<PPT> (row, x0, n, r);
 
     if constexpr (INSTRUMENTED)
       ks_coverage_record (cov, g.width, y, x0, n);
