@@ -11,6 +11,14 @@ rt=${2:-.gpu-ui-runtime}
 prefix=${KS_UI_PREFIX:-/opt/gpu-runtime}
 out_dir=${OUT:-$build/gpu-ui-check}
 mkdir -p "$out_dir" "$prefix"
+# The schemas were compiled with the bundle: a key added since is missing from
+# them, and GSettings aborts on a missing key.
+for xml in resources/*.gschema.xml; do
+  if ! cmp -s "$xml" "$rt/schemas/$(basename "$xml")"; then
+    echo "gpu-ui-check: $xml changed since $rt was made: run build-aux/gpu-ui-runtime.sh again" >&2
+    exit 2
+  fi
+done
 for deb in "$rt"/debs/*.deb; do
   name=$(basename "$deb" | sed 's/_.*//')
   if grep -qx "$name" "$rt/system.txt"; then dpkg -x "$deb" /; else dpkg -x "$deb" "$prefix"; fi
