@@ -225,7 +225,20 @@ test_errors_marked (Fixture *f, gconstpointer data)
   {
     GSList *marks = gtk_source_buffer_get_source_marks_at_line (
       ks_kernel_panel_get_buffer (f->panel), 2, "error");
+    g_autoptr (GPtrArray) views = g_ptr_array_new ();
+    GtkSourceMarkAttributes *attributes;
+    g_autofree char *tooltip = NULL;
+    int priority = 0;
+
     g_assert_nonnull (marks);
+    /* Hovering the mark shows the compiler's message. */
+    find_widgets (GTK_WIDGET (f->panel), GTK_SOURCE_TYPE_VIEW, views);
+    g_assert_cmpuint (views->len, ==, 1);
+    attributes = gtk_source_view_get_mark_attributes (g_ptr_array_index (views, 0), "error",
+                                                      &priority);
+    g_assert_nonnull (attributes);
+    tooltip = gtk_source_mark_attributes_get_tooltip_text (attributes, marks->data);
+    g_assert_cmpstr (tooltip, ==, first->message);
     g_slist_free (marks);
   }
   row = problem_row (f->panel, "3:");
