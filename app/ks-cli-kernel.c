@@ -491,14 +491,6 @@ find_binding (const GPtrArray *bindings, const char *name)
   return NULL;
 }
 
-static KsArrayDirection
-binding_direction (const KsBinding *binding, const KsKernelArg *arg)
-{
-  if (binding->direction_given)
-    return binding->direction;
-  return arg->is_const ? KS_ARRAY_IN : KS_ARRAY_INOUT;
-}
-
 static gboolean
 save_arrays (const KernelOptions *o, const KernelReport *r, GError **error)
 {
@@ -557,25 +549,6 @@ print_array (const char *name, const KsArray *a, guint show)
   printf ("\n");
 }
 
-/* The automatic grid of an array kernel: one thread per element of the
- * longest array. */
-static KsDim3
-array_grid (const KsDim3 *block, const GPtrArray *arrays)
-{
-  gsize longest = 1;
-  KsDim3 grid = { 1, 1, 1 };
-
-  for (guint i = 0; i < arrays->len; i++)
-    {
-      const KsArray *a = g_ptr_array_index (arrays, i);
-
-      if (a != NULL)
-        longest = MAX (longest, a->length);
-    }
-  grid.x = (guint32) MIN ((longest + block->x - 1) / block->x, (gsize) G_MAXINT32);
-  return grid;
-}
-
 static gboolean
 run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, KernelReport *r,
                const KsLaunchConfig *launch, GError **error)
@@ -625,17 +598,21 @@ run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
   for (guint i = 0; i < r->compiled->kernels->len; i++)
     print_resources (g_ptr_array_index (r->compiled->kernels, i));
 
+  /* One array per pointer argument, in order (a checked binding has one). */
   for (guint i = 0; i < args->len; i++)
     {
       const KsKernelArg *arg = g_ptr_array_index (args, i);
-      const KsBinding *b = find_binding (bindings, arg->name);
+      KsArray *array;
 
-      g_ptr_array_add (arrays, arg->pointer ? ks_binding_create_array (b, error) : NULL);
-      if (arg->pointer && g_ptr_array_index (arrays, i) == NULL)
+      if (!arg->pointer)
+        continue;
+      array = ks_binding_create_array (find_binding (bindings, arg->name), error);
+      if (array == NULL)
         return FALSE;
+      g_ptr_array_add (arrays, array);
     }
   if (resolved.auto_grid)
-    resolved.grid = array_grid (&resolved.block, arrays);
+    resolved.grid = ks_worker_auto_grid (&resolved.block, arrays);
   resolved.auto_grid = FALSE;
   resolved.mode = KS_LAUNCH_PER_PIXEL;
   resolved.pixels_per_thread = 1;
@@ -656,31 +633,8 @@ run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
   wl = ks_worker_launch_new (r->compiled, 0, resolved.grid, resolved.block,
                              ks_kernel_source_get_dynamic_shared (r->source));
   r->out_names = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < args->len; i++)
-    {
-      const KsKernelArg *arg = g_ptr_array_index (args, i);
-      const KsBinding *b = find_binding (bindings, arg->name);
-
-      if (arg->pointer)
-        {
-          KsArrayDirection dir = binding_direction (b, arg);
-
-          ks_worker_launch_add_array (wl, g_ptr_array_index (arrays, i), dir);
-          if (dir != KS_ARRAY_IN)
-            g_ptr_array_add (r->out_names, g_strdup (arg->name));
-        }
-      else
-        {
-          g_autoptr (GBytes) bytes = ks_binding_pack_scalar (b, arg, error);
-          gsize size;
-          gconstpointer data;
-
-          if (bytes == NULL)
-            return FALSE;
-          data = g_bytes_get_data (bytes, &size);
-          ks_worker_launch_add_value (wl, data, size, size);
-        }
-    }
+  if (!ks_worker_launch_bind (wl, args, bindings, arrays, r->out_names, error))
+    return FALSE;
   ks_worker_launch_set_repeats (wl, (guint) o->repeat);
   if (!ks_worker_run (worker, wl, NULL, &r->run, error))
     return FALSE;

@@ -1032,6 +1032,85 @@ ks_worker_launch_add_array (KsWorkerLaunch *launch, const KsArray *array,
   g_ptr_array_add (launch->args, arg);
 }
 
+static const KsBinding *
+find_binding (const GPtrArray *bindings, const char *name)
+{
+  for (guint i = 0; bindings != NULL && i < bindings->len; i++)
+    {
+      const KsBinding *b = g_ptr_array_index (bindings, i);
+
+      if (g_strcmp0 (b->name, name) == 0)
+        return b;
+    }
+  return NULL;
+}
+
+gboolean
+ks_worker_launch_bind (KsWorkerLaunch *launch, const GPtrArray *args, const GPtrArray *bindings,
+                       const GPtrArray *arrays, GPtrArray *out_names, GError **error)
+{
+  guint next_array = 0;
+
+  g_return_val_if_fail (launch != NULL && args != NULL && arrays != NULL, FALSE);
+
+  for (guint i = 0; i < args->len; i++)
+    {
+      const KsKernelArg *arg = g_ptr_array_index (args, i);
+      const KsBinding *b = find_binding (bindings, arg->name);
+
+      if (b == NULL)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "The argument “%s” is not bound", arg->name);
+          return FALSE;
+        }
+      if (arg->pointer)
+        {
+          KsArrayDirection direction = ks_binding_resolve_direction (b, arg);
+
+          if (next_array >= arrays->len)
+            {
+              g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                           "No array for the pointer “%s”", arg->name);
+              return FALSE;
+            }
+          ks_worker_launch_add_array (launch, g_ptr_array_index (arrays, next_array++), direction);
+          if (direction != KS_ARRAY_IN && out_names != NULL)
+            g_ptr_array_add (out_names, g_strdup (arg->name));
+        }
+      else
+        {
+          g_autoptr (GBytes) bytes = ks_binding_pack_scalar (b, arg, error);
+          gsize size;
+
+          if (bytes == NULL)
+            return FALSE;
+          size = g_bytes_get_size (bytes);
+          ks_worker_launch_add_value (launch, g_bytes_get_data (bytes, NULL), size, size);
+        }
+    }
+  return TRUE;
+}
+
+KsDim3
+ks_worker_auto_grid (const KsDim3 *block, const GPtrArray *arrays)
+{
+  gsize longest = 1;
+  KsDim3 grid = { 1, 1, 1 };
+
+  g_return_val_if_fail (block != NULL && block->x > 0, grid);
+
+  for (guint i = 0; arrays != NULL && i < arrays->len; i++)
+    {
+      const KsArray *a = g_ptr_array_index (arrays, i);
+
+      if (a != NULL)
+        longest = MAX (longest, a->length);
+    }
+  grid.x = (guint32) MIN ((longest + block->x - 1) / block->x, (gsize) G_MAXINT32);
+  return grid;
+}
+
 void
 ks_worker_launch_set_stream (KsWorkerLaunch *launch, gpointer cuda_stream)
 {

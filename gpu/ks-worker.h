@@ -115,6 +115,17 @@ void          ks_worker_launch_add_value_with_pointers (KsWorkerLaunch *launch,
  * before the run (in, inout) and back after it (out, inout: in the result). */
 void          ks_worker_launch_add_array (KsWorkerLaunch *launch, const KsArray *array,
                                           KsArrayDirection direction);
+/* Adds an "any" kernel's arguments in its signature's order: each pointer
+ * its array (arrays: one per pointer argument, in order) in the binding's
+ * direction, each scalar its bound value. out_names (when not NULL) gets the
+ * names of the out and inout arrays, the order ks_worker_run returns them in.
+ * FALSE when an argument is unbound or a value does not fit its type. */
+gboolean      ks_worker_launch_bind     (KsWorkerLaunch *launch, const GPtrArray *args,
+                                         const GPtrArray *bindings, const GPtrArray *arrays,
+                                         GPtrArray *out_names, GError **error);
+/* The automatic grid of an array kernel: one thread per element of the
+ * longest array, along x. */
+KsDim3        ks_worker_auto_grid       (const KsDim3 *block, const GPtrArray *arrays);
 /* The CUDA stream of this process that produced the shared inputs and will
  * consume the outputs: the run waits for it, and it waits for the run. NULL:
  * the caller has synchronised. */

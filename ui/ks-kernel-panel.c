@@ -939,24 +939,11 @@ arrays_job_free (gpointer data)
   g_free (job);
 }
 
-static const KsBinding *
-binding_for (const GPtrArray *bindings, const char *name)
-{
-  for (guint i = 0; i < bindings->len; i++)
-    {
-      const KsBinding *b = g_ptr_array_index (bindings, i);
-      if (g_strcmp0 (b->name, name) == 0)
-        return b;
-    }
-  return NULL;
-}
-
 static gboolean
 arrays_run (ArraysJob *job, GCancellable *cancellable, GError **error)
 {
   const GPtrArray *args = ks_kernel_source_get_args (job->source);
   g_autoptr (KsWorkerLaunch) launch = NULL;
-  guint next_array = 0;
 
   /* The worker client caches compilations: this one returns at once. */
   job->compiled = ks_worker_compile (job->worker, job->source, &job->launch, FALSE, cancellable,
@@ -969,39 +956,8 @@ arrays_run (ArraysJob *job, GCancellable *cancellable, GError **error)
       return FALSE;
     }
   launch = ks_worker_launch_new (job->compiled, 0, job->grid, job->block, job->dynamic_shared);
-  for (guint i = 0; i < args->len; i++)
-    {
-      const KsKernelArg *arg = g_ptr_array_index (args, i);
-      const KsBinding *b = binding_for (job->bindings, arg->name);
-
-      if (b == NULL)
-        {
-          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                       "The argument “%s” is not bound", arg->name);
-          return FALSE;
-        }
-      if (arg->pointer)
-        {
-          KsArrayDirection direction = b->direction_given ? b->direction
-                                       : arg->is_const    ? KS_ARRAY_IN
-                                                          : KS_ARRAY_INOUT;
-
-          ks_worker_launch_add_array (launch, g_ptr_array_index (job->arrays, next_array++),
-                                      direction);
-          if (direction != KS_ARRAY_IN)
-            g_ptr_array_add (job->result_names, g_strdup (arg->name));
-        }
-      else
-        {
-          g_autoptr (GBytes) bytes = ks_binding_pack_scalar (b, arg, error);
-          gsize size;
-
-          if (bytes == NULL)
-            return FALSE;
-          size = g_bytes_get_size (bytes);
-          ks_worker_launch_add_value (launch, g_bytes_get_data (bytes, NULL), size, size);
-        }
-    }
+  if (!ks_worker_launch_bind (launch, args, job->bindings, job->arrays, job->result_names, error))
+    return FALSE;
   g_ptr_array_add (job->result_names, NULL);
   return ks_worker_run (job->worker, launch, cancellable, &job->run, error);
 }
@@ -1060,7 +1016,6 @@ run_arrays_action (GtkWidget *widget, const char *action_name, GVariant *paramet
   g_autoptr (GError) error = NULL;
   KsLaunchConfig launch;
   ArraysJob *job;
-  gsize longest = 1;
 
   if (self->last_good == NULL || ks_kernel_source_get_mode (self->last_good) != KS_KERNEL_MODE_ANY)
     {
@@ -1080,8 +1035,6 @@ run_arrays_action (GtkWidget *widget, const char *action_name, GVariant *paramet
       report_error (self, error->message);
       return;
     }
-  for (guint i = 0; i < job->arrays->len; i++)
-    longest = MAX (longest, ((KsArray *) g_ptr_array_index (job->arrays, i))->length);
   /* The block and grid of the launch panel, as for image kernels; the
    * source's //@block and //@grid when there is no pipeline. */
   if (self->pipeline != NULL)
@@ -1092,11 +1045,7 @@ run_arrays_action (GtkWidget *widget, const char *action_name, GVariant *paramet
   job->block = launch.block;
   job->grid = launch.grid;
   if (launch.auto_grid || job->grid.x == 0)
-    {
-      /* One thread per element of the longest array. */
-      job->grid.x = (guint) MIN ((longest + job->block.x - 1) / job->block.x, G_MAXINT32);
-      job->grid.y = job->grid.z = 1;
-    }
+    job->grid = ks_worker_auto_grid (&job->block, job->arrays);
   job->dynamic_shared = ks_kernel_source_get_dynamic_shared (job->source);
   task = g_task_new (NULL, NULL, on_arrays_ran_cb, g_object_ref (self));
   g_task_set_task_data (task, job, arrays_job_free);
