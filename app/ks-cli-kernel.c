@@ -845,9 +845,9 @@ ks_cli_cmd_kernel (int argc, char **argv)
       ks_cli_usage_error (&error, "kernel takes one .cu file, got “%s” too", args[2]);
       return ks_cli_report_error (error);
     }
-  if (!(o.timeout > 0) || o.timeout > 3600)
+  if (!(o.timeout >= 0.001) || o.timeout > 3600)
     {
-      ks_cli_usage_error (&error, "--timeout is in seconds, more than 0 and at most 3600, not %g",
+      ks_cli_usage_error (&error, "--timeout is in seconds, from 0.001 to 3600, not %g",
                           o.timeout);
       return ks_cli_report_error (error);
     }
@@ -856,9 +856,9 @@ ks_cli_cmd_kernel (int argc, char **argv)
       ks_cli_usage_error (&error, "--repeat must be between 1 and 10000, not %d", o.repeat);
       return ks_cli_report_error (error);
     }
-  if (o.printf_buffer < 0 || o.printf_buffer > (1 << 30))
+  if (o.printf_buffer != 0 && (o.printf_buffer < 4096 || o.printf_buffer > (1 << 30)))
     {
-      ks_cli_usage_error (&error, "--printf-buffer is between 1 and 1073741824 bytes, not %d",
+      ks_cli_usage_error (&error, "--printf-buffer is between 4096 and 1073741824 bytes, not %d",
                           o.printf_buffer);
       return ks_cli_report_error (error);
     }

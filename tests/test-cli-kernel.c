@@ -237,6 +237,7 @@ test_usage (void)
     { { "--repeat", "0", path, NULL }, "--repeat" },
     { { path, path, NULL }, "one .cu file" },
     { { "--ppt", "3", "--expr", "out = in;", NULL }, "--ppt" },
+    { { "--printf-buffer", "100", "--expr", "out = in;", NULL }, "--printf-buffer" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
