@@ -390,6 +390,8 @@ ks_cli_cmd_bench_kernel (int argc, char **argv)
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
+  if (json != NULL && !ks_file_check_writable (json, &error))
+    return ks_cli_report_error (error);
   if (repeat < 1 || repeat > 1000)
     {
       ks_cli_usage_error (&error, "--repeat must be between 1 and 1000, not %d", repeat);

@@ -100,6 +100,9 @@ ks_cli_cmd_bench (int argc, char **argv)
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
+  /* Checked now, not after minutes of measuring. */
+  if (json_path != NULL && !ks_file_check_writable (json_path, &error))
+    return ks_cli_report_error (error);
   if (g_strv_length (args) > 1)
     {
       ks_cli_usage_error (&error, "bench takes no arguments, got “%s” (ops go in --ops)",

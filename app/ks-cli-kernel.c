@@ -668,6 +668,17 @@ kernel_main (const KernelOptions *o, const char *path)
   KsParams params;
   int status = KS_CLI_EXIT_FAILED;
 
+  /* Every output is checked before the kernel runs or anything is written. */
+  if ((o->output != NULL && !ks_file_check_writable (o->output, &error))
+      || (o->json != NULL && !ks_file_check_writable (o->json, &error)))
+    return ks_cli_report_error (error);
+  for (guint i = 0; o->saves != NULL && o->saves[i] != NULL; i++)
+    {
+      const char *eq = strchr (o->saves[i], '=');
+
+      if (eq != NULL && eq[1] != '\0' && !ks_file_check_writable (eq + 1, &error))
+        return ks_cli_report_error (error);
+    }
   source = open_source (o, path, &error);
   if (source == NULL)
     goto out;

@@ -158,17 +158,11 @@ static gboolean
 write_histogram_csv (const guint32 histogram[4][256], const char *path, GError **error)
 {
   g_autoptr (GString) s = g_string_new ("bin,r,g,b,luma\n");
-  g_autoptr (GError) local = NULL;
 
   for (guint b = 0; b < 256; b++)
     g_string_append_printf (s, "%u,%u,%u,%u,%u\n", b, histogram[0][b], histogram[1][b],
                             histogram[2][b], histogram[3][b]);
-  if (!g_file_set_contents (path, s->str, (gssize) s->len, &local))
-    {
-      g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "cannot write %s: %s", path, local->message);
-      return FALSE;
-    }
-  return TRUE;
+  return ks_file_replace_contents (path, s->str, s->len, error);
 }
 
 static void
@@ -219,35 +213,28 @@ print_launch (KsEngine *engine, const KsRunRequest *request, const KsLaunchConfi
   return TRUE;
 }
 
-static gboolean
-write_coverage (KsEngine *engine, const KsRunRequest *timed, const char *path, GError **error)
+/* The coverage map of the run, from an instrumented run of its own after the
+ * timed ones (instrumented kernels are slower); *summary gets its counts. */
+static KsImage *
+coverage_map (KsEngine *engine, const KsRunRequest *timed, KsCoverage *summary, GError **error)
 {
   KsRunRequest request = *timed;
   KsRunResult result = { 0 };
-  g_autoptr (KsImage) map = NULL;
-  gboolean ok = FALSE;
+  KsImage *map = NULL;
 
-  /* Instrumented kernels are slower: a run of their own, after the timed ones. */
   request.instrument = TRUE;
   if (!ks_engine_run (engine, &request, &result, error))
-    goto out;
+    return NULL;
   if (result.coverage == NULL)
+    g_set_error_literal (error, KS_ERROR, KS_ERROR_FAILED, "the engine recorded no coverage");
+  else
     {
-      g_set_error_literal (error, KS_ERROR, KS_ERROR_FAILED, "the engine recorded no coverage");
-      goto out;
+      map = ks_coverage_to_image (result.coverage);
+      *summary = *result.coverage;
+      summary->writes = summary->owner_block = summary->owner_thread = NULL;
     }
-  map = ks_coverage_to_image (result.coverage);
-  if (!ks_image_save (map, path, error))
-    goto out;
-  printf ("coverage: %" G_GUINT64_FORMAT " pixels never written, %" G_GUINT64_FORMAT
-          " written more than once, %" G_GUINT64_FORMAT " idle threads → %s\n",
-          result.coverage->unwritten_pixels, result.coverage->multiply_written_pixels,
-          result.coverage->idle_threads, path);
-  ok = TRUE;
-
-out:
   ks_run_result_clear (&result);
-  return ok;
+  return map;
 }
 
 /* Options of `run`, parsed. */
@@ -375,6 +362,8 @@ run_op (const RunOptions *o, KsRunRequest *request)
   g_autoptr (GError) error = NULL;
   g_autoptr (KsEngine) engine = NULL;
   g_autoptr (KsImage) output = NULL;
+  g_autoptr (KsImage) map = NULL;
+  KsCoverage coverage = { 0 };
   KsImage *images[KS_OP_MAX_INPUTS] = { NULL, NULL };
   KsRunResult result = { 0 };
   KsTiming timing = { 0 };
@@ -383,6 +372,17 @@ run_op (const RunOptions *o, KsRunRequest *request)
   const KsOp *op = request->op;
   double upload_ms = 0, download_ms = -1;
   int status = KS_CLI_EXIT_FAILED;
+
+  /* Every output is checked before any is written: a bad path for one must
+   * not fail the run after another was already replaced. */
+  if ((o->output != NULL && !ks_file_check_writable (o->output, &error))
+      || (o->coverage != NULL && !ks_file_check_writable (o->coverage, &error)))
+    goto out;
+  if (o->output != NULL && o->coverage != NULL && g_str_equal (o->output, o->coverage))
+    {
+      ks_cli_usage_error (&error, "--out and --coverage name the same file, “%s”", o->output);
+      goto out;
+    }
 
   engine = ks_cli_open_engine (o->engine, o->device, &error);
   if (engine == NULL)
@@ -433,10 +433,16 @@ run_op (const RunOptions *o, KsRunRequest *request)
   if (op->output_kind == KS_OP_OUTPUT_IMAGE)
     {
       output = ks_engine_download (engine, result.output, &download_ms, &error);
-      /* Without --out the run is only timed. */
-      if (output == NULL || (o->output != NULL && !ks_image_save (output, o->output, &error)))
+      if (output == NULL)
         goto out;
     }
+  /* Everything to write is computed before the first file is written. */
+  if (o->coverage != NULL && (map = coverage_map (engine, request, &coverage, &error)) == NULL)
+    goto out;
+  /* Without --out the run is only timed. */
+  if (op->output_kind == KS_OP_OUTPUT_IMAGE && o->output != NULL
+      && !ks_image_save (output, o->output, &error))
+    goto out;
 
   printf ("timings:\n");
   print_ms ("upload", upload_ms);
@@ -465,8 +471,15 @@ run_op (const RunOptions *o, KsRunRequest *request)
         printf ("result not written (no --out)\n");
     }
 
-  if (o->coverage != NULL && !write_coverage (engine, request, o->coverage, &error))
-    goto out;
+  if (map != NULL)
+    {
+      if (!ks_image_save (map, o->coverage, &error))
+        goto out;
+      printf ("coverage: %" G_GUINT64_FORMAT " pixels never written, %" G_GUINT64_FORMAT
+              " written more than once, %" G_GUINT64_FORMAT " idle threads → %s\n",
+              coverage.unwritten_pixels, coverage.multiply_written_pixels, coverage.idle_threads,
+              o->coverage);
+    }
   status = KS_CLI_EXIT_OK;
 
 out:

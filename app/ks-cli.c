@@ -266,6 +266,8 @@ ks_cli_main (int argc, char **argv)
   const Command *command;
 
   g_set_prgname (PROGRAM);
+  /* Ctrl-C or a kill during a save leaves the old file and no temporary. */
+  ks_file_remove_temporaries_on_signals ();
 
   if (argc < 2)
     {

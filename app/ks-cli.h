@@ -6,6 +6,7 @@
 
 #include "kernelscope.h"
 #include "ks-bench.h"
+#include "ks-file.h"
 #include "ks-json.h"
 
 G_BEGIN_DECLS

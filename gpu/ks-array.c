@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "ks-array.h"
+#include "ks-file.h"
 #include "ks-error.h"
 
 /* ---- element types ------------------------------------------------------ */
@@ -1317,58 +1318,23 @@ ks_array_load (const char *path, KsElemType type, GError **error)
   return NULL;
 }
 
-/* Writes the chunks to a temporary file beside path, then renames it over
- * path: a reader never sees half a file, and a failed save keeps the old one. */
+/* The head and the body as one file, atomically (ks-file.h): a reader never
+ * sees half a file, and a failed or interrupted save keeps the old one. */
 static gboolean
 write_atomically (const char *path, const void *head, gsize head_len, const void *body,
                   gsize body_len, GError **error)
 {
-  g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
-  g_autofree char *display = g_filename_display_name (path);
-  const guint8 *chunks[2] = { head, body };
-  gsize lens[2] = { head_len, body_len };
-  int fd, saved_errno = 0;
+  KsAtomicFile *file = ks_atomic_file_open (path, error);
 
-  fd = g_mkstemp_full (tmp, O_WRONLY, 0666);
-  if (fd < 0)
+  if (file == NULL)
+    return FALSE;
+  if (!ks_atomic_file_write (file, head, head_len, error)
+      || !ks_atomic_file_write (file, body, body_len, error))
     {
-      saved_errno = errno;
-      g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "Could not write “%s”: %s", display,
-                   g_strerror (saved_errno));
+      ks_atomic_file_abort (file);
       return FALSE;
     }
-  for (guint c = 0; c < 2 && saved_errno == 0; c++)
-    {
-      gsize done = 0;
-
-      while (done < lens[c])
-        {
-          gssize n = write (fd, chunks[c] + done, MIN (lens[c] - done, (gsize) 1 << 30));
-
-          if (n < 0 && errno == EINTR)
-            continue;
-          if (n < 0)
-            {
-              saved_errno = errno;
-              break;
-            }
-          done += n;
-        }
-    }
-  if (saved_errno == 0 && g_fsync (fd) != 0)
-    saved_errno = errno;
-  if (close (fd) != 0 && saved_errno == 0)
-    saved_errno = errno;
-  if (saved_errno == 0 && g_rename (tmp, path) != 0)
-    saved_errno = errno;
-  if (saved_errno != 0)
-    {
-      g_unlink (tmp);
-      g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "Could not write “%s”: %s", display,
-                   g_strerror (saved_errno));
-      return FALSE;
-    }
-  return TRUE;
+  return ks_atomic_file_commit (file, error);
 }
 
 gboolean

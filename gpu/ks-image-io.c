@@ -8,6 +8,7 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 
 #include "ks-error.h"
+#include "ks-file.h"
 #include "ks-image.h"
 
 typedef struct
@@ -229,6 +230,12 @@ type_for_path (const char *path)
   return "png";
 }
 
+static gboolean
+write_chunk (const char *data, gsize size, GError **error, gpointer user_data)
+{
+  return ks_atomic_file_write (user_data, data, size, error);
+}
+
 gboolean
 ks_image_save (const KsImage *image, const char *path, GError **error)
 {
@@ -236,6 +243,7 @@ ks_image_save (const KsImage *image, const char *path, GError **error)
   g_autoptr (GdkPixbuf) pixbuf = NULL;
   g_autoptr (GError) local_error = NULL;
   const char *type = type_for_path (path);
+  KsAtomicFile *file;
   gboolean ok;
 
   g_return_val_if_fail (image != NULL && path != NULL, FALSE);
@@ -262,12 +270,25 @@ ks_image_save (const KsImage *image, const char *path, GError **error)
                             GDK_INTERP_NEAREST, 255);
       g_set_object (&pixbuf, opaque);
     }
-  ok = gdk_pixbuf_save (pixbuf, path, type, &local_error, NULL);
-  if (!ok)
+  /* Encoded straight into a temporary beside the target, which replaces it
+   * only once complete (ks-file.h): an interrupted save loses nothing. */
+  file = ks_atomic_file_open (path, &local_error);
+  if (file != NULL)
     {
-      g_autofree char *display = g_filename_display_name (path);
-      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "Cannot save “%s”: %s", display,
-                   local_error->message);
+      ok = gdk_pixbuf_save_to_callback (pixbuf, write_chunk, file, type, &local_error, NULL);
+      if (!ok)
+        {
+          g_autofree char *display = g_filename_display_name (path);
+
+          ks_atomic_file_abort (file);
+          g_set_error (error, KS_ERROR, KS_ERROR_IMAGE, "Cannot save “%s”: %s", display,
+                       local_error->message);
+          return FALSE;
+        }
+      if (ks_atomic_file_commit (file, &local_error))
+        return TRUE;
     }
-  return ok;
+  /* The writer's message names the file and the reason. */
+  g_set_error_literal (error, KS_ERROR, KS_ERROR_IMAGE, local_error->message);
+  return FALSE;
 }

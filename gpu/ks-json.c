@@ -1,8 +1,10 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "ks-error.h"
+#include "ks-file.h"
 #include "ks-json.h"
 
 void
@@ -123,16 +125,10 @@ gboolean
 ks_json_write (JsonNode *root, const char *path, GError **error)
 {
   g_autofree char *text = NULL;
-  g_autoptr (GError) local = NULL;
 
   g_return_val_if_fail (root != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
   text = ks_json_to_data (root);
-  if (!g_file_set_contents (path, text, -1, &local))
-    {
-      g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "cannot write %s: %s", path, local->message);
-      return FALSE;
-    }
-  return TRUE;
+  return ks_file_replace_contents (path, text, strlen (text), error);
 }

@@ -3,6 +3,7 @@
  * and outputs identical to the engine's. */
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -488,6 +489,86 @@ test_run_coverage (void)
   g_assert_cmpuint (result->width, ==, 100);
 }
 
+/* Every output is checked before any is written: a coverage map that cannot
+ * be written fails the run before --out replaces the user's file. */
+static void
+test_outputs_checked_first (void)
+{
+  g_autofree char *out = tmp_path ("precious.png");
+  g_autofree char *bad = tmp_path ("no-such-folder/coverage.png");
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  gsize before_len = 0, after_len = 0;
+  g_auto (KsTestProgramResult) r = { 0 };
+
+  g_assert_true (g_file_set_contents (out, "the user's file", -1, NULL));
+  g_assert_true (g_file_get_contents (out, &before, &before_len, NULL));
+  run_cli (&r, "run", "invert", "--in", "random:64x48", "--out", out, "--coverage", bad,
+           "--engine", "cpu", NULL);
+  assert_one_line_error (&r, 1, "no-such-folder", "does not exist", NULL);
+  g_assert_true (g_file_get_contents (out, &after, &after_len, NULL));
+  g_assert_cmpmem (before, before_len, after, after_len);
+}
+
+static gboolean
+has_temporary (const char *dir, const char *prefix)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, prefix))
+      return TRUE;
+  return FALSE;
+}
+
+/* SIGTERM while the result is being written: the old file is intact and the
+ * temporary it was being written to is gone. */
+static void
+test_interrupted_save (void)
+{
+  g_autofree char *dir = tmp_path ("interrupted");
+  g_autofree char *out = g_build_filename (dir, "big.png", NULL);
+  g_autofree char *after = NULL;
+  const char *argv[] = { cli_path, "run", "invert", "--in", "random:8192x8192", "--engine", "cpu",
+                         "--repeat", "1", "--out", out, NULL };
+  g_autoptr (GError) error = NULL;
+  gboolean seen = FALSE;
+  int wait_status = 0;
+  GPid pid;
+
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (out, "the user's file", -1, NULL));
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL
+                                | G_SPAWN_STDERR_TO_DEV_NULL,
+                                NULL, NULL, &pid, &error));
+  g_assert_no_error (error);
+  /* The 256 MiB PNG takes seconds to encode: kill it once its temporary is there. */
+  for (int i = 0; i < 12000 && !seen; i++)
+    {
+      seen = has_temporary (dir, ".big.png.");
+      if (!seen)
+        g_usleep (5000);
+    }
+  if (seen)
+    kill (pid, SIGTERM);
+  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  if (!seen)
+    {
+      g_test_skip ("The save ended before it could be interrupted");
+      return;
+    }
+  g_assert_true (WIFSIGNALED (wait_status));
+  g_assert_cmpint (WTERMSIG (wait_status), ==, SIGTERM);
+  g_assert_true (g_file_get_contents (out, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, "the user's file");
+  g_assert_false (has_temporary (dir, ".big.png."));
+  g_remove (out);
+  g_rmdir (dir);
+}
+
 static void
 test_compare (void)
 {
@@ -558,6 +639,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/run/histogram-csv", test_run_histogram_csv);
   g_test_add_func ("/ks/cli/run/coverage-map", test_run_coverage);
   g_test_add_func ("/ks/cli/compare", test_compare);
+  g_test_add_func ("/ks/cli/failed/outputs-checked-first", test_outputs_checked_first);
+  g_test_add_func ("/ks/cli/run/interrupted-save", test_interrupted_save);
   g_test_add_func ("/ks/cli/run/gray-input", test_gray_input);
   g_test_add_func ("/ks/cli/listings", test_listings);
 
