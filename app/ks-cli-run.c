@@ -66,12 +66,18 @@ ks_cli_load_input (const char *spec, guint index, GError **error)
     }
   else if (g_str_has_prefix (spec, "testcard:"))
     size = spec + strlen ("testcard:");
+  else if (*spec == '\0')
+    {
+      ks_cli_usage_error (error, "--in needs a file name, random:WxH or testcard:WxH");
+      return NULL;
+    }
   else
     return ks_image_load (spec, error);
-  if (sscanf (size, "%ux%u", &w, &h) != 2 || w == 0 || h == 0)
+  /* Digits only, each side within the engine's limit: no wrapped negative
+   * sizes, no overflow to a tiny image, no trailing junk. */
+  if (!ks_cli_parse_size (size, &w, &h, error))
     {
-      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                   "“%s”: write the size as WIDTHxHEIGHT, for example random:1920x1080", spec);
+      g_prefix_error (error, "“%s”: ", spec);
       return NULL;
     }
   if (!random)

@@ -45,14 +45,19 @@ known_choices (const KsParamSpec *spec)
   return g_steal_pointer (&joined);
 }
 
+/* as_written: the value as the user typed it, for the message (a value just
+ * past a limit, formatted, would read as the limit itself); NULL: formatted
+ * with every digit it needs. */
 static gboolean
-check_range (const KsOp *op, const KsParamSpec *spec, double v, GError **error)
+check_range (const KsOp *op, const KsParamSpec *spec, double v, const char *as_written,
+             GError **error)
 {
   if (isnan (v) || v < spec->min || v > spec->max)
     {
       g_autofree char *lo = ks_param_format_value (spec, spec->min);
       g_autofree char *hi = ks_param_format_value (spec, spec->max);
-      g_autofree char *val = ks_param_format_value (spec, v);
+      g_autofree char *val = as_written != NULL ? g_strdup (as_written)
+                                                : g_strdup_printf ("%.17g", v);
       g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
                    "%s: parameter “%s” must be between %s and %s, not %s", op->id, spec->name, lo,
                    hi, val);
@@ -134,7 +139,7 @@ ks_params_set (KsParams *params, const KsOp *op, const char *name, const char *v
                          "%s: parameter “%s” takes a number, not “%s”", op->id, name, value);
             return FALSE;
           }
-        if (!check_range (op, spec, v, error))
+        if (!check_range (op, spec, v, value, error))
           return FALSE;
       }
       break;
@@ -181,7 +186,7 @@ ks_params_validate (const KsParams *params, const KsOp *op, GError **error)
           return FALSE;
         }
       if ((spec->type == KS_PARAM_INT || spec->type == KS_PARAM_DOUBLE)
-          && !check_range (op, spec, v, error))
+          && !check_range (op, spec, v, NULL, error))
         return FALSE;
     }
   return TRUE;

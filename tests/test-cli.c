@@ -569,6 +569,39 @@ test_interrupted_save (void)
   g_rmdir (dir);
 }
 
+/* Sizes are digits within the limit: a negative side is not shown wrapped,
+ * 2^32 + 1 does not become 1, and trailing junk is refused. */
+static void
+test_bad_sizes (void)
+{
+  const char *specs[] = { "random:-5x5", "random:4294967297x1", "random:64x48junk",
+                          "testcard:0x10", "random:16385x2" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (specs); i++)
+    {
+      g_auto (KsTestProgramResult) r = { 0 };
+
+      run_cli (&r, "run", "invert", "--engine", "cpu", "--in", specs[i], NULL);
+      assert_one_line_error (&r, 2, specs[i], "WIDTHxHEIGHT", "16384", NULL);
+      g_assert_null (strstr (r.err, "4294967291"));
+    }
+}
+
+/* A value just past a limit is shown as typed, not rounded to the limit. */
+static void
+test_param_just_outside (void)
+{
+  g_auto (KsTestProgramResult) r = { 0 };
+  g_auto (KsTestProgramResult) empty = { 0 };
+
+  run_cli (&r, "run", "gaussian_blur", "--engine", "cpu", "--in", "random:8x8", "--param",
+           "sigma=20.0001", NULL);
+  assert_one_line_error (&r, 2, "between 0.5 and 20, not 20.0001", NULL);
+
+  run_cli (&empty, "run", "invert", "--engine", "cpu", "--in", "", NULL);
+  assert_one_line_error (&empty, 2, "--in needs a file name", NULL);
+}
+
 static void
 test_compare (void)
 {
@@ -640,6 +673,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/run/coverage-map", test_run_coverage);
   g_test_add_func ("/ks/cli/compare", test_compare);
   g_test_add_func ("/ks/cli/failed/outputs-checked-first", test_outputs_checked_first);
+  g_test_add_func ("/ks/cli/usage/bad-sizes", test_bad_sizes);
+  g_test_add_func ("/ks/cli/usage/param-just-outside", test_param_just_outside);
   g_test_add_func ("/ks/cli/run/interrupted-save", test_interrupted_save);
   g_test_add_func ("/ks/cli/run/gray-input", test_gray_input);
   g_test_add_func ("/ks/cli/listings", test_listings);
