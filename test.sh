@@ -11,6 +11,7 @@ build="${KS_BUILD_DIR:-build}"
 
 export GTK_A11Y=none
 status=0
+san=""
 
 ks_log "Running the test suites"
 meson test -C "$build" --print-errorlogs --no-suite ui || status=1
@@ -26,7 +27,27 @@ if grep -q ':ui /' <<<"$suites"; then
     meson test -C "$build" --print-errorlogs --suite ui || status=1
 fi
 
+# The engine and ui suites once more, built with AddressSanitizer and
+# UndefinedBehaviorSanitizer: a memory error or undefined behaviour fails the
+# run. Without CUDA (the CUDA paths need a GPU to run at all), which also keeps
+# the build short. Leaks are checked in the engine suite; GTK and fontconfig
+# keep caches for the life of the process, so the ui suite checks errors only.
+# KS_SANITIZE=0 leaves this out.
+if [ "${KS_SANITIZE:-1}" != 0 ]; then
+  san="${KS_SANITIZE_BUILD_DIR:-build-sanitize}"
+  ks_configure "$san" -Dcuda=disabled -Db_sanitize=address,undefined -Db_lundef=false
+  ks_build "$san"
+  export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  ks_log "Running the engine suite under ASan and UBSan"
+  meson test -C "$san" --print-errorlogs --suite engine || status=1
+  if grep -q ':ui /' <<<"$suites"; then
+    ks_log "Running the ui suite under ASan and UBSan, under Xvfb"
+    ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1280x1024x24' \
+      meson test -C "$san" --print-errorlogs --suite ui || status=1
+  fi
+fi
+
 if [ "$status" -ne 0 ]; then
-  ks_log "Some tests failed: see $build/meson-logs/testlog.txt"
+  ks_log "Some tests failed: see meson-logs/testlog.txt in $build${san:+ and $san}"
 fi
 exit "$status"

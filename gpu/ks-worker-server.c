@@ -258,6 +258,9 @@ _ks_worker_lookup (GVariant *fields, const char *key, const char *type, GError *
 
 #define DIAGNOSTIC_TYPE "(umsuumss)"
 #define RESOURCES_TYPE "(smsuuttttttuuu)"
+/* The same, read with borrowed strings (the iterated values own them). */
+#define DIAGNOSTIC_BORROW "(um&suum&s&s)"
+#define RESOURCES_BORROW "(&sm&suuttttttuuu)"
 
 GVariant *
 _ks_compile_result_to_variant (const KsCompileResult *result)
@@ -354,7 +357,7 @@ _ks_compile_result_from_variant (GVariant *value, GError **error)
 
   result->diagnostics = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
   g_variant_iter_init (&iter, diagnostics);
-  while (g_variant_iter_next (&iter, DIAGNOSTIC_TYPE, &severity, &file, &line, &column, &code,
+  while (g_variant_iter_loop (&iter, DIAGNOSTIC_BORROW, &severity, &file, &line, &column, &code,
                               &message))
     {
       KsDiagnostic *d = ks_diagnostic_new (MIN (severity, KS_DIAGNOSTIC_NOTE), file, line,
@@ -366,7 +369,7 @@ _ks_compile_result_from_variant (GVariant *value, GError **error)
 
   result->kernels = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_kernel_resources_free);
   g_variant_iter_init (&iter, kernels);
-  while (g_variant_iter_next (&iter, RESOURCES_TYPE, &name, &lowered, &arch, &regs, &shared,
+  while (g_variant_iter_loop (&iter, RESOURCES_BORROW, &name, &lowered, &arch, &regs, &shared,
                               &local, &spill_stores, &spill_loads, &const_bytes, &unused,
                               &barriers, &bounds, &max_threads))
     {

@@ -189,7 +189,7 @@ maybe_screenshot (GtkWindow *window, const char *name)
   g_autofree char *path = NULL;
   GskRenderer *renderer;
   GtkWidget *scroller;
-  int width, height;
+  int width = 0, height = 0;
 
   if (dir == NULL)
     return;
