@@ -113,9 +113,10 @@ ks_cli_cmd_bench (int argc, char **argv)
   ks_bench_options_init (&options);
   if (size != NULL && !ks_cli_parse_size (size, &options.width, &options.height, &error))
     return ks_cli_report_error (error);
-  if (repeat < 0)
+  if (repeat < 0 || repeat > 100000)
     {
-      ks_cli_usage_error (&error, "--repeat must be positive, not %d", repeat);
+      ks_cli_usage_error (&error, "--repeat must be between 1 and 100000 (0: the default), "
+                          "not %d", repeat);
       return ks_cli_report_error (error);
     }
   options.repeats = (guint) repeat;

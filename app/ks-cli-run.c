@@ -312,9 +312,10 @@ build_request (const RunOptions *o, char **args, KsRunRequest *request, GError *
                           op->id, o->output);
       return FALSE;
     }
-  if (o->repeat < 1)
+  /* Every run's time is kept: the bound keeps memory and time in reason. */
+  if (o->repeat < 1 || o->repeat > 10000)
     {
-      ks_cli_usage_error (error, "--repeat must be at least 1, not %d", o->repeat);
+      ks_cli_usage_error (error, "--repeat must be between 1 and 10000, not %d", o->repeat);
       return FALSE;
     }
   if (o->ppt != 0 && o->ppt != 1 && o->ppt != 2 && o->ppt != 4 && o->ppt != 8 && o->ppt != 16)

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <glib/gstdio.h>
 #include <gdk-pixbuf/gdk-pixbuf.h>
+#include <gio/gio.h>
 
 #include "ks-error.h"
 #include "ks-file.h"
@@ -117,12 +118,83 @@ load_data (const guint8 *data, gsize len, const char *what, GError **error)
   return image_from_pixbuf (pixbuf, error);
 }
 
+static guint32
+read_le32 (const guint8 *p)
+{
+  return (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 | (guint32) p[3] << 24;
+}
+
+/* Whether a JPEG or BMP file holds all the data its header promises. Their
+ * decoders recover from a file cut short — gray or black where the data
+ * ended, and no error — so a truncated download would open as an image. A
+ * JPEG ends with an end-of-image marker (FF D9; some writers append padding
+ * after it, so the last 4 KiB are searched); a BMP's uncompressed pixel rows
+ * have a size its header gives. */
+static gboolean
+check_complete (const char *path, const char *display, const char *format, goffset size,
+                GError **error)
+{
+  g_autoptr (GFile) file = NULL;
+  g_autoptr (GFileInputStream) in = NULL;
+  guint8 buf[4096];
+  gsize got = 0;
+
+  if (g_strcmp0 (format, "jpeg") != 0 && g_strcmp0 (format, "bmp") != 0)
+    return TRUE;
+  file = g_file_new_for_path (path);
+  in = g_file_read (file, NULL, NULL);
+  if (in == NULL)
+    return TRUE; /* the decoder reports what is wrong */
+  if (g_str_equal (format, "jpeg"))
+    {
+      goffset from = MAX (size - (goffset) sizeof buf, 0);
+
+      if (!g_seekable_seek (G_SEEKABLE (in), from, G_SEEK_SET, NULL, NULL)
+          || !g_input_stream_read_all (G_INPUT_STREAM (in), buf, sizeof buf, &got, NULL, NULL))
+        return TRUE;
+      for (gsize i = got; i >= 2; i--)
+        if (buf[i - 2] == 0xff && buf[i - 1] == 0xd9)
+          return TRUE;
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE,
+                   "“%s” is truncated: the JPEG data ends before the image does (no end-of-image "
+                   "marker)", display);
+      return FALSE;
+    }
+
+  if (!g_input_stream_read_all (G_INPUT_STREAM (in), buf, 54, &got, NULL, NULL) || got < 54
+      || buf[0] != 'B' || buf[1] != 'M' || read_le32 (buf + 14) < 40)
+    return TRUE;
+  {
+    guint32 offset = read_le32 (buf + 10);
+    gint32 width = (gint32) read_le32 (buf + 18);
+    gint32 height = (gint32) read_le32 (buf + 22);
+    guint bits = buf[28] | buf[29] << 8;
+    guint32 compression = read_le32 (buf + 30);
+    guint64 row, need;
+
+    /* Only uncompressed rows (BI_RGB, BI_BITFIELDS) have a known size. */
+    if ((compression != 0 && compression != 3) || width <= 0 || height == 0 || bits == 0)
+      return TRUE;
+    row = ((guint64) width * bits + 31) / 32 * 4;
+    need = (guint64) offset + row * (guint64) ABS ((gint64) height);
+    if ((guint64) size < need)
+      {
+        g_set_error (error, KS_ERROR, KS_ERROR_IMAGE,
+                     "“%s” is truncated: the BMP header promises %" G_GUINT64_FORMAT
+                     " bytes, the file has %" G_GINT64_FORMAT, display, need, (gint64) size);
+        return FALSE;
+      }
+  }
+  return TRUE;
+}
+
 KsImage *
 ks_image_load (const char *path, GError **error)
 {
   g_autofree char *display = NULL;
   g_autoptr (GError) local_error = NULL;
   g_autoptr (GdkPixbuf) pixbuf = NULL;
+  GdkPixbufFormat *format;
   GStatBuf st;
   int width = 0, height = 0;
 
@@ -148,7 +220,8 @@ ks_image_load (const char *path, GError **error)
     }
   /* Only the header is read here: absurd dimensions are refused before any
    * pixel memory is allocated. */
-  if (gdk_pixbuf_get_file_info (path, &width, &height) == NULL)
+  format = gdk_pixbuf_get_file_info (path, &width, &height);
+  if (format == NULL)
     {
       g_set_error (error, KS_ERROR, KS_ERROR_IMAGE,
                    "“%s” is not an image Kernelscope can read (unknown or damaged format)",
@@ -163,7 +236,13 @@ ks_image_load (const char *path, GError **error)
                    height, KS_IMAGE_MAX_SIDE, KS_IMAGE_MAX_SIDE);
       return NULL;
     }
-  /* The whole-file decoders notice truncated data, which the incremental
+  {
+    g_autofree char *name = gdk_pixbuf_format_get_name (format);
+
+    if (!check_complete (path, display, name, st.st_size, error))
+      return NULL;
+  }
+  /* The whole-file decoders notice truncated PNG data, which the incremental
    * loader lets through as a partly black image. */
   pixbuf = gdk_pixbuf_new_from_file (path, &local_error);
   if (pixbuf == NULL)

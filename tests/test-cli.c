@@ -587,6 +587,17 @@ test_bad_sizes (void)
     }
 }
 
+/* --repeat has a bound, named when passed. */
+static void
+test_repeat_bound (void)
+{
+  g_auto (KsTestProgramResult) r = { 0 };
+
+  run_cli (&r, "run", "invert", "--engine", "cpu", "--in", "random:8x8", "--repeat",
+           "2000000000", NULL);
+  assert_one_line_error (&r, 2, "--repeat", "10000", "2000000000", NULL);
+}
+
 /* A value just past a limit is shown as typed, not rounded to the limit. */
 static void
 test_param_just_outside (void)
@@ -674,6 +685,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/compare", test_compare);
   g_test_add_func ("/ks/cli/failed/outputs-checked-first", test_outputs_checked_first);
   g_test_add_func ("/ks/cli/usage/bad-sizes", test_bad_sizes);
+  g_test_add_func ("/ks/cli/usage/repeat-bound", test_repeat_bound);
   g_test_add_func ("/ks/cli/usage/param-just-outside", test_param_just_outside);
   g_test_add_func ("/ks/cli/run/interrupted-save", test_interrupted_save);
   g_test_add_func ("/ks/cli/run/gray-input", test_gray_input);

@@ -321,6 +321,72 @@ test_load_truncated (void)
   g_rmdir (dir);
 }
 
+/* JPEG and BMP decoders recover from a file cut short (gray or black where
+ * the data ended, no error): such files are refused by what their format
+ * promises — the JPEG end-of-image marker, the BMP's row data. Padding after
+ * a JPEG's end is fine. */
+static void
+test_load_truncated_lossy (void)
+{
+  g_autoptr (KsImage) noise = ks_test_random_image (KS_FORMAT_RGBA8, 96, 64, 7);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ks-test-image-XXXXXX", &error);
+  const char *formats[] = { "jpg", "bmp" };
+
+  g_assert_no_error (error);
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
+    {
+      g_autofree char *name = g_strdup_printf ("full.%s", formats[f]);
+      g_autofree char *full = g_build_filename (dir, name, NULL);
+      g_autofree char *contents = NULL;
+      gsize len;
+      const double keep[] = { 0.5, 0.9 };
+
+      g_assert_true (ks_image_save (noise, full, &error));
+      g_assert_no_error (error);
+      {
+        g_autoptr (KsImage) back = ks_image_load (full, &error);
+
+        g_assert_no_error (error);
+        g_assert_cmpuint (back->width, ==, 96);
+      }
+      g_assert_true (g_file_get_contents (full, &contents, &len, &error));
+      for (guint k = 0; k <= G_N_ELEMENTS (keep); k++)
+        {
+          /* Half, 90 %, and all but the last two bytes (a JPEG's end marker). */
+          gsize cut = k < G_N_ELEMENTS (keep) ? (gsize) (len * keep[k]) : len - 2;
+          g_autofree char *cut_name = g_strdup_printf ("cut-%u.%s", k, formats[f]);
+          g_autofree char *cut_path = g_build_filename (dir, cut_name, NULL);
+          g_autoptr (KsImage) none = NULL;
+
+          g_assert_true (g_file_set_contents (cut_path, contents, cut, &error));
+          none = ks_image_load (cut_path, &error);
+          if (none != NULL)
+            g_error ("%s cut to %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " bytes was accepted",
+                     formats[f], cut, len);
+          g_assert_error (error, KS_ERROR, KS_ERROR_IMAGE);
+          ks_test_assert_message_has (error, cut_name, "truncated", NULL);
+          g_clear_error (&error);
+          g_remove (cut_path);
+        }
+      if (f == 0)
+        {
+          /* Zeros after the end marker, as some writers leave. */
+          g_autofree char *padded = g_build_filename (dir, "padded.jpg", NULL);
+          g_autofree char *data = g_malloc0 (len + 100);
+          g_autoptr (KsImage) back = NULL;
+
+          memcpy (data, contents, len);
+          g_assert_true (g_file_set_contents (padded, data, len + 100, &error));
+          back = ks_image_load (padded, &error);
+          g_assert_no_error (error);
+          g_remove (padded);
+        }
+      g_remove (full);
+    }
+  g_rmdir (dir);
+}
+
 /* The same refusals through ks_image_load_bytes (paste, drag and drop). */
 static void
 test_load_bytes_bad (void)
@@ -522,6 +588,7 @@ main (int argc, char **argv)
   ADD_ISOLATED ("/ks/image/load/corrupt", test_load_corrupt);
   ADD_ISOLATED ("/ks/image/load/empty", test_load_empty);
   ADD_ISOLATED ("/ks/image/load/truncated", test_load_truncated);
+  ADD_ISOLATED ("/ks/image/load/truncated-jpeg-bmp", test_load_truncated_lossy);
   ADD_ISOLATED ("/ks/image/load/absurd-dimensions", test_load_absurd);
   ADD_ISOLATED ("/ks/image/load/bytes-refusals", test_load_bytes_bad);
   ADD_ISOLATED ("/ks/image/load/one-past-limit", test_load_one_past_limit);
