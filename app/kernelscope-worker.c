@@ -1,6 +1,7 @@
 /* kernelscope-worker: the process user kernels compile and run in
- * (gpu/ks-worker.h). Started by Kernelscope with its end of a socket pair;
- * not meant to be run by hand. */
+ * (gpu/ks-worker.h), and vector images are rendered in (--render, under a
+ * budget: gpu/ks-worker-private.h). Started by Kernelscope; not meant to be
+ * run by hand. */
 #include "config.h"
 
 #include <fcntl.h>
@@ -16,6 +17,8 @@ main (int argc, char **argv)
 {
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
+  g_autofree char *render = NULL;
+  int max_side = 0;
   int fd = -1;
   int device = -1;
   int status;
@@ -25,6 +28,9 @@ main (int argc, char **argv)
     { "device", 0, 0, G_OPTION_ARG_INT, &device, "The CUDA device; -1: compile only", "N" },
     { "printf-fifo", 0, 0, G_OPTION_ARG_INT64, &printf_fifo,
       "Bytes of device printf buffered per launch", "BYTES" },
+    { "render", 0, 0, G_OPTION_ARG_FILENAME, &render,
+      "Render a vector image and write its pixels on stdout", "FILE" },
+    { "max-side", 0, 0, G_OPTION_ARG_INT, &max_side, "The largest side --render accepts", "N" },
     { NULL },
   };
 
@@ -34,6 +40,15 @@ main (int argc, char **argv)
     {
       g_printerr ("kernelscope-worker: %s\n", error->message);
       return KS_WORKER_EXIT_USAGE;
+    }
+  if (render != NULL)
+    {
+      if (max_side <= 0)
+        {
+          g_printerr ("kernelscope-worker: --render needs --max-side\n");
+          return KS_WORKER_EXIT_USAGE;
+        }
+      return _ks_image_render_main (render, (guint) max_side);
     }
   if (fd < 0 || fcntl (fd, F_GETFD) < 0)
     {

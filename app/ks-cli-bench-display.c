@@ -361,8 +361,7 @@ ks_cli_cmd_bench_display (int argc, char **argv)
              "on the CUDA device: (a) through CUDA–OpenGL interop (a registered pixel buffer), "
              "against (b) ks_engine_download and glTexSubImage2D from host memory. Frames end "
              "with glFinish and are timed with the host clock around the whole frame.");
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!ks_cli_parse_options (context, argc, argv, &args, &help, &error))
+  if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;

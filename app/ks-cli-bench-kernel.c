@@ -385,8 +385,7 @@ ks_cli_cmd_bench_kernel (int argc, char **argv)
                                 "and cached, an edit to its result, a restart after a fault, "
                                 "and your invert against the built-in one. Medians of --repeat "
                                 "samples from one run.");
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!ks_cli_parse_options (context, argc, argv, &args, &help, &error))
+  if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;

@@ -95,8 +95,7 @@ ks_cli_cmd_bench (int argc, char **argv)
              "effective GB/s (bytes read and written counted once), its share of the "
              "device-to-device copy bandwidth measured in the same run, and NPP's time on the "
              "same buffers where NPP has an equivalent.");
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!ks_cli_parse_options (context, argc, argv, &args, &help, &error))
+  if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;

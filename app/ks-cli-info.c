@@ -172,8 +172,7 @@ ks_cli_cmd_devices (int argc, char **argv)
 
   g_option_context_set_summary (context, "Lists the CPU device and every CUDA device with "
                                 "their properties, then whether CUDA and NPP can be used.");
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!ks_cli_parse_options (context, argc, argv, &args, &help, &error))
+  if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
@@ -307,7 +306,7 @@ ks_cli_cmd_ops (int argc, char **argv)
 
   g_option_context_set_summary (context, "Lists the operations (or the ones named): inputs, "
                                 "parameters with their ranges and defaults, default launch.");
-  if (!ks_cli_parse_options (context, argc, argv, &args, &help, &error))
+  if (!ks_cli_parse_options (context, NULL, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;

@@ -845,8 +845,7 @@ ks_cli_cmd_kernel (int argc, char **argv)
     "kernel with its arguments bound to arrays (--arg). Compile errors are printed as\n"
     "FILE:LINE:COL: error: …; a kernel that faults or runs past --timeout ends the worker,\n"
     "and the command exits with status 1 naming the cause.");
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!ks_cli_parse_options (context, argc, argv, &args, &help, &error))
+  if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;

@@ -378,6 +378,7 @@ run_op (const RunOptions *o, KsRunRequest *request)
   KsLaunchConfig resolved, suggestion;
   const KsOp *op = request->op;
   double upload_ms = 0, download_ms = -1;
+  guint width = 0, height = 0;
   int status = KS_CLI_EXIT_FAILED;
 
   /* Every output is checked before any is written: a bad path for one must
@@ -391,25 +392,33 @@ run_op (const RunOptions *o, KsRunRequest *request)
       goto out;
     }
 
+  /* The inputs are read before the engine starts, so that a bad file is the
+   * only thing said; each host copy goes once it is on the engine, so a
+   * large image is held at most twice (ks-image.h states the peak). */
+  for (guint i = 0; i < op->n_inputs; i++)
+    {
+      images[i] = ks_cli_load_input (o->inputs[i], i, &error);
+      if (images[i] == NULL)
+        goto out;
+    }
+  width = images[0]->width;
+  height = images[0]->height;
   engine = ks_cli_open_engine (o->engine, o->device, &error);
   if (engine == NULL)
     goto out;
-
   for (guint i = 0; i < op->n_inputs; i++)
     {
       double ms = 0;
 
-      images[i] = ks_cli_load_input (o->inputs[i], i, &error);
-      if (images[i] == NULL)
-        goto out;
       request->inputs[i] = ks_engine_upload (engine, images[i], &ms, &error);
       if (request->inputs[i] == NULL)
         goto out;
+      g_clear_pointer (&images[i], ks_image_unref);
       upload_ms += ms;
     }
 
   print_engine (engine);
-  printf ("op: %s — %s on %u×%u", op->id, op->title, images[0]->width, images[0]->height);
+  printf ("op: %s — %s on %u×%u", op->id, op->title, width, height);
   for (guint p = 0; p < op->n_params; p++)
     {
       g_autofree char *value = ks_param_format_value (&op->params[p], request->params.values[p]);
@@ -430,22 +439,25 @@ run_op (const RunOptions *o, KsRunRequest *request)
         }
       goto out;
     }
-  if (!print_launch (engine, request, &resolved, images[0]->width, images[0]->height, &error))
+  if (!print_launch (engine, request, &resolved, width, height, &error))
     goto out;
 
   ks_timing_options_init (&options, (guint) o->repeat);
   if (!ks_engine_measure (engine, request, &options, &result, &timing, &error))
     goto out;
 
+  /* Everything to write is computed before the first file is written. */
+  if (o->coverage != NULL && (map = coverage_map (engine, request, &coverage, &error)) == NULL)
+    goto out;
+  for (guint i = 0; i < KS_OP_MAX_INPUTS; i++)
+    g_clear_pointer (&request->inputs[i], ks_buffer_unref);
   if (op->output_kind == KS_OP_OUTPUT_IMAGE)
     {
       output = ks_engine_download (engine, result.output, &download_ms, &error);
       if (output == NULL)
         goto out;
+      g_clear_pointer (&result.output, ks_buffer_unref);
     }
-  /* Everything to write is computed before the first file is written. */
-  if (o->coverage != NULL && (map = coverage_map (engine, request, &coverage, &error)) == NULL)
-    goto out;
   /* Without --out the run is only timed. */
   if (op->output_kind == KS_OP_OUTPUT_IMAGE && o->output != NULL
       && !ks_image_save (output, o->output, &error))
@@ -543,8 +555,7 @@ ks_cli_cmd_run (int argc, char **argv)
                                 "prints the launch, its occupancy and the stage timings.\n"
                                 "Histogram ops print their four histograms; --out FILE.csv "
                                 "writes them.");
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!ks_cli_parse_options (context, argc, argv, &args, &help, &error))
+  if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
@@ -578,8 +589,7 @@ ks_cli_cmd_compare (int argc, char **argv)
 
   g_option_context_set_summary (context, "Compares two images of the same size: largest "
                                 "difference of a channel, PSNR, number of differing pixels.");
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!ks_cli_parse_options (context, argc, argv, &args, &help, &error))
+  if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;

@@ -90,33 +90,157 @@ ks_cli_usage_error (GError **error, const char *format, ...)
   g_free (message);
 }
 
-gboolean
-ks_cli_parse_options (GOptionContext *context, int argc, char **argv, char ***args,
-                      gboolean *help, GError **error)
+static gboolean
+takes_value (const GOptionEntry *entry)
 {
-  /* GOption's own --help calls exit(); ours returns to main like every path. */
-  const GOptionEntry help_entries[] = {
-    { "help", 'h', 0, G_OPTION_ARG_NONE, help, "Show this help", NULL },
-    G_OPTION_ENTRY_NULL
-  };
+  return entry->arg != G_OPTION_ARG_NONE
+         && !(entry->arg == G_OPTION_ARG_CALLBACK && (entry->flags & G_OPTION_FLAG_NO_ARG));
+}
+
+static const GOptionEntry *
+find_entry (const GOptionEntry *entries, const char *long_name, gsize len, char short_name)
+{
+  for (const GOptionEntry *e = entries; e->long_name != NULL; e++)
+    if (long_name != NULL ? strlen (e->long_name) == len
+                            && strncmp (e->long_name, long_name, len) == 0
+                          : e->short_name == short_name)
+      return e;
+  return NULL;
+}
+
+/* The words as GOption reads them, with a short option glued to its value
+ * (-irandom:8x8, as getopt allows) split into the option and the value; GOption
+ * would read the value as a cluster of flags and report one never typed. */
+static char **
+split_glued_values (const GOptionEntry *entries, int argc, char **argv, gboolean *separator)
+{
+  GPtrArray *words = g_ptr_array_new ();
+  gboolean value_next = FALSE, literal = FALSE;
+
+  g_ptr_array_add (words, g_strdup (g_get_prgname ()));
+  for (int i = 1; i < argc; i++)
+    {
+      const char *word = argv[i];
+
+      if (value_next || literal || word[0] != '-' || word[1] == '\0')
+        {
+          value_next = FALSE;
+          g_ptr_array_add (words, g_strdup (word));
+          continue;
+        }
+      if (word[1] == '-')
+        {
+          const char *eq = strchr (word + 2, '=');
+          const GOptionEntry *e = find_entry (entries, word + 2,
+                                              eq != NULL ? (gsize) (eq - word - 2)
+                                                         : strlen (word + 2), 0);
+
+          literal = *separator = word[2] == '\0';
+          value_next = e != NULL && eq == NULL && takes_value (e);
+          g_ptr_array_add (words, g_strdup (word));
+          continue;
+        }
+      for (gsize j = 1; word[j] != '\0'; j++)
+        {
+          const GOptionEntry *e = find_entry (entries, NULL, 0, word[j]);
+
+          if (e == NULL || !takes_value (e))
+            continue;
+          if (word[j + 1] == '\0')
+            value_next = TRUE;
+          else
+            {
+              g_ptr_array_add (words, g_strndup (word, j + 1));
+              word = NULL;
+              g_ptr_array_add (words, g_strdup (argv[i] + j + 1));
+            }
+          break;
+        }
+      if (word != NULL)
+        g_ptr_array_add (words, g_strdup (word));
+    }
+  g_ptr_array_add (words, NULL);
+  return (char **) g_ptr_array_free (words, FALSE);
+}
+
+static gboolean
+check_utf8 (const GOptionEntry *entry, GError **error)
+{
+  char **values = NULL;
+  char *one[2] = { NULL, NULL };
+
+  if (entry->arg == G_OPTION_ARG_STRING)
+    {
+      one[0] = *(char **) entry->arg_data;
+      values = one;
+    }
+  else
+    values = *(char ***) entry->arg_data;
+  for (guint i = 0; values != NULL && values[i] != NULL; i++)
+    if (!g_utf8_validate (values[i], -1, NULL))
+      {
+        g_autofree char *shown = g_utf8_make_valid (values[i], -1);
+
+        ks_cli_usage_error (error, "--%s “%s” is not UTF-8 text", entry->long_name, shown);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+gboolean
+ks_cli_parse_options (GOptionContext *context, const GOptionEntry *entries, int argc,
+                      char **argv, char ***args, gboolean *help, GError **error)
+{
   const char *command = argv[0];
   g_autoptr (GError) local = NULL;
+  gboolean separator = FALSE;
+  g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
+  /* GOption's own --help calls exit(); ours returns to main like every path. */
+  const GOptionEntry help_entry = {
+    "help", 'h', 0, G_OPTION_ARG_NONE, help, "Show this help", NULL
+  };
 
   *help = FALSE;
+  /* Text values are taken as the bytes typed and checked as UTF-8 below:
+   * GOption would convert them from the locale's character set, which under
+   * LANG=C refuses every non-ASCII byte with a message naming no option. */
+  for (const GOptionEntry *in = entries; in != NULL && in->long_name != NULL; in++)
+    {
+      GOptionEntry copy = *in;
+
+      if (copy.arg == G_OPTION_ARG_STRING)
+        copy.arg = G_OPTION_ARG_FILENAME;
+      else if (copy.arg == G_OPTION_ARG_STRING_ARRAY)
+        copy.arg = G_OPTION_ARG_FILENAME_ARRAY;
+      g_array_append_val (all, copy);
+    }
+  g_array_append_val (all, help_entry);
   g_option_context_set_help_enabled (context, FALSE);
-  g_option_context_add_main_entries (context, help_entries, NULL);
+  g_option_context_add_main_entries (context, (GOptionEntry *) (void *) all->data, NULL);
 
-  *args = g_new0 (char *, argc + 1);
-  (*args)[0] = g_strdup (g_get_prgname ());
-  for (int i = 1; i < argc; i++)
-    (*args)[i] = g_strdup (argv[i]);
-
+  *args = split_glued_values ((const GOptionEntry *) (void *) all->data, argc, argv,
+                             &separator);
   if (!g_option_context_parse_strv (context, args, &local))
     {
       g_set_error (error, KS_CLI_ERROR, KS_CLI_ERROR_USAGE, "%s: %s (see " PROGRAM " %s --help)",
                    command, local->message, command);
       return FALSE;
     }
+  /* "--" ends the options; GOption leaves it among the words when more follow. */
+  for (guint i = 1; separator && (*args)[i] != NULL; i++)
+    if (g_str_equal ((*args)[i], "--"))
+      {
+        g_free ((*args)[i]);
+        memmove (*args + i, *args + i + 1, (g_strv_length (*args + i + 1) + 1) * sizeof (char *));
+        break;
+      }
+  for (guint i = 0; entries != NULL && entries[i].long_name != NULL; i++)
+    if ((entries[i].arg == G_OPTION_ARG_STRING || entries[i].arg == G_OPTION_ARG_STRING_ARRAY)
+        && !check_utf8 (&entries[i], &local))
+      {
+        g_set_error (error, KS_CLI_ERROR, KS_CLI_ERROR_USAGE, "%s: %s", command, local->message);
+        return FALSE;
+      }
 
   if (*help)
     {
@@ -145,7 +269,7 @@ ks_cli_open_engine (const char *engine_name, int device, GError **error)
     {
       want_cuda = ks_cuda_available (&why);
       if (!want_cuda)
-        g_print ("Engine: CPU (CUDA is unavailable: %s)\n", why->message);
+        ks_cli_note ("CUDA is unavailable, so the CPU engine runs: %s", why->message);
     }
   else if (g_ascii_strcasecmp (engine_name, "cuda") == 0)
     {

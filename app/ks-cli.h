@@ -38,11 +38,14 @@ void      ks_cli_note                (const char *format, ...) G_GNUC_PRINTF (1,
 /* Wraps an error about a command-line value as a usage error. */
 void      ks_cli_usage_error         (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
-/* Parses a command's options; argv[0] is the command's name. Sets *help when
- * --help was given (its text is then printed on stdout). *args gets the
- * remaining words (a new strv: free it), args[0] being the program name. */
-gboolean  ks_cli_parse_options       (GOptionContext *context, int argc, char **argv,
-                                      char ***args, gboolean *help, GError **error);
+/* Parses a command's options (entries may be NULL); argv[0] is the command's
+ * name. Sets *help when --help was given (its text is then printed on stdout).
+ * *args gets the remaining words (a new strv: free it), args[0] being the
+ * program name. A short option may be glued to its value (-irandom:8x8); text
+ * values must be UTF-8 whatever the locale. */
+gboolean  ks_cli_parse_options       (GOptionContext *context, const GOptionEntry *entries,
+                                      int argc, char **argv, char ***args, gboolean *help,
+                                      GError **error);
 
 /* --engine cuda|cpu and --device N; NULL engine name means CUDA when
  * available, otherwise the CPU engine with a note on stderr. */

@@ -13,7 +13,7 @@
 
 KS_PACKAGES="meson ninja-build pkg-config gcc g++ libglib2.0-dev libgdk-pixbuf-2.0-dev
 libjson-glib-dev libepoxy-dev libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev xvfb xauth
-libegl-dev python3"
+libegl-dev python3 librsvg2-common"
 
 ks_log ()
 {

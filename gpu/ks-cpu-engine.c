@@ -25,6 +25,9 @@
  * both neighbours of a band boundary) cost little. */
 #define BANDS_PER_WORKER 8
 #define MIN_BAND_ROWS 8
+/* …and no longer than this, so that a cancelled run stops within about a
+ * band's time even on the largest images with the widest filters. */
+#define MAX_BAND_ROWS 256
 /* Below this many pixels one thread is faster than starting another. */
 #define MIN_PIXELS_PER_WORKER 65536
 
@@ -153,7 +156,7 @@ worker_main (gpointer data)
       guint64 start = (guint64) (gsize) g_atomic_pointer_add (&job->next_chunk, per_chunk);
       guint64 end;
 
-      if (start >= job->n_units)
+      if (start >= job->n_units || g_cancellable_is_cancelled (job->run->cancellable))
         break;
       end = MIN (start + per_chunk, job->n_units);
       for (guint64 u = start; u < end; u++)
@@ -223,7 +226,8 @@ _ks_cpu_run (guint n_workers, const KsKernelRun *run, GError **error)
       pixels = (guint64) job.rect_width * job.rect_height;
       n = (guint) MIN ((guint64) n_workers, pixels / MIN_PIXELS_PER_WORKER);
       n = MAX (n, 1);
-      job.band_rows = MAX (MIN_BAND_ROWS, ks_ceil_div_u32 (job.rect_height, n * BANDS_PER_WORKER));
+      job.band_rows = CLAMP (ks_ceil_div_u32 (job.rect_height, n * BANDS_PER_WORKER),
+                             MIN_BAND_ROWS, MAX_BAND_ROWS);
       job.n_units = job.rect_width == 0 ? 0 : ks_ceil_div_u32 (job.rect_height, job.band_rows);
     }
   n = MAX (n, 1);
@@ -249,6 +253,9 @@ _ks_cpu_run (guint n_workers, const KsKernelRun *run, GError **error)
     g_thread_join (threads[i]);
   g_mutex_clear (&job.lock);
 
+  /* A cancelled run's output is partly written: the caller discards it. */
+  if (g_cancellable_set_error_if_cancelled (run->cancellable, error))
+    return FALSE;
   if (run->coverage != NULL)
     run->coverage->idle_threads = job.idle_threads;
   if (run->histogram != NULL)

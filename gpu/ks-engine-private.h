@@ -108,6 +108,7 @@ struct _KsKernelRun
   guint32 *device_bins;           /* histogram ops on CUDA: the counters on the device */
   gboolean instrument;            /* run the instrumented kernel variant */
   KsCoverage *coverage;           /* when instrumenting: allocated by the engine, arrays zeroed */
+  GCancellable *cancellable;      /* the CPU engine checks it between units of work */
 };
 
 /* ks-op-registry.c: fills the op-specific part of run from the parameters. */

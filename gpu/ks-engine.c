@@ -731,6 +731,7 @@ prepare_buffers (KsEngine *self, const KsRunRequest *request, Prepared *p, GErro
   p->request = request;
   if (!validate_run (self, request, &p->run, &p->resolved, NULL, &p->channels, error))
     return FALSE;
+  p->run.cancellable = request->cancellable;
 
   if (request->op->output_kind == KS_OP_OUTPUT_IMAGE)
     {
@@ -840,8 +841,10 @@ ks_engine_measure (KsEngine *self, const KsRunRequest *request, const KsTimingOp
 
   g_return_val_if_fail (KS_IS_ENGINE (self) && request != NULL && result != NULL, FALSE);
   g_return_val_if_fail (options != NULL, FALSE);
-  ok = prepare_buffers (self, request, &p, error)
-       && ks_timing_measure (self, options, run_prepared, &p, t, error);
+  ok = prepare_buffers (self, request, &p, error);
+  if (ok && p.run.cancellable == NULL)
+    p.run.cancellable = options->cancellable;
+  ok = ok && ks_timing_measure (self, options, run_prepared, &p, t, error);
   if (ok)
     prepared_result (&p, t->samples_ms[t->n - 1], result);
   prepared_clear (&p);

@@ -60,6 +60,9 @@ typedef struct
   KsBuffer *inputs[KS_OP_MAX_INPUTS];
   KsBuffer *output;               /* image ops: NULL lets the engine allocate one */
   gboolean instrument;            /* record a KsCoverage */
+  /* Stops a CPU-engine run between bands of rows (G_IO_ERROR_CANCELLED);
+   * NULL: a measurement uses its KsTimingOptions' cancellable. */
+  GCancellable *cancellable;
 } KsRunRequest;
 
 typedef struct

@@ -42,6 +42,15 @@ typedef enum
   KS_WORKER_BUFFER_COPY,
 } KsWorkerBufferKind;
 
+/* The worker program's path (KS_WORKER_PATH, beside the executable, …). */
+char         *_ks_worker_find_program   (GError **error);
+
+/* Vector images are rendered by the worker program (--render FILE --max-side
+ * N), under the memory and time budget its parent set: it writes the width
+ * and height (two native-endian u32) and then the RGBA8 rows, tightly packed,
+ * on stdout, or one line on stderr and exits 1 (ks-image-io.c). */
+int           _ks_image_render_main     (const char *path, guint max_side);
+
 /* A message from its command and fields (an a{sv}, floating or not; NULL:
  * none). Returns a new full reference. */
 GVariant     *_ks_worker_message_new    (const char *command, GVariant *fields);

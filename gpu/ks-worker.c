@@ -176,8 +176,8 @@ reap_locked (KsWorker *self)
 
 /* KS_WORKER_PATH, else beside the running executable (installed next to
  * it, or app/ of the build tree beside tests/), else libexec. */
-static char *
-find_program (GError **error)
+char *
+_ks_worker_find_program (GError **error)
 {
   const char *env = g_getenv ("KS_WORKER_PATH");
   g_autoptr (GPtrArray) tried = g_ptr_array_new_with_free_func (g_free);
@@ -242,7 +242,7 @@ start_locked (KsWorker *self, double *ms, GError **error)
   const char *reason = NULL;
   const char *nvrtc_reason = NULL;
 
-  if ((program = find_program (error)) == NULL)
+  if ((program = _ks_worker_find_program (error)) == NULL)
     return FALSE;
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     {

@@ -613,6 +613,41 @@ test_param_just_outside (void)
   assert_one_line_error (&empty, 2, "--in needs a file name", NULL);
 }
 
+/* Options as a user types them: a short option glued to its value, "--"
+ * ending the options, and text that is not ASCII under LANG=C named by its
+ * option instead of a conversion error. */
+static void
+test_options_as_typed (void)
+{
+  g_auto (GStrv) env_c = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
+  g_autofree char *png = write_random_png ("typed.png", 9, 7, 5);
+  g_auto (KsTestProgramResult) glued = { 0 };
+  g_auto (KsTestProgramResult) dashes = { 0 };
+  g_auto (KsTestProgramResult) compare = { 0 };
+  g_auto (KsTestProgramResult) bytes = { 0 };
+  g_auto (KsTestProgramResult) digit = { 0 };
+  const char *bad_bytes[] = { "run", "invert", "-ecpu", "-irandom:8x8", "--param",
+                              "x=\xff", NULL };
+  const char *arabic_digit[] = { "run", "invert", "-ecpu", "-irandom:8x8", "--repeat",
+                                 "\xd9\xa3", NULL };
+
+  run_cli (&glued, "run", "invert", "-ecpu", "-irandom:8x8", "-sb8x8", "-r1", NULL);
+  g_assert_cmpint (glued.status, ==, 0);
+  g_assert_nonnull (strstr (glued.out, "block 8×8"));
+  g_assert_nonnull (strstr (glued.out, "grid-stride"));
+
+  run_cli (&dashes, "run", "-e", "cpu", "-i", png, "--", "invert", NULL);
+  g_assert_cmpint (dashes.status, ==, 0);
+  g_assert_nonnull (strstr (dashes.out, "invert"));
+  run_cli (&compare, "compare", "--expect-equal", png, "--", png, NULL);
+  g_assert_cmpint (compare.status, ==, 0);
+
+  ks_test_run_program (&bytes, cli_path, env_c, bad_bytes);
+  assert_one_line_error (&bytes, 2, "--param", "not UTF-8", NULL);
+  ks_test_run_program (&digit, cli_path, env_c, arabic_digit);
+  assert_one_line_error (&digit, 2, "--repeat", "\xd9\xa3", NULL);
+}
+
 static void
 test_compare (void)
 {
@@ -689,6 +724,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/usage/param-just-outside", test_param_just_outside);
   g_test_add_func ("/ks/cli/run/interrupted-save", test_interrupted_save);
   g_test_add_func ("/ks/cli/run/gray-input", test_gray_input);
+  g_test_add_func ("/ks/cli/usage/options-as-typed", test_options_as_typed);
   g_test_add_func ("/ks/cli/listings", test_listings);
 
   ret = g_test_run ();

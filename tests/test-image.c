@@ -1,9 +1,11 @@
 /* test-image.c: host images and image files — every PNG flavour normalised to
- * RGBA8, and corrupt, truncated, absurd and missing files refused cleanly. */
+ * RGBA8, vector images rendered under a budget, and corrupt, truncated, absurd
+ * and missing files refused cleanly. */
 #include "config.h"
 
 #include <string.h>
 #include <glib/gstdio.h>
+#include <gdk-pixbuf/gdk-pixbuf.h>
 
 #include "ks-test-helpers.h"
 
@@ -388,6 +390,74 @@ test_load_truncated_lossy (void)
 }
 
 /* The same refusals through ks_image_load_bytes (paste, drag and drop). */
+static gboolean
+have_svg_loader (void)
+{
+  g_autoptr (GSList) formats = gdk_pixbuf_get_formats ();
+
+  for (GSList *l = formats; l != NULL; l = l->next)
+    if (gdk_pixbuf_format_is_scalable (l->data))
+      return TRUE;
+  return FALSE;
+}
+
+/* A vector image renders in the worker program: a plain SVG gives its
+ * pixels; one whose filter would render for minutes is stopped at the time
+ * budget with a message saying so; a damaged one is refused by name. */
+static void
+test_load_svg (void)
+{
+  static const char plain[] =
+    "<svg xmlns='http://www.w3.org/2000/svg' width='40' height='30'>"
+    "<rect width='40' height='30' fill='#ff0000'/>"
+    "<rect x='20' y='0' width='20' height='30' fill='#0000ff'/></svg>";
+  static const char blur[] =
+    "<svg xmlns='http://www.w3.org/2000/svg' width='8000' height='8000'>"
+    "<filter id='f' x='-50%' y='-50%' width='200%' height='200%'>"
+    "<feGaussianBlur stdDeviation='2000'/></filter><g filter='url(#f)'>"
+    "<rect width='8000' height='8000' fill='red'/>"
+    "<rect x='100' width='8000' height='8000' fill='blue' filter='url(#f)'/></g></svg>";
+  static const char damaged[] = "<svg xmlns='http://www.w3.org/2000/svg' width='9' height='9'>"
+                                "<rect width='9' height='9' fill='red'/><rect";
+  g_autofree char *plain_path = NULL;
+  g_autofree char *blur_path = NULL;
+  g_autofree char *damaged_path = NULL;
+  g_autoptr (KsImage) image = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) slow = NULL;
+  g_autoptr (GError) bad = NULL;
+  gint64 start;
+
+  if (!have_svg_loader ())
+    {
+      g_test_skip ("gdk-pixbuf has no SVG loader here");
+      return;
+    }
+  plain_path = write_temp ("plain.svg", (const guint8 *) plain, strlen (plain));
+  image = ks_image_load (plain_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (image->width, ==, 40);
+  g_assert_cmpuint (image->height, ==, 30);
+  g_assert_cmphex (ks_image_get_rgba (image, 5, 15), ==, 0xff0000ff);
+  g_assert_cmphex (ks_image_get_rgba (image, 35, 15), ==, 0xffff0000);
+  remove_temp (plain_path);
+
+  blur_path = write_temp ("blur.svg", (const guint8 *) blur, strlen (blur));
+  start = g_get_monotonic_time ();
+  g_assert_null (ks_image_load (blur_path, &slow));
+  g_assert_error (slow, KS_ERROR, KS_ERROR_TOO_LARGE);
+  ks_test_assert_message_has (slow, "blur.svg", "10 s", NULL);
+  /* A hang guard, not a speed check: the budget is 10 s of time. */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 40 * G_TIME_SPAN_SECOND);
+  remove_temp (blur_path);
+
+  damaged_path = write_temp ("damaged.svg", (const guint8 *) damaged, strlen (damaged));
+  g_assert_null (ks_image_load (damaged_path, &bad));
+  g_assert_error (bad, KS_ERROR, KS_ERROR_IMAGE);
+  ks_test_assert_message_has (bad, "damaged.svg", NULL);
+  remove_temp (damaged_path);
+}
+
 static void
 test_load_bytes_bad (void)
 {
@@ -592,6 +662,7 @@ main (int argc, char **argv)
   ADD_ISOLATED ("/ks/image/load/absurd-dimensions", test_load_absurd);
   ADD_ISOLATED ("/ks/image/load/bytes-refusals", test_load_bytes_bad);
   ADD_ISOLATED ("/ks/image/load/one-past-limit", test_load_one_past_limit);
+  ADD_ISOLATED ("/ks/image/load/svg-budget", test_load_svg);
   g_test_add_func ("/ks/image/save/round-trip", test_save_round_trip);
   g_test_add_func ("/ks/image/compare", test_compare);
 

@@ -529,6 +529,66 @@ test_bad_params (void)
   }
 }
 
+static gpointer
+cancel_soon (gpointer data)
+{
+  g_usleep (2000);
+  g_cancellable_cancel (data);
+  return NULL;
+}
+
+/* A long CPU run stops when cancelled, between bands of rows: already
+ * cancelled it writes nothing; cancelled while it runs (an 8192² Gaussian at
+ * σ 20 takes seconds on a few cores, the cancel comes after 2 ms) it fails
+ * with G_IO_ERROR_CANCELLED instead of finishing. */
+static void
+test_cancelled (void)
+{
+  const KsOp *op = ks_op_registry_lookup ("gaussian_blur");
+  g_autoptr (KsImage) small = ks_test_random_image (KS_FORMAT_RGBA8, 300, 200, 7);
+  g_autoptr (KsImage) large = ks_test_image_new (KS_FORMAT_RGBA8, 8192, 8192);
+  g_autoptr (GCancellable) before = g_cancellable_new ();
+  g_autoptr (GCancellable) during = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) late = NULL;
+  g_autoptr (KsBuffer) in = NULL;
+  g_autoptr (KsBuffer) out = NULL;
+  g_autoptr (KsImage) untouched = NULL;
+  KsRunRequest request;
+  KsRunResult result = { 0 };
+  GThread *thread;
+
+  in = ks_engine_upload (engine, small, NULL, &error);
+  out = ks_engine_new_buffer (engine, KS_FORMAT_RGBA8, 300, 200, &error);
+  g_assert_no_error (error);
+  g_assert_true (ks_engine_fill (engine, out, 0xa5, &error));
+  ks_run_request_init (&request, op);
+  g_assert_true (ks_params_parse_assignment (&request.params, op, "sigma=20", &error));
+  request.inputs[0] = in;
+  request.output = out;
+  request.cancellable = before;
+  g_cancellable_cancel (before);
+  g_assert_false (ks_engine_run (engine, &request, &result, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  untouched = ks_engine_download (engine, out, NULL, NULL);
+  for (guint y = 0; y < untouched->height; y++)
+    for (guint x = 0; x < untouched->width; x++)
+      g_assert_cmphex (ks_image_get_rgba (untouched, x, y), ==, 0xa5a5a5a5);
+
+  g_clear_pointer (&in, ks_buffer_unref);
+  ks_image_fill (large, 40);
+  in = ks_engine_upload (engine, large, NULL, &late);
+  g_assert_no_error (late);
+  request.inputs[0] = in;
+  request.output = NULL;
+  request.cancellable = during;
+  thread = g_thread_new ("cancel", cancel_soon, during);
+  g_assert_false (ks_engine_run (engine, &request, &result, &late));
+  g_assert_error (late, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_thread_join (thread);
+  ks_run_result_clear (&result);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -547,6 +607,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/engine/filter/geometries-agree", test_geometries_agree);
   g_test_add_func ("/ks/engine/filter/coverage", test_coverage);
   g_test_add_func ("/ks/engine/filter/bad-params-refused", test_bad_params);
+  g_test_add_func ("/ks/engine/filter/cancelled", test_cancelled);
 
   ret = g_test_run ();
   g_clear_object (&engine);

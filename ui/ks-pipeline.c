@@ -139,6 +139,7 @@ struct _KsPipeline
   guint n_tasks;              /* tasks on the runner whose callback has not run */
   double progress;
   guint run_source;
+  GTask *live_task;             /* the newest live run's, until it is done */
 
   /* the user's kernel, when it runs in place of the op */
   KsWorker *worker;           /* created on first use, for the current device */
@@ -209,6 +210,10 @@ ks_pipeline_dispose (GObject *object)
   KsPipeline *self = KS_PIPELINE (object);
 
   g_clear_handle_id (&self->run_source, g_source_remove);
+  /* A long CPU run stops between bands instead of holding up the join. */
+  if (self->live_task != NULL)
+    g_cancellable_cancel (g_task_get_cancellable (self->live_task));
+  g_clear_object (&self->live_task);
   /* Joins the worker: nothing runs on worker_source after this. */
   g_clear_object (&self->runner);
   g_clear_pointer (&self->outcome, outcome_free);
@@ -1235,7 +1240,14 @@ typedef struct
   KsBuffer *spare;              /* written into when it fits; never a published buffer */
   guint out_width, out_height;
   gboolean poison;              /* the grid leaves pixels out */
+  GMutex lock;
+  gint64 started_us;            /* under lock: when the worker began it; 0: queued */
 } LiveJob;
+
+/* A live run that has computed for longer than this is stopped when a newer
+ * one is queued: its result would be replaced at once, and the newer one
+ * waits for it. Shorter runs finish, so that a dragged slider shows frames. */
+#define LIVE_CANCEL_AFTER_US (250 * G_TIME_SPAN_MILLISECOND)
 
 static void
 live_job_free (gpointer data)
@@ -1244,6 +1256,7 @@ live_job_free (gpointer data)
 
   g_clear_pointer (&job->spare, ks_buffer_unref);
   source_unref (job->source);
+  g_mutex_clear (&job->lock);
   g_free (job);
 }
 
@@ -1269,7 +1282,7 @@ coverage_mask (const KsCoverage *coverage)
 }
 
 static Outcome *
-live_run (LiveJob *job, GError **error)
+live_run (LiveJob *job, GCancellable *cancellable, GError **error)
 {
   g_autoptr (Outcome) o = g_new0 (Outcome, 1);
   g_autoptr (KsBuffer) output = NULL;
@@ -1301,6 +1314,7 @@ live_run (LiveJob *job, GError **error)
       request.instrument = (guint64) job->out_width * job->out_height <= MAX_INSTRUMENTED_PIXELS;
     }
   request.output = output;
+  request.cancellable = cancellable;
 
   if (!ks_engine_run (engine, &request, &o->result, error))
     {
@@ -1319,7 +1333,13 @@ static void
 live_thread (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
 {
   GError *error = NULL;
-  Outcome *o = live_run (task_data, &error);
+  LiveJob *job = task_data;
+  Outcome *o;
+
+  g_mutex_lock (&job->lock);
+  job->started_us = g_get_monotonic_time ();
+  g_mutex_unlock (&job->lock);
+  o = live_run (job, cancellable, &error);
 
   if (o == NULL)
     g_task_return_error (task, error);
@@ -1348,6 +1368,8 @@ on_live_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
   g_autoptr (Outcome) o = g_task_propagate_pointer (G_TASK (result), &error);
 
   self->n_tasks--;
+  if (self->live_task == G_TASK (result))
+    g_clear_object (&self->live_task);
 
   if (self->runner == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
@@ -1397,8 +1419,25 @@ submit_live (KsPipeline *self)
   output_size (self, &job->out_width, &job->out_height);
   ks_launch_totals (&self->resolved, job->out_width, job->out_height, &totals);
   job->poison = totals.unreached_pixels > 0 && self->op->output_kind == KS_OP_OUTPUT_IMAGE;
-  task = g_task_new (NULL, NULL, on_live_done_cb, g_object_ref (self));
+  g_mutex_init (&job->lock);
+  if (self->live_task != NULL)
+    {
+      LiveJob *last = g_task_get_task_data (self->live_task);
+      gint64 started;
+
+      g_mutex_lock (&last->lock);
+      started = last->started_us;
+      g_mutex_unlock (&last->lock);
+      if (started != 0 && g_get_monotonic_time () - started > LIVE_CANCEL_AFTER_US)
+        g_cancellable_cancel (g_task_get_cancellable (self->live_task));
+    }
+  {
+    g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+
+    task = g_task_new (NULL, cancellable, on_live_done_cb, g_object_ref (self));
+  }
   g_task_set_task_data (task, job, live_job_free);
+  g_set_object (&self->live_task, task);
   self->n_tasks++;
   ks_runner_queue_live (self->runner, task, live_thread);
 }
