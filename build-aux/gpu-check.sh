@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs on a machine with a CUDA GPU, from the project root, once the programs
 # of BUILD_DIR find their shared libraries (GLib, gdk-pixbuf, …) there.
-# Usage: build-aux/gpu-check.sh [BUILD_DIR]     (default build-gpu)
+# Usage: build-aux/gpu-check.sh [--sanitize | --sanitize-only] [BUILD_DIR]
+#        (BUILD_DIR defaults to build-gpu)
 #
 # Every test program of the cuda suite (TAP), the device listing, and the
 # benchmark on 8K UHD; logs go to $OUT (or BUILD_DIR/gpu-check), and a summary
@@ -9,16 +10,66 @@
 # benchmark failed. That machine's meson cannot read a build directory made on the
 # build machine, so the programs run directly, with the environment that
 # tests/meson.build gives them.
+#
+# --sanitize: after those checks, tests/test-cuda-sanitize (every built-in
+# kernel a few times on small images, held to the CPU engine) once under each
+# of compute-sanitizer's tools: memcheck with --leak-check full, racecheck,
+# initcheck and synccheck, each with --error-exitcode 1. Each tool's output
+# goes to sanitize-TOOL.log in the log folder, and the summary gets a line per
+# tool: its ERROR SUMMARY (racecheck: RACECHECK SUMMARY), exit status and wall
+# seconds. A finding, a failed test or a missing compute-sanitizer fails the
+# check. The suites themselves are not run under the tools (the filter suite
+# alone takes over ten minutes under memcheck); the sanitize program reaches
+# every built-in kernel in a minute or two. It also runs natively with the
+# cuda suite, as every test-cuda* program does.
+# --sanitize-only: the sanitizer pass alone, without the suites and the
+# benchmarks (a few minutes: the fastest way to check the kernels after a
+# change to them); only BUILD_DIR/tests/test-cuda-sanitize is needed.
+# compute-sanitizer is looked for in $KS_COMPUTE_SANITIZER, on PATH, beside
+# nvcc, under $CUDA_HOME and $CUDA_PATH, and in /usr/local/cuda*; each tool
+# gets $KS_SANITIZE_TIMEOUT seconds (default 600).
 
 set -u
 
-build=${1:-build-gpu}
+sanitize=no
+build=
+for arg in "$@"; do
+  case $arg in
+    --sanitize) sanitize=yes ;;
+    --sanitize-only) sanitize=only ;;
+    -h|--help)
+      sed -n '2,/^$/s/^# \{0,1\}//p' "$0"
+      exit 0
+      ;;
+    -*)
+      echo "gpu-check: unknown option $arg" >&2
+      echo "usage: build-aux/gpu-check.sh [--sanitize | --sanitize-only] [BUILD_DIR]" >&2
+      exit 2
+      ;;
+    *)
+      if [ -n "$build" ]; then
+        echo "gpu-check: one build directory, not $build and $arg" >&2
+        exit 2
+      fi
+      build=$arg
+      ;;
+  esac
+done
+build=${build:-build-gpu}
 build=${build%/}
 out_dir=${OUT:-$build/gpu-check}
+sanitize_program="$build/tests/test-cuda-sanitize"
+sanitize_timeout=${KS_SANITIZE_TIMEOUT:-600}
 cli="$build/app/kernelscope-cli"
 test_timeout=${KS_TEST_TIMEOUT:-600}
 
-if [ ! -d "$build/tests" ] || [ ! -x "$cli" ]; then
+if [ "$sanitize" = only ]; then
+  if [ ! -x "$sanitize_program" ]; then
+    echo "gpu-check: $sanitize_program is missing: build it (meson compile -C BUILD_DIR" \
+      "tests/test-cuda-sanitize) and bring it along" >&2
+    exit 2
+  fi
+elif [ ! -d "$build/tests" ] || [ ! -x "$cli" ]; then
   echo "gpu-check: $build is not a Kernelscope build (no tests/ or app/kernelscope-cli)" >&2
   echo "gpu-check: run it from the project root: build-aux/gpu-check.sh [BUILD_DIR]" >&2
   exit 2
@@ -63,6 +114,134 @@ if [ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ]; then
       break
     fi
   done
+fi
+
+# compute-sanitizer: $KS_COMPUTE_SANITIZER, else PATH, else beside nvcc or in
+# a CUDA folder (bin/, or the toolkit's compute-sanitizer/), newest first.
+find_sanitizer () {
+  local d c
+  local -a dirs=() versions=()
+  if [ -n "${KS_COMPUTE_SANITIZER:-}" ]; then
+    [ -x "$KS_COMPUTE_SANITIZER" ] || return 1
+    echo "$KS_COMPUTE_SANITIZER"
+    return 0
+  fi
+  if c=$(command -v compute-sanitizer 2>/dev/null); then
+    echo "$c"
+    return 0
+  fi
+  if c=$(command -v nvcc 2>/dev/null); then
+    dirs+=("$(dirname "$c")/..")
+  fi
+  mapfile -t versions < <(printf '%s\n' /usr/local/cuda-* | sort -rV)
+  for d in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda "${versions[@]}"; do
+    [ -n "$d" ] && dirs+=("$d")
+  done
+  for d in "${dirs[@]}"; do
+    for c in "$d/bin/compute-sanitizer" "$d/compute-sanitizer/compute-sanitizer"; do
+      if [ -x "$c" ]; then
+        echo "$c"
+        return 0
+      fi
+    done
+  done
+  return 1
+}
+
+sanitize_summary=()
+run_sanitize () {
+  # test-cuda-sanitize under each tool; a line per tool in sanitize_summary.
+  local sanitizer tool log rc start end secs pattern found passed failed verdict mark
+  local -a extra
+  echo
+  echo "== compute-sanitizer: $sanitize_program"
+  if ! sanitizer=$(find_sanitizer); then
+    sanitize_summary+=("FAIL  compute-sanitizer NOT FOUND: nothing was checked")
+    echo "gpu-check: compute-sanitizer not found in \$KS_COMPUTE_SANITIZER, on PATH, beside" \
+      "nvcc, under \$CUDA_HOME or \$CUDA_PATH, or in /usr/local/cuda*; set" \
+      "KS_COMPUTE_SANITIZER to its path" >&2
+    status=1
+    return
+  fi
+  if [ ! -x "$sanitize_program" ]; then
+    sanitize_summary+=("FAIL  $sanitize_program is missing: nothing was checked")
+    echo "gpu-check: $sanitize_program is missing" >&2
+    status=1
+    return
+  fi
+  echo "$sanitizer: $("$sanitizer" --version 2>&1 | tail -n 1)"
+  for tool in memcheck racecheck initcheck synccheck; do
+    log="$out_dir/sanitize-$tool.log"
+    extra=()
+    [ "$tool" = memcheck ] && extra=(--leak-check full)
+    echo "-- $tool"
+    echo "$sanitizer --tool $tool ${extra[*]:+${extra[*]} }--error-exitcode 1" \
+      "$sanitize_program --tap -k"
+    start=$(date +%s.%N)
+    if command -v timeout >/dev/null 2>&1; then
+      timeout "$sanitize_timeout" "$sanitizer" --tool "$tool" ${extra[@]+"${extra[@]}"} \
+        --error-exitcode 1 "$sanitize_program" --tap -k 2>&1 | tee "$log"
+    else
+      "$sanitizer" --tool "$tool" ${extra[@]+"${extra[@]}"} --error-exitcode 1 \
+        "$sanitize_program" --tap -k 2>&1 | tee "$log"
+    fi
+    rc=${PIPESTATUS[0]}
+    end=$(date +%s.%N)
+    secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+    # "========= ERROR SUMMARY: 0 errors"; racecheck: "RACECHECK SUMMARY: 0 hazards
+    # displayed (0 errors, 0 warnings)".
+    pattern='ERROR SUMMARY'
+    [ "$tool" = racecheck ] && pattern='RACECHECK SUMMARY'
+    found=$(grep -F "$pattern" "$log" | tail -n 1 | sed 's/^=* *//')
+    [ -n "$found" ] || found=$(grep -E '(ERROR|RACECHECK) SUMMARY' "$log" | tail -n 1 \
+                                 | sed 's/^=* *//')
+    passed=$(grep -Ec '^ok [0-9]+' "$log" | tr -d ' ')
+    failed=$(grep -Ec '^not ok [0-9]+' "$log" | tr -d ' ')
+    verdict="tests passed $passed, failed $failed"
+    mark=ok
+    if [ -z "$found" ]; then
+      found="no summary from the tool"
+      mark=FAIL
+    elif ! printf '%s\n' "$found" | grep -Eq '(: |\()0 errors'; then
+      mark=FAIL
+    fi
+    if [ "$rc" -eq 77 ]; then
+      verdict="$verdict; the program skipped (exit 77): CUDA is unavailable"
+      mark=FAIL
+    elif [ "$rc" -eq 124 ]; then
+      verdict="$verdict; TIMED OUT after ${sanitize_timeout}s"
+      mark=FAIL
+    elif [ "$rc" -ne 0 ] || [ "$failed" -gt 0 ] || grep -q '^Bail out!' "$log"; then
+      mark=FAIL
+    fi
+    [ "$mark" = ok ] || status=1
+    sanitize_summary+=("$(printf '%-4s  %-9s  %s  exit %d  %ss  (%s)' "$mark" "$tool" "$found" \
+                          "$rc" "$secs" "$verdict")")
+  done
+}
+
+print_sanitize_summary () {
+  local line
+  echo "compute-sanitizer on $sanitize_program (logs: $out_dir/sanitize-*.log):"
+  for line in "${sanitize_summary[@]}"; do
+    echo "  $line"
+  done
+}
+
+if [ "$sanitize" = only ]; then
+  run_sanitize
+  echo
+  echo "================================ summary ================================"
+  echo "build: $build    logs: $out_dir"
+  echo
+  print_sanitize_summary
+  echo
+  if [ "$status" -eq 0 ]; then
+    echo "gpu-check: PASSED"
+  else
+    echo "gpu-check: FAILED"
+  fi
+  exit "$status"
 fi
 
 echo "== cuda and interop suites ($build/tests/test-cuda*, test-interop*)"
@@ -185,6 +364,8 @@ if "$cli" bench-kernel --help >/dev/null 2>&1; then
   [ "$kernel_rc" -ne 0 ] && status=1
 fi
 
+[ "$sanitize" = yes ] && run_sanitize
+
 echo
 echo "================================ summary ================================"
 echo "build: $build    logs: $out_dir"
@@ -193,6 +374,10 @@ echo "tests (cuda and interop suites):"
 for line in "${summary[@]}"; do
   echo "  $line"
 done
+if [ "$sanitize" = yes ]; then
+  echo
+  print_sanitize_summary
+fi
 echo
 grep -E '^(CUDA|NPP):' "$out_dir/devices.log" 2>/dev/null | sed 's/^/  /'
 [ "$devices_rc" -ne 0 ] && echo "  kernelscope-cli devices failed (exit status $devices_rc)"
