@@ -10,7 +10,11 @@ typedef enum
   KS_FORMAT_GRAY8 = 1, /* 1 byte per pixel */
 } KsFormat;
 
-/* The largest image the engine accepts, on either side. */
+/* The largest image the engine accepts, on either side: 16384² RGBA8 is
+ * 1 GiB. `kernelscope-cli run` holds its inputs and its output at once and no
+ * more (a file's decoded copy goes once the image is built, a host copy once
+ * it is on the engine): 2 GiB at the peak for a one-input op at this size,
+ * measured by build-aux/bench-memory.py (docs/performance.md). */
 #define KS_IMAGE_MAX_SIDE 16384u
 
 /* A host image. Rows are `stride` bytes apart (stride >= width * bpp). */
