@@ -98,11 +98,24 @@ ks_application_startup (GApplication *app)
                                     "/org/kernelscope/Kernelscope/icons");
 }
 
+/* --version answers in this process, before any window or D-Bus name. */
+static int
+ks_application_handle_local_options (GApplication *app, GVariantDict *options)
+{
+  if (g_variant_dict_contains (options, "version"))
+    {
+      g_print ("kernelscope %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  return -1;
+}
+
 static void
 ks_application_class_init (KsApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
+  app_class->handle_local_options = ks_application_handle_local_options;
   app_class->activate = ks_application_activate;
   app_class->open = ks_application_open;
   app_class->startup = ks_application_startup;
@@ -111,6 +124,8 @@ ks_application_class_init (KsApplicationClass *klass)
 static void
 ks_application_init (KsApplication *self)
 {
+  g_application_add_main_option (G_APPLICATION (self), "version", 0, G_OPTION_FLAG_NONE,
+                                 G_OPTION_ARG_NONE, "Show the version", NULL);
 }
 
 KsApplication *
@@ -118,7 +133,9 @@ ks_application_new (void)
 {
   return g_object_new (KS_TYPE_APPLICATION,
                        "application-id", "org.kernelscope.Kernelscope",
-                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE,
+                       /* One instance: a file opened while Kernelscope runs opens in
+                        * its window (without a session bus, each start is its own). */
+                       "flags", G_APPLICATION_HANDLES_OPEN,
                        "resource-base-path", "/org/kernelscope/Kernelscope",
                        NULL);
 }

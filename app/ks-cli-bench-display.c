@@ -295,30 +295,30 @@ ks_cli_display_json (const KsCliDisplayReport *report)
 static void
 print_table (const GArray *results)
 {
-  printf ("\n%-11s %22s %22s %8s %9s %11s %10s\n", "", "(a) interop frame", "(b) copy frame",
-          "", "op", "(a) CUDA", "(b) CUDA");
+  ks_cli_print ("\n%-11s %22s %22s %8s %9s %11s %10s\n", "", "(a) interop frame", "(b) copy frame",
+                "", "op", "(a) CUDA", "(b) CUDA");
   /* %s pads bytes, and "±" takes two: one more for the columns that show it. */
-  printf ("%-11s %23s %23s %8s %9s %11s %10s\n", "size", "median ± MAD (ms)", "median ± MAD (ms)",
-          "b / a", "kernel", "map+copy", "download");
+  ks_cli_print ("%-11s %23s %23s %8s %9s %11s %10s\n", "size", "median ± MAD (ms)",
+                "median ± MAD (ms)", "b / a", "kernel", "map+copy", "download");
   for (guint i = 0; i < results->len; i++)
     {
       const KsCliDisplaySize *r = &g_array_index (results, KsCliDisplaySize, i);
       g_autofree char *size = g_strdup_printf ("%ux%u", r->width, r->height);
 
-      printf ("%-11s %13.3f ± %6.3f %13.3f ± %6.3f %7.1f× %9.3f %11.3f %10.3f\n", size,
-              r->interop_wall.median_ms, r->interop_wall.mad_ms, r->copy_wall.median_ms,
-              r->copy_wall.mad_ms, r->ratio, r->kernel.median_ms, r->interop_cuda.median_ms,
-              r->download.median_ms);
+      ks_cli_print ("%-11s %13.3f ± %6.3f %13.3f ± %6.3f %7.1f× %9.3f %11.3f %10.3f\n", size,
+                    r->interop_wall.median_ms, r->interop_wall.mad_ms, r->copy_wall.median_ms,
+                    r->copy_wall.mad_ms, r->ratio, r->kernel.median_ms, r->interop_cuda.median_ms,
+                    r->download.median_ms);
     }
-  printf ("(frame: min–max in the JSON; op, map+copy, download: CUDA-event medians)\n");
+  ks_cli_print ("(frame: min–max in the JSON; op, map+copy, download: CUDA-event medians)\n");
   for (guint i = 0; i < results->len; i++)
     {
       const KsCliDisplaySize *r = &g_array_index (results, KsCliDisplaySize, i);
 
       if (r->width == TARGET_WIDTH && r->height == TARGET_HEIGHT)
-        printf ("\nAt %ux%u the interop path is %.1f× faster than download + upload "
-                "(target: at least %.0f×, %s).\n", r->width, r->height, r->ratio, TARGET_RATIO,
-                r->ratio >= TARGET_RATIO ? "met" : "NOT met");
+        ks_cli_print ("\nAt %ux%u the interop path is %.1f× faster than download + upload "
+                      "(target: at least %.0f×, %s).\n", r->width, r->height, r->ratio,
+                      TARGET_RATIO, r->ratio >= TARGET_RATIO ? "met" : "NOT met");
     }
 }
 
@@ -329,7 +329,7 @@ ks_cli_cmd_bench_display (int argc, char **argv)
   g_autofree char *op_name = NULL;
   g_autofree char *json_path = NULL;
   int repeat = 0, device = -1;
-  gboolean help = FALSE;
+  gboolean help = FALSE, json = FALSE;
   const GOptionEntry entries[] = {
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_text,
       "Image sizes (default " DEFAULT_SIZES ")", "WxH,…" },
@@ -337,7 +337,10 @@ ks_cli_cmd_bench_display (int argc, char **argv)
     { "repeat", 'r', 0, G_OPTION_ARG_INT, &repeat,
       "Timed frames per path and size after the warm-up (default 100, at least 50)", "N" },
     { "device", 'd', 0, G_OPTION_ARG_INT, &device, "CUDA device ordinal (default 0)", "N" },
-    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "Also write the results as JSON", "FILE" },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
+      "Print the results as JSON on stdout instead of the table", NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &json_path, "Also write the results as JSON to FILE",
+      "FILE" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = g_option_context_new (NULL);
@@ -365,6 +368,7 @@ ks_cli_cmd_bench_display (int argc, char **argv)
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
+  ks_cli_set_json (json);
   /* Checked now, not after minutes of measuring. */
   if (json_path != NULL && !ks_file_check_writable (json_path, &error))
     return ks_cli_report_error (error);
@@ -416,18 +420,19 @@ ks_cli_cmd_bench_display (int argc, char **argv)
   if (interop == NULL)
     return ks_cli_report_error (error);
 
-  printf ("Display path: %s on %s (%s), %u frames per path and size after a warm-up frame\n",
-          op->id, ks_device_get_name (ks_engine_get_device (engine)),
-          ks_device_get_id (ks_engine_get_device (engine)), frames);
-  printf ("OpenGL:  %s\n", ks_egl_context_describe (egl));
-  printf ("Interop: %s\n", ks_interop_describe (interop));
-  printf ("(a) interop: op → map the GL pixel buffer, cudaMemcpy2DAsync device to device, unmap\n"
-          "             → glTexSubImage2D from the pixel buffer → glFinish\n"
-          "(b) copy:    op → ks_engine_download (device → pinned staging → new host image)\n"
-          "             → glTexSubImage2D from host memory → glFinish\n"
-          "Frame times are the host's monotonic clock around the whole frame,\n"
-          "read after glFinish: the honest end-to-end cost of a frame, op included. CUDA events\n"
-          "cannot see GL's share; they time only the CUDA parts, shown on the right.\n");
+  ks_cli_print ("Display path: %s on %s (%s), %u frames per path and size after a warm-up frame\n",
+                op->id, ks_device_get_name (ks_engine_get_device (engine)),
+                ks_device_get_id (ks_engine_get_device (engine)), frames);
+  ks_cli_print ("OpenGL:  %s\n", ks_egl_context_describe (egl));
+  ks_cli_print ("Interop: %s\n", ks_interop_describe (interop));
+  ks_cli_print (
+    "(a) interop: op → map the GL pixel buffer, cudaMemcpy2DAsync device to device, unmap\n"
+    "             → glTexSubImage2D from the pixel buffer → glFinish\n"
+    "(b) copy:    op → ks_engine_download (device → pinned staging → new host image)\n"
+    "             → glTexSubImage2D from host memory → glFinish\n"
+    "Frame times are the host's monotonic clock around the whole frame,\n"
+    "read after glFinish: the honest end-to-end cost of a frame, op included. CUDA events\n"
+    "cannot see GL's share; they time only the CUDA parts, shown on the right.\n");
   fflush (stdout);
 
   glGenTextures (2, textures);
@@ -449,7 +454,7 @@ ks_cli_cmd_bench_display (int argc, char **argv)
     }
 
   print_table (results);
-  if (json_path != NULL)
+  if (json || json_path != NULL)
     {
       KsDevice *dev = ks_engine_get_device (engine);
       KsCliDisplayReport report = {
@@ -464,9 +469,10 @@ ks_cli_cmd_bench_display (int argc, char **argv)
       };
       g_autoptr (JsonNode) root = ks_cli_display_json (&report);
 
-      if (!ks_json_write (root, json_path, &error))
+      if (!ks_cli_emit_json (root, json, json_path, &error))
         goto out;
-      printf ("\nwrote %s\n", json_path);
+      if (json_path != NULL)
+        ks_cli_print ("\nwrote %s\n", json_path);
     }
   ret = KS_CLI_EXIT_OK;
 

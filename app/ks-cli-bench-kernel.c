@@ -222,7 +222,7 @@ bench_gpu (KsWorker *worker, KsEngine *engine, guint width, guint height, guint 
   {
     g_autofree char *text = ks_cli_describe_launch (&result.launch, 1, TRUE);
 
-    printf ("your invert: %s\n", text);
+    ks_cli_print ("your invert: %s\n", text);
   }
   ks_timing_begin (&rows[ROW_INVERT_USER].timing, 1);
   ks_timing_add (&rows[ROW_INVERT_USER].timing, result.run.kernel_ms, FALSE);
@@ -265,7 +265,7 @@ bench_gpu (KsWorker *worker, KsEngine *engine, guint width, guint height, guint 
   {
     g_autofree char *text = ks_cli_describe_launch (&run.launch, 1, TRUE);
 
-    printf ("built-in invert: %s\n", text);
+    ks_cli_print ("built-in invert: %s\n", text);
   }
   ks_run_result_clear (&run);
   rows[ROW_INVERT_BUILTIN].measured = TRUE;
@@ -348,15 +348,18 @@ int
 ks_cli_cmd_bench_kernel (int argc, char **argv)
 {
   g_autofree char *size = NULL;
-  g_autofree char *json = NULL;
+  g_autofree char *json_path = NULL;
   int repeat = 9, arch = 0;
-  gboolean help = FALSE;
+  gboolean help = FALSE, json = FALSE;
   const GOptionEntry entries[] = {
     { "repeat", 'r', 0, G_OPTION_ARG_INT, &repeat, "Samples per measurement (default 9)", "N" },
     { "size", 0, 0, G_OPTION_ARG_STRING, &size,
       "Image size for the GPU measurements (default 7680x4320)", "WxH" },
     { "arch", 0, 0, G_OPTION_ARG_INT, &arch, "Compile for sm_N without a GPU (default 90)", "N" },
-    { "json", 'j', 0, G_OPTION_ARG_FILENAME, &json, "Write the results as JSON", "FILE" },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
+      "Print the results as JSON on stdout instead of the table", NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &json_path, "Also write the results as JSON to FILE",
+      "FILE" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = g_option_context_new (NULL);
@@ -389,7 +392,8 @@ ks_cli_cmd_bench_kernel (int argc, char **argv)
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
-  if (json != NULL && !ks_file_check_writable (json, &error))
+  ks_cli_set_json (json);
+  if (json_path != NULL && !ks_file_check_writable (json_path, &error))
     return ks_cli_report_error (error);
   if (repeat < 1 || repeat > 1000)
     {
@@ -423,25 +427,26 @@ ks_cli_cmd_bench_kernel (int argc, char **argv)
     for (guint r = ROW_EDIT_TO_RESULT; r < N_ROWS; r++)
       rows[r].skipped = "no GPU";
 
-  printf ("user kernels, sm_%u, %s; medians of %d samples\n", ks_worker_get_arch (worker),
-          device_name, repeat);
+  ks_cli_print ("user kernels, sm_%u, %s; medians of %d samples\n", ks_worker_get_arch (worker),
+                device_name, repeat);
   for (guint r = 0; r < N_ROWS; r++)
     {
       if (rows[r].measured)
-        printf ("  %-48s %9.3f ms  (min %.3f, max %.3f)\n", rows[r].title,
-                rows[r].timing.median_ms, rows[r].timing.min_ms, rows[r].timing.max_ms);
+        ks_cli_print ("  %-48s %9.3f ms  (min %.3f, max %.3f)\n", rows[r].title,
+                      rows[r].timing.median_ms, rows[r].timing.min_ms, rows[r].timing.max_ms);
       else
-        printf ("  %-48s %9s     (%s)\n", rows[r].title, "-", rows[r].skipped);
+        ks_cli_print ("  %-48s %9s     (%s)\n", rows[r].title, "-", rows[r].skipped);
     }
   if (rows[ROW_INVERT_USER].measured && rows[ROW_INVERT_BUILTIN].measured)
-    printf ("  invert at %u×%u: yours takes %.3f× the built-in one's time\n", width, height,
-            rows[ROW_INVERT_USER].timing.median_ms / rows[ROW_INVERT_BUILTIN].timing.median_ms);
-  if (json != NULL)
+    ks_cli_print ("  invert at %u×%u: yours takes %.3f× the built-in one's time\n", width, height,
+                  rows[ROW_INVERT_USER].timing.median_ms
+                    / rows[ROW_INVERT_BUILTIN].timing.median_ms);
+  if (json || json_path != NULL)
     {
       g_autoptr (JsonNode) root = bench_json (rows, width, height, ks_worker_get_arch (worker),
                                               device_name);
 
-      if (!ks_json_write (root, json, &error))
+      if (!ks_cli_emit_json (root, json, json_path, &error))
         goto out;
     }
   status = KS_CLI_EXIT_OK;

@@ -56,6 +56,7 @@ ks_cli_cmd_bench (int argc, char **argv)
   g_autofree char *json_path = NULL;
   g_autofree char *block = NULL;
   int repeat = 0, device = -1, ppt = 0;
+  gboolean json = FALSE;
   gboolean no_npp = FALSE, help = FALSE, stride = FALSE, per_pixel = FALSE, dirty = FALSE;
   const GOptionEntry entries[] = {
     { "size", 0, 0, G_OPTION_ARG_STRING, &size, "Image size (default 7680x4320)", "WxH" },
@@ -67,7 +68,10 @@ ks_cli_cmd_bench (int argc, char **argv)
     { "engine", 'e', 0, G_OPTION_ARG_STRING, &engine_name,
       "cuda or cpu (default: cuda when available)", "ENGINE" },
     { "device", 'd', 0, G_OPTION_ARG_INT, &device, "CUDA device ordinal (default 0)", "N" },
-    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "Also write the results as JSON", "FILE" },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
+      "Print the results as JSON on stdout instead of the table", NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &json_path, "Also write the results as JSON to FILE",
+      "FILE" },
     { "no-npp", 0, 0, G_OPTION_ARG_NONE, &no_npp, "Do not measure NPP", NULL },
     { "dirty-flush", 0, 0, G_OPTION_ARG_NONE, &dirty,
       "Evict L2 by overwriting a buffer instead of reading one: every timed kernel then also "
@@ -99,6 +103,7 @@ ks_cli_cmd_bench (int argc, char **argv)
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
+  ks_cli_set_json (json);
   /* Checked now, not after minutes of measuring. */
   if (json_path != NULL && !ks_file_check_writable (json_path, &error))
     return ks_cli_report_error (error);
@@ -169,12 +174,15 @@ ks_cli_cmd_bench (int argc, char **argv)
     }
 
   table = ks_cli_bench_table (report);
-  fputs (table, stdout);
-  if (json_path != NULL)
+  ks_cli_print ("%s", table);
+  if (json || json_path != NULL)
     {
-      if (!ks_cli_bench_write_json (report, json_path, &error))
+      g_autoptr (JsonNode) root = ks_cli_bench_json (report);
+
+      if (!ks_cli_emit_json (root, json, json_path, &error))
         return ks_cli_report_error (error);
-      printf ("\nwrote %s\n", json_path);
+      if (json_path != NULL)
+        ks_cli_print ("\nwrote %s\n", json_path);
     }
   return KS_CLI_EXIT_OK;
 }

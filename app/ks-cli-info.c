@@ -46,12 +46,12 @@ print_device (KsDevice *device)
     label_width = MAX (label_width,
                        g_utf8_strlen (g_array_index (props, KsDeviceProperty, i).label, -1));
 
-  printf ("%s — %s\n", ks_device_get_id (device), ks_device_get_name (device));
+  ks_cli_print ("%s — %s\n", ks_device_get_id (device), ks_device_get_name (device));
   for (guint g = 0; g < groups->len; g++)
     {
       const char *group = g_ptr_array_index (groups, g);
 
-      printf ("  %s\n", group != NULL ? group : "Other");
+      ks_cli_print ("  %s\n", group != NULL ? group : "Other");
       for (guint i = 0; i < props->len; i++)
         {
           const KsDeviceProperty *prop = &g_array_index (props, KsDeviceProperty, i);
@@ -63,7 +63,7 @@ print_device (KsDevice *device)
           value = ks_device_property_format (prop);
           /* Pad by characters, not bytes: labels may hold "×" and the like. */
           pad = label_width - (guint) g_utf8_strlen (prop->label, -1);
-          printf ("    %s%*s  %s\n", prop->label, (int) pad, "", value);
+          ks_cli_print ("    %s%*s  %s\n", prop->label, (int) pad, "", value);
         }
     }
 }
@@ -196,26 +196,25 @@ ks_cli_cmd_devices (int argc, char **argv)
       g_autoptr (JsonNode) root =
         devices_json (devices, cuda, cuda_error, ks_cuda_driver_version () > 0 ? driver : NULL,
                       ks_cuda_runtime_version () > 0 ? runtime : NULL, npp, npp_error);
-      g_autofree char *text = ks_json_to_data (root);
 
-      fputs (text, stdout);
+      ks_cli_emit_json (root, TRUE, NULL, NULL);
       return KS_CLI_EXIT_OK;
     }
 
   for (guint i = 0; i < devices->len; i++)
     {
       print_device (g_ptr_array_index (devices, i));
-      printf ("\n");
+      ks_cli_print ("\n");
     }
   if (cuda)
-    printf ("CUDA: available (driver %s, runtime %s)\n", driver, runtime);
+    ks_cli_print ("CUDA: available (driver %s, runtime %s)\n", driver, runtime);
   else
-    printf ("CUDA: unavailable — %s\n", cuda_error->message);
+    ks_cli_print ("CUDA: unavailable — %s\n", cuda_error->message);
   if (npp != NULL)
-    printf ("NPP: available%s%s\n", *ks_npp_get_version (npp) != '\0' ? ", version " : "",
-            ks_npp_get_version (npp));
+    ks_cli_print ("NPP: available%s%s\n", *ks_npp_get_version (npp) != '\0' ? ", version " : "",
+                  ks_npp_get_version (npp));
   else if (npp_error != NULL)
-    printf ("NPP: unavailable — %s\n", npp_error->message);
+    ks_cli_print ("NPP: unavailable — %s\n", npp_error->message);
   return KS_CLI_EXIT_OK;
 }
 
@@ -262,12 +261,12 @@ print_param (const KsParamSpec *spec)
   g_string_append_printf (s, ", default %s)", def);
   if (spec->title != NULL)
     g_string_append_printf (s, " — %s", spec->title);
-  printf ("%s\n", s->str);
+  ks_cli_print ("%s\n", s->str);
   if (spec->description != NULL && *spec->description != '\0')
-    printf ("        %s\n", spec->description);
+    ks_cli_print ("        %s\n", spec->description);
   if (spec->type == KS_PARAM_CHOICE && spec->choices != NULL && spec->choice_titles != NULL)
     for (guint c = 0; spec->choices[c] != NULL && spec->choice_titles[c] != NULL; c++)
-      printf ("        %s: %s\n", spec->choices[c], spec->choice_titles[c]);
+      ks_cli_print ("        %s: %s\n", spec->choices[c], spec->choice_titles[c]);
 }
 
 static void
@@ -276,29 +275,104 @@ print_op (const KsOp *op)
   g_autofree char *launch = ks_cli_describe_launch (&op->default_launch,
                                                      op->default_pixels_per_thread, FALSE);
 
-  printf ("%s — %s (%s)\n", op->id, op->title, op->group);
+  ks_cli_print ("%s — %s (%s)\n", op->id, op->title, op->group);
   if (op->description != NULL && *op->description != '\0')
-    printf ("  %s\n", op->description);
-  printf ("  inputs: %u rgba8 image%s%s%s\n", op->n_inputs, op->n_inputs == 1 ? "" : "s",
-          op->n_inputs > 1 ? " of the same size" : "",
-          ks_op_accepts_format (op, KS_FORMAT_GRAY8) ? " (gray8 accepted)" : "");
+    ks_cli_print ("  %s\n", op->description);
+  ks_cli_print ("  inputs: %u rgba8 image%s%s%s\n", op->n_inputs, op->n_inputs == 1 ? "" : "s",
+                op->n_inputs > 1 ? " of the same size" : "",
+                ks_op_accepts_format (op, KS_FORMAT_GRAY8) ? " (gray8 accepted)" : "");
   if (op->output_kind == KS_OP_OUTPUT_HISTOGRAM)
-    printf ("  output: 256-bin histograms of R, G, B and luma\n");
+    ks_cli_print ("  output: 256-bin histograms of R, G, B and luma\n");
   else
-    printf ("  output: %s image\n", ks_format_name (op->output_format));
-  printf ("  default launch: %s\n", launch);
+    ks_cli_print ("  output: %s image\n", ks_format_name (op->output_format));
+  ks_cli_print ("  default launch: %s\n", launch);
   if (op->n_params == 0)
-    printf ("  parameters: none\n");
+    ks_cli_print ("  parameters: none\n");
   else
-    printf ("  parameters:\n");
+    ks_cli_print ("  parameters:\n");
   for (guint p = 0; p < op->n_params; p++)
     print_param (&op->params[p]);
+}
+
+static void
+op_json (JsonBuilder *b, const KsOp *op)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  ks_json_add_string (b, op->id);
+  json_builder_set_member_name (b, "title");
+  ks_json_add_string (b, op->title);
+  json_builder_set_member_name (b, "group");
+  ks_json_add_string (b, op->group);
+  json_builder_set_member_name (b, "description");
+  ks_json_add_string (b, op->description);
+  json_builder_set_member_name (b, "inputs");
+  json_builder_add_int_value (b, op->n_inputs);
+  json_builder_set_member_name (b, "input_formats");
+  json_builder_begin_array (b);
+  json_builder_add_string_value (b, "rgba8");
+  if (ks_op_accepts_format (op, KS_FORMAT_GRAY8))
+    json_builder_add_string_value (b, "gray8");
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "output");
+  json_builder_add_string_value (b, op->output_kind == KS_OP_OUTPUT_HISTOGRAM
+                                      ? "histogram" : ks_format_name (op->output_format));
+  ks_cli_json_add_launch (b, "default_launch", &op->default_launch,
+                          op->default_pixels_per_thread, FALSE);
+  json_builder_set_member_name (b, "parameters");
+  json_builder_begin_array (b);
+  for (guint p = 0; p < op->n_params; p++)
+    {
+      const KsParamSpec *spec = &op->params[p];
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      ks_json_add_string (b, spec->name);
+      json_builder_set_member_name (b, "title");
+      ks_json_add_string (b, spec->title);
+      json_builder_set_member_name (b, "description");
+      ks_json_add_string (b, spec->description);
+      json_builder_set_member_name (b, "type");
+      json_builder_add_string_value (b, param_type_name (spec->type));
+      json_builder_set_member_name (b, "default");
+      ks_cli_json_add_param (b, spec, spec->default_value);
+      if (spec->type == KS_PARAM_INT || spec->type == KS_PARAM_DOUBLE)
+        {
+          json_builder_set_member_name (b, "min");
+          ks_cli_json_add_param (b, spec, spec->min);
+          json_builder_set_member_name (b, "max");
+          ks_cli_json_add_param (b, spec, spec->max);
+        }
+      if (spec->type == KS_PARAM_CHOICE && spec->choices != NULL)
+        {
+          json_builder_set_member_name (b, "choices");
+          json_builder_begin_array (b);
+          for (guint c = 0; spec->choices[c] != NULL; c++)
+            {
+              json_builder_begin_object (b);
+              json_builder_set_member_name (b, "id");
+              ks_json_add_string (b, spec->choices[c]);
+              json_builder_set_member_name (b, "title");
+              ks_json_add_string (b, spec->choice_titles != NULL ? spec->choice_titles[c] : NULL);
+              json_builder_end_object (b);
+            }
+          json_builder_end_array (b);
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
 }
 
 int
 ks_cli_cmd_ops (int argc, char **argv)
 {
-  gboolean help = FALSE;
+  gboolean help = FALSE, json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
+      "Print the ops as JSON on stdout: parameters with types, ranges and defaults", NULL },
+    G_OPTION_ENTRY_NULL
+  };
   g_autoptr (GOptionContext) context = g_option_context_new ("[OP…]");
   g_auto (GStrv) args = NULL;
   g_autoptr (GError) error = NULL;
@@ -306,7 +380,7 @@ ks_cli_cmd_ops (int argc, char **argv)
 
   g_option_context_set_summary (context, "Lists the operations (or the ones named): inputs, "
                                 "parameters with their ranges and defaults, default launch.");
-  if (!ks_cli_parse_options (context, NULL, argc, argv, &args, &help, &error))
+  if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
@@ -318,13 +392,29 @@ ks_cli_cmd_ops (int argc, char **argv)
         ks_cli_usage_error (&error, "unknown op “%s” (see %s ops)", args[i], g_get_prgname ());
         return ks_cli_report_error (error);
       }
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      g_autoptr (JsonNode) root = NULL;
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "ops");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < (n_args > 1 ? n_args - 1 : ks_op_registry_count ()); i++)
+        op_json (b, n_args > 1 ? ks_op_registry_lookup (args[i + 1]) : ks_op_registry_get (i));
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      ks_cli_emit_json (root, TRUE, NULL, NULL);
+      return KS_CLI_EXIT_OK;
+    }
 
   if (n_args > 1)
     {
       for (guint i = 1; i < n_args; i++)
         {
           if (i > 1)
-            printf ("\n");
+            ks_cli_print ("\n");
           print_op (ks_op_registry_lookup (args[i]));
         }
       return KS_CLI_EXIT_OK;
@@ -332,7 +422,7 @@ ks_cli_cmd_ops (int argc, char **argv)
   for (guint i = 0; i < ks_op_registry_count (); i++)
     {
       if (i > 0)
-        printf ("\n");
+        ks_cli_print ("\n");
       print_op (ks_op_registry_get (i));
     }
   return KS_CLI_EXIT_OK;

@@ -31,7 +31,7 @@ typedef struct
   int device;
   int show;
   int printf_buffer;
-  char *json;
+  gboolean json;
 } KernelOptions;
 
 static void
@@ -46,7 +46,6 @@ kernel_options_clear (KernelOptions *o)
   g_strfreev (o->saves);
   g_free (o->block);
   g_free (o->grid);
-  g_free (o->json);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (KernelOptions, kernel_options_clear)
@@ -215,12 +214,12 @@ print_diagnostics (const GPtrArray *diagnostics)
 static void
 print_resources (const KsKernelResources *r)
 {
-  printf ("kernel %s (sm_%u): %u registers per thread, %" G_GUINT64_FORMAT " bytes of static "
-          "shared memory, %" G_GUINT64_FORMAT " bytes of local memory per thread, spills %"
-          G_GUINT64_FORMAT " bytes stored / %" G_GUINT64_FORMAT " loaded, at most %u threads "
-          "per block\n",
-          r->name, r->arch, r->num_regs, r->shared_static, r->local_bytes, r->spill_stores,
-          r->spill_loads, r->max_threads_per_block);
+  ks_cli_print ("kernel %s (sm_%u): %u registers per thread, %" G_GUINT64_FORMAT " bytes of static "
+                "shared memory, %" G_GUINT64_FORMAT " bytes of local memory per thread, spills %"
+                G_GUINT64_FORMAT " bytes stored / %" G_GUINT64_FORMAT " loaded, at most %u threads "
+                "per block\n",
+                r->name, r->arch, r->num_regs, r->shared_static, r->local_bytes, r->spill_stores,
+                r->spill_loads, r->max_threads_per_block);
 }
 
 static void
@@ -228,11 +227,11 @@ print_printf (const KsWorkerRunResult *run)
 {
   if (run->printf_output != NULL && run->printf_output[0] != '\0')
     {
-      printf ("device printf (%" G_GUINT64_FORMAT " line%s, in the order the device flushed "
-              "them):\n", run->printf_lines, run->printf_lines == 1 ? "" : "s");
-      fputs (run->printf_output, stdout);
+      ks_cli_print ("device printf (%" G_GUINT64_FORMAT " line%s, in the order the device flushed "
+                    "them):\n", run->printf_lines, run->printf_lines == 1 ? "" : "s");
+      ks_cli_print ("%s", run->printf_output);
       if (!g_str_has_suffix (run->printf_output, "\n"))
-        putchar ('\n');
+        ks_cli_print ("\n");
     }
   if (run->printf_lines_lost > 0)
     ks_cli_note ("%" G_GUINT64_FORMAT " printf lines were lost: the device's printf buffer "
@@ -243,10 +242,10 @@ static void
 print_timing (const KsWorkerRunResult *run, guint repeats)
 {
   if (repeats > 1)
-    printf ("kernel: %.4f ms (median of %u runs after a warm-up, min %.4f, max %.4f)\n",
-            run->kernel_ms, repeats, run->kernel_min_ms, run->kernel_max_ms);
+    ks_cli_print ("kernel: %.4f ms (median of %u runs after a warm-up, min %.4f, max %.4f)\n",
+                  run->kernel_ms, repeats, run->kernel_min_ms, run->kernel_max_ms);
   else
-    printf ("kernel: %.4f ms\n", run->kernel_ms);
+    ks_cli_print ("kernel: %.4f ms\n", run->kernel_ms);
 }
 
 static void
@@ -453,7 +452,7 @@ run_on_images (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
   {
     g_autofree char *text = ks_cli_describe_launch (&r->launch, 1, TRUE);
 
-    printf ("launch: %s\n", text);
+    ks_cli_print ("launch: %s\n", text);
   }
   print_timing (&r->run, request.repeats);
   print_printf (&r->run);
@@ -463,8 +462,8 @@ run_on_images (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
       image_out = ks_engine_download (engine, result.output, NULL, error);
       if (image_out == NULL || !ks_image_save (image_out, o->output, error))
         goto out;
-      printf ("output: %u×%u %s → %s\n", image_out->width, image_out->height,
-              ks_format_name (image_out->format), o->output);
+      ks_cli_print ("output: %u×%u %s → %s\n", image_out->width, image_out->height,
+                    ks_format_name (image_out->format), o->output);
     }
   ok = TRUE;
 
@@ -522,7 +521,7 @@ save_arrays (const KernelOptions *o, const KernelReport *r, GError **error)
         ok = ks_array_save_csv (array, eq + 1, error);
       if (!ok)
         return FALSE;
-      printf ("saved %s → %s\n", name, eq + 1);
+      ks_cli_print ("saved %s → %s\n", name, eq + 1);
     }
   return TRUE;
 }
@@ -532,21 +531,21 @@ print_array (const char *name, const KsArray *a, guint show)
 {
   gsize n = MIN (a->length, (gsize) show);
 
-  printf ("%s (%s, %" G_GSIZE_FORMAT " elements):", name, ks_elem_type_short_name (a->type),
-          a->length);
+  ks_cli_print ("%s (%s, %" G_GSIZE_FORMAT " elements):", name, ks_elem_type_short_name (a->type),
+                a->length);
   for (gsize i = 0; i < n; i++)
     {
       g_autofree char *v = ks_array_format_element (a, i);
 
-      printf ("%s[%" G_GSIZE_FORMAT "] %s", i == 0 ? " " : ", ", i, v);
+      ks_cli_print ("%s[%" G_GSIZE_FORMAT "] %s", i == 0 ? " " : ", ", i, v);
     }
   if (n < a->length)
     {
       g_autofree char *last = ks_array_format_element (a, a->length - 1);
 
-      printf (", … [%" G_GSIZE_FORMAT "] %s", a->length - 1, last);
+      ks_cli_print (", … [%" G_GSIZE_FORMAT "] %s", a->length - 1, last);
     }
-  printf ("\n");
+  ks_cli_print ("\n");
 }
 
 static gboolean
@@ -646,7 +645,7 @@ run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
 
     ks_dim3_format (&resolved.grid, grid, sizeof grid);
     ks_dim3_format (&resolved.block, block, sizeof block);
-    printf ("launch: grid %s, block %s\n", grid, block);
+    ks_cli_print ("launch: grid %s, block %s\n", grid, block);
   }
   print_timing (&r->run, (guint) o->repeat);
   print_printf (&r->run);
@@ -669,8 +668,13 @@ kernel_main (const KernelOptions *o, const char *path)
   int status = KS_CLI_EXIT_FAILED;
 
   /* Every output is checked before the kernel runs or anything is written. */
-  if ((o->output != NULL && !ks_file_check_writable (o->output, &error))
-      || (o->json != NULL && !ks_file_check_writable (o->json, &error)))
+  if (o->output != NULL && !ks_image_check_save_path (o->output, &error))
+    {
+      error->domain = KS_CLI_ERROR;
+      error->code = KS_CLI_ERROR_USAGE;
+      return ks_cli_report_error (error);
+    }
+  if (o->output != NULL && !ks_file_check_writable (o->output, &error))
     return ks_cli_report_error (error);
   for (guint i = 0; o->saves != NULL && o->saves[i] != NULL; i++)
     {
@@ -734,8 +738,8 @@ kernel_main (const KernelOptions *o, const char *path)
         }
       for (guint i = 0; i < report.compiled->kernels->len; i++)
         print_resources (g_ptr_array_index (report.compiled->kernels, i));
-      printf ("compiled for sm_%u in %.1f ms%s\n", report.arch, report.compiled->compile_ms,
-              report.compiled->cached ? " (cached)" : "");
+      ks_cli_print ("compiled for sm_%u in %.1f ms%s\n", report.arch, report.compiled->compile_ms,
+                    report.compiled->cached ? " (cached)" : "");
     }
   else if (ks_kernel_source_get_mode (source) == KS_KERNEL_MODE_ANY)
     {
@@ -764,18 +768,12 @@ kernel_main (const KernelOptions *o, const char *path)
 out:
   if (error != NULL)
     report.failure = error->message;
-  if (o->json != NULL && report.source != NULL)
+  /* The report says what failed too: a script reads why from it. */
+  if (o->json && report.source != NULL)
     {
       g_autoptr (JsonNode) root = report_json (&report);
-      g_autoptr (GError) json_error = NULL;
 
-      if (!ks_json_write (root, o->json, &json_error))
-        {
-          if (error == NULL)
-            g_propagate_error (&error, g_steal_pointer (&json_error));
-          else
-            ks_cli_note ("cannot write %s: %s", o->json, json_error->message);
-        }
+      ks_cli_emit_json (root, TRUE, NULL, NULL);
     }
   if (error != NULL)
     status = ks_cli_report_error (error);
@@ -829,8 +827,9 @@ ks_cli_cmd_kernel (int argc, char **argv)
     { "printf-buffer", 0, 0, G_OPTION_ARG_INT, &o.printf_buffer,
       "The device's printf buffer in bytes (default 1048576); lines beyond it are lost",
       "BYTES" },
-    { "json", 'j', 0, G_OPTION_ARG_FILENAME, &o.json,
-      "Write diagnostics, resources, timing, printf and results as JSON", "FILE" },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &o.json,
+      "Print diagnostics, resources, timing, printf and results as JSON on stdout instead of "
+      "the report", NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("[FILE.cu]");
@@ -849,6 +848,7 @@ ks_cli_cmd_kernel (int argc, char **argv)
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
+  ks_cli_set_json (o.json);
   n_args = g_strv_length (args);
   if (n_args > 2)
     {

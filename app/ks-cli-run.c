@@ -100,9 +100,9 @@ static void
 print_ms (const char *label, double ms)
 {
   if (ms >= 0 && isfinite (ms))
-    printf ("  %-9s %.4f ms\n", label, ms);
+    ks_cli_print ("  %-9s %.4f ms\n", label, ms);
   else
-    printf ("  %-9s -\n", label);
+    ks_cli_print ("  %-9s -\n", label);
 }
 
 static const char *const channel_names[4] = { "R", "G", "B", "luma" };
@@ -131,7 +131,7 @@ sparkline (const guint32 *bins, guint32 peak)
 static void
 print_histograms (const guint32 histogram[4][256])
 {
-  printf ("histograms (256 bins; sparkline: 8 bins per character):\n");
+  ks_cli_print ("histograms (256 bins; sparkline: 8 bins per character):\n");
   for (guint c = 0; c < 4; c++)
     {
       guint64 sum = 0;
@@ -153,10 +153,11 @@ print_histograms (const guint32 histogram[4][256])
         }
       line = sparkline (histogram[c], histogram[c][peak_bin]);
       if (first < 0)
-        printf ("  %-4s  sum 0, every bin empty\n", channel_names[c]);
+        ks_cli_print ("  %-4s  sum 0, every bin empty\n", channel_names[c]);
       else
-        printf ("  %-4s  sum %" G_GUINT64_FORMAT ", bins %d to %d non-empty, peak %u at %u  |%s|\n",
-                channel_names[c], sum, first, last, histogram[c][peak_bin], peak_bin, line);
+        ks_cli_print ("  %-4s  sum %" G_GUINT64_FORMAT ", bins %d to %d non-empty, peak %u at %u"
+                      "  |%s|\n", channel_names[c], sum, first, last, histogram[c][peak_bin],
+                      peak_bin, line);
     }
 }
 
@@ -172,32 +173,59 @@ write_histogram_csv (const guint32 histogram[4][256], const char *path, GError *
 }
 
 static void
-print_engine (KsEngine *engine)
+print_engine (KsEngine *engine, JsonBuilder *jb)
 {
   KsDevice *device = ks_engine_get_device (engine);
 
+  json_builder_set_member_name (jb, "engine");
+  json_builder_add_string_value (jb, ks_engine_is_cuda (engine) ? "cuda" : "cpu");
+  json_builder_set_member_name (jb, "device");
+  ks_json_add_string (jb, ks_device_get_name (device));
+  json_builder_set_member_name (jb, "device_id");
+  ks_json_add_string (jb, ks_device_get_id (device));
+  if (!ks_engine_is_cuda (engine))
+    {
+      json_builder_set_member_name (jb, "cpu_threads");
+      json_builder_add_int_value (jb, ks_engine_get_n_workers (engine));
+    }
+
   if (ks_engine_is_cuda (engine))
-    printf ("engine: CUDA on %s (%s)\n", ks_device_get_name (device), ks_device_get_id (device));
+    ks_cli_print ("engine: CUDA on %s (%s)\n", ks_device_get_name (device),
+                  ks_device_get_id (device));
   else
-    printf ("engine: CPU, %u worker thread%s\n", ks_engine_get_n_workers (engine),
-            ks_engine_get_n_workers (engine) == 1 ? "" : "s");
+    ks_cli_print ("engine: CPU, %u worker thread%s\n", ks_engine_get_n_workers (engine),
+                  ks_engine_get_n_workers (engine) == 1 ? "" : "s");
 }
 
 static gboolean
 print_launch (KsEngine *engine, const KsRunRequest *request, const KsLaunchConfig *resolved,
-              guint width, guint height, GError **error)
+              guint width, guint height, JsonBuilder *jb, GError **error)
 {
   g_autofree char *launch = ks_cli_describe_launch (resolved,
                                                      request->op->default_pixels_per_thread, TRUE);
   KsLaunchTotals totals;
 
   ks_launch_totals (resolved, width, height, &totals);
-  printf ("launch: %s\n", launch);
-  printf ("  %" G_GUINT64_FORMAT " blocks, %" G_GUINT64_FORMAT " threads for %"
-          G_GUINT64_FORMAT " pixels; %" G_GUINT64_FORMAT " idle threads, %" G_GUINT64_FORMAT
-          " pixels no thread reaches\n",
-          totals.blocks, totals.threads, totals.pixels, totals.idle_threads,
-          totals.unreached_pixels);
+  ks_cli_json_add_launch (jb, "launch", resolved, request->op->default_pixels_per_thread, TRUE);
+  json_builder_set_member_name (jb, "totals");
+  json_builder_begin_object (jb);
+  json_builder_set_member_name (jb, "blocks");
+  json_builder_add_int_value (jb, (gint64) totals.blocks);
+  json_builder_set_member_name (jb, "threads");
+  json_builder_add_int_value (jb, (gint64) totals.threads);
+  json_builder_set_member_name (jb, "pixels");
+  json_builder_add_int_value (jb, (gint64) totals.pixels);
+  json_builder_set_member_name (jb, "idle_threads");
+  json_builder_add_int_value (jb, (gint64) totals.idle_threads);
+  json_builder_set_member_name (jb, "unreached_pixels");
+  json_builder_add_int_value (jb, (gint64) totals.unreached_pixels);
+  json_builder_end_object (jb);
+  ks_cli_print ("launch: %s\n", launch);
+  ks_cli_print ("  %" G_GUINT64_FORMAT " blocks, %" G_GUINT64_FORMAT " threads for %"
+                G_GUINT64_FORMAT " pixels; %" G_GUINT64_FORMAT " idle threads, %" G_GUINT64_FORMAT
+                " pixels no thread reaches\n",
+                totals.blocks, totals.threads, totals.pixels, totals.idle_threads,
+                totals.unreached_pixels);
 
   if (ks_engine_is_cuda (engine))
     {
@@ -208,13 +236,33 @@ print_launch (KsEngine *engine, const KsRunRequest *request, const KsLaunchConfi
         return FALSE;
       ks_launch_occupancy (resolved, ks_device_get_limits (ks_engine_get_device (engine)), &attrs,
                            &occupancy);
-      printf ("occupancy: %.0f%% (%u of %u warps per multiprocessor, %u blocks), limited by %s\n",
-              occupancy.occupancy * 100.0, occupancy.active_warps_per_sm,
-              occupancy.max_warps_per_sm, occupancy.active_blocks_per_sm,
-              ks_occupancy_limit_describe (occupancy.limiter));
-      printf ("  kernel: %u registers per thread, %" G_GUINT64_FORMAT " bytes of shared memory "
-              "per block, %" G_GUINT64_FORMAT " bytes of local memory per thread\n",
-              attrs.num_regs, attrs.shared_static + attrs.shared_dynamic, attrs.local_bytes);
+      json_builder_set_member_name (jb, "occupancy");
+      json_builder_begin_object (jb);
+      json_builder_set_member_name (jb, "theoretical");
+      ks_json_add_number (jb, occupancy.occupancy);
+      json_builder_set_member_name (jb, "active_warps_per_sm");
+      json_builder_add_int_value (jb, occupancy.active_warps_per_sm);
+      json_builder_set_member_name (jb, "max_warps_per_sm");
+      json_builder_add_int_value (jb, occupancy.max_warps_per_sm);
+      json_builder_set_member_name (jb, "active_blocks_per_sm");
+      json_builder_add_int_value (jb, occupancy.active_blocks_per_sm);
+      json_builder_set_member_name (jb, "limited_by");
+      ks_json_add_string (jb, ks_occupancy_limit_describe (occupancy.limiter));
+      json_builder_set_member_name (jb, "registers_per_thread");
+      json_builder_add_int_value (jb, attrs.num_regs);
+      json_builder_set_member_name (jb, "shared_bytes_per_block");
+      json_builder_add_int_value (jb, (gint64) (attrs.shared_static + attrs.shared_dynamic));
+      json_builder_set_member_name (jb, "local_bytes_per_thread");
+      json_builder_add_int_value (jb, (gint64) attrs.local_bytes);
+      json_builder_end_object (jb);
+      ks_cli_print ("occupancy: %.0f%% (%u of %u warps per multiprocessor, %u blocks), "
+                    "limited by %s\n",
+                    occupancy.occupancy * 100.0, occupancy.active_warps_per_sm,
+                    occupancy.max_warps_per_sm, occupancy.active_blocks_per_sm,
+                    ks_occupancy_limit_describe (occupancy.limiter));
+      ks_cli_print ("  kernel: %u registers per thread, %" G_GUINT64_FORMAT " bytes of shared "
+                    "memory per block, %" G_GUINT64_FORMAT " bytes of local memory per thread\n",
+                    attrs.num_regs, attrs.shared_static + attrs.shared_dynamic, attrs.local_bytes);
     }
   return TRUE;
 }
@@ -257,6 +305,7 @@ typedef struct
   int device;
   int repeat;
   char *coverage;
+  gboolean json;
 } RunOptions;
 
 static void
@@ -310,6 +359,16 @@ build_request (const RunOptions *o, char **args, KsRunRequest *request, GError *
     {
       ks_cli_usage_error (error, "%s computes histograms: --out must name a .csv file, not “%s”",
                           op->id, o->output);
+      return FALSE;
+    }
+  /* An image's format follows its extension: one that none writes is the
+   * command line's mistake, found before any work. */
+  if ((op->output_kind == KS_OP_OUTPUT_IMAGE && o->output != NULL
+       && !ks_image_check_save_path (o->output, error))
+      || (o->coverage != NULL && !ks_image_check_save_path (o->coverage, error)))
+    {
+      (*error)->domain = KS_CLI_ERROR;
+      (*error)->code = KS_CLI_ERROR_USAGE;
       return FALSE;
     }
   /* Every run's time is kept: the bound keeps memory and time in reason. */
@@ -370,6 +429,8 @@ run_op (const RunOptions *o, KsRunRequest *request)
   g_autoptr (KsEngine) engine = NULL;
   g_autoptr (KsImage) output = NULL;
   g_autoptr (KsImage) map = NULL;
+  /* The report --json prints, built beside the text. */
+  g_autoptr (JsonBuilder) jb = json_builder_new ();
   KsCoverage coverage = { 0 };
   KsImage *images[KS_OP_MAX_INPUTS] = { NULL, NULL };
   KsRunResult result = { 0 };
@@ -417,15 +478,27 @@ run_op (const RunOptions *o, KsRunRequest *request)
       upload_ms += ms;
     }
 
-  print_engine (engine);
-  printf ("op: %s — %s on %u×%u", op->id, op->title, width, height);
+  json_builder_begin_object (jb);
+  print_engine (engine, jb);
+  ks_cli_print ("op: %s — %s on %u×%u", op->id, op->title, width, height);
+  json_builder_set_member_name (jb, "op");
+  ks_json_add_string (jb, op->id);
+  json_builder_set_member_name (jb, "width");
+  json_builder_add_int_value (jb, width);
+  json_builder_set_member_name (jb, "height");
+  json_builder_add_int_value (jb, height);
+  json_builder_set_member_name (jb, "params");
+  json_builder_begin_object (jb);
   for (guint p = 0; p < op->n_params; p++)
     {
       g_autofree char *value = ks_param_format_value (&op->params[p], request->params.values[p]);
 
-      printf ("%s%s=%s", p == 0 ? ", " : " ", op->params[p].name, value);
+      ks_cli_print ("%s%s=%s", p == 0 ? ", " : " ", op->params[p].name, value);
+      json_builder_set_member_name (jb, op->params[p].name);
+      ks_cli_json_add_param (jb, &op->params[p], request->params.values[p]);
     }
-  printf ("\n");
+  json_builder_end_object (jb);
+  ks_cli_print ("\n");
 
   if (!ks_engine_validate (engine, request, &resolved, &suggestion, &error))
     {
@@ -439,7 +512,7 @@ run_op (const RunOptions *o, KsRunRequest *request)
         }
       goto out;
     }
-  if (!print_launch (engine, request, &resolved, width, height, &error))
+  if (!print_launch (engine, request, &resolved, width, height, jb, &error))
     goto out;
 
   ks_timing_options_init (&options, (guint) o->repeat);
@@ -463,41 +536,81 @@ run_op (const RunOptions *o, KsRunRequest *request)
       && !ks_image_save (output, o->output, &error))
     goto out;
 
-  printf ("timings:\n");
+  ks_cli_print ("timings:\n");
   print_ms ("upload", upload_ms);
-  printf ("  %-9s %.4f ms median of %u run%s (±%.4f MAD, min %.4f, max %.4f); warm-up %.4f ms, "
-          "not counted\n",
-          "kernel", timing.median_ms, timing.n, timing.n == 1 ? "" : "s", timing.mad_ms,
-          timing.min_ms, timing.max_ms, timing.warmup_ms);
+  ks_cli_print ("  %-9s %.4f ms median of %u run%s (±%.4f MAD, min %.4f, max %.4f); "
+                "warm-up %.4f ms, not counted\n",
+                "kernel", timing.median_ms, timing.n, timing.n == 1 ? "" : "s", timing.mad_ms,
+                timing.min_ms, timing.max_ms, timing.warmup_ms);
   print_ms ("download", download_ms);
+  json_builder_set_member_name (jb, "upload_ms");
+  ks_json_add_number (jb, upload_ms);
+  json_builder_set_member_name (jb, "kernel");
+  json_builder_begin_object (jb);
+  ks_json_add_timing (jb, &timing, "runs");
+  json_builder_end_object (jb);
+  json_builder_set_member_name (jb, "download_ms");
+  ks_json_add_number (jb, download_ms >= 0 ? download_ms : NAN);
+  json_builder_set_member_name (jb, "output");
+  ks_json_add_string (jb, o->output);
 
   if (op->output_kind == KS_OP_OUTPUT_HISTOGRAM)
     {
       print_histograms ((const guint32 (*)[256]) result.histogram);
+      json_builder_set_member_name (jb, "histograms");
+      json_builder_begin_object (jb);
+      for (guint c = 0; c < 4; c++)
+        {
+          json_builder_set_member_name (jb, c < 3 ? (const char *[]) { "r", "g", "b" }[c]
+                                                  : "luma");
+          json_builder_begin_array (jb);
+          for (guint bin = 0; bin < 256; bin++)
+            json_builder_add_int_value (jb, result.histogram[c][bin]);
+          json_builder_end_array (jb);
+        }
+      json_builder_end_object (jb);
       if (o->output != NULL)
         {
           if (!write_histogram_csv ((const guint32 (*)[256]) result.histogram, o->output, &error))
             goto out;
-          printf ("wrote %s\n", o->output);
+          ks_cli_print ("wrote %s\n", o->output);
         }
     }
   else
     {
       if (o->output != NULL)
-        printf ("wrote %s (%s, %u×%u)\n", o->output, ks_format_name (output->format),
-                output->width, output->height);
+        ks_cli_print ("wrote %s (%s, %u×%u)\n", o->output, ks_format_name (output->format),
+                      output->width, output->height);
       else
-        printf ("result not written (no --out)\n");
+        ks_cli_print ("result not written (no --out)\n");
     }
 
   if (map != NULL)
     {
       if (!ks_image_save (map, o->coverage, &error))
         goto out;
-      printf ("coverage: %" G_GUINT64_FORMAT " pixels never written, %" G_GUINT64_FORMAT
-              " written more than once, %" G_GUINT64_FORMAT " idle threads → %s\n",
-              coverage.unwritten_pixels, coverage.multiply_written_pixels, coverage.idle_threads,
-              o->coverage);
+      ks_cli_print ("coverage: %" G_GUINT64_FORMAT " pixels never written, %" G_GUINT64_FORMAT
+                    " written more than once, %" G_GUINT64_FORMAT " idle threads → %s\n",
+                    coverage.unwritten_pixels, coverage.multiply_written_pixels,
+                    coverage.idle_threads, o->coverage);
+      json_builder_set_member_name (jb, "coverage");
+      json_builder_begin_object (jb);
+      json_builder_set_member_name (jb, "file");
+      ks_json_add_string (jb, o->coverage);
+      json_builder_set_member_name (jb, "unwritten_pixels");
+      json_builder_add_int_value (jb, (gint64) coverage.unwritten_pixels);
+      json_builder_set_member_name (jb, "multiply_written_pixels");
+      json_builder_add_int_value (jb, (gint64) coverage.multiply_written_pixels);
+      json_builder_set_member_name (jb, "idle_threads");
+      json_builder_add_int_value (jb, (gint64) coverage.idle_threads);
+      json_builder_end_object (jb);
+    }
+  json_builder_end_object (jb);
+  if (o->json)
+    {
+      g_autoptr (JsonNode) root = json_builder_get_root (jb);
+
+      ks_cli_emit_json (root, TRUE, NULL, NULL);
     }
   status = KS_CLI_EXIT_OK;
 
@@ -543,6 +656,8 @@ ks_cli_cmd_run (int argc, char **argv)
       "Timed kernel runs after the warm-up (default 5)", "N" },
     { "coverage", 'c', 0, G_OPTION_ARG_FILENAME, &o.coverage,
       "Write the coverage map: white once, black never, red more than once", "FILE.png" },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &o.json,
+      "Print the launch, occupancy, timings (and histograms) as JSON on stdout", NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("OP --in FILE [--in FILE] --out FILE");
@@ -559,6 +674,7 @@ ks_cli_cmd_run (int argc, char **argv)
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
+  ks_cli_set_json (o.json);
   if (!build_request (&o, args, &request, &error))
     return ks_cli_report_error (error);
   return run_op (&o, &request);
@@ -570,10 +686,11 @@ int
 ks_cli_cmd_compare (int argc, char **argv)
 {
   g_autofree char *diff_path = NULL;
-  gboolean expect_equal = FALSE, help = FALSE;
+  gboolean expect_equal = FALSE, help = FALSE, json = FALSE;
   const GOptionEntry entries[] = {
     { "diff", 0, 0, G_OPTION_ARG_FILENAME, &diff_path, "Write an image of the differences",
       "FILE.png" },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json, "Print the comparison as JSON on stdout", NULL },
     { "expect-equal", 0, 0, G_OPTION_ARG_NONE, &expect_equal,
       "Fail (exit status 1) when the images differ", NULL },
     G_OPTION_ENTRY_NULL
@@ -593,11 +710,14 @@ ks_cli_cmd_compare (int argc, char **argv)
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
+  ks_cli_set_json (json);
   if (g_strv_length (args) != 3)
     {
       ks_cli_usage_error (&error, "compare takes two images, got %u", g_strv_length (args) - 1);
       return ks_cli_report_error (error);
     }
+  if (diff_path != NULL && !ks_image_check_save_path (diff_path, &error))
+    return ks_cli_report_error (error);
 
   a = ks_image_load (args[1], &error);
   if (a == NULL)
@@ -609,21 +729,50 @@ ks_cli_cmd_compare (int argc, char **argv)
     return ks_cli_report_error (error);
 
   pixels = (guint64) a->width * a->height;
-  printf ("size: %u×%u\n", a->width, a->height);
-  printf ("max abs difference: %u\n", diff.max_abs_diff);
+  ks_cli_print ("size: %u×%u\n", a->width, a->height);
+  ks_cli_print ("max abs difference: %u\n", diff.max_abs_diff);
   if (isinf (diff.psnr))
-    printf ("PSNR: inf (identical)\n");
+    ks_cli_print ("PSNR: inf (identical)\n");
   else
-    printf ("PSNR: %.2f dB\n", diff.psnr);
-  printf ("differing pixels: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " (%.4f%%)\n",
-          diff.differing_pixels, pixels,
-          pixels > 0 ? 100.0 * (double) diff.differing_pixels / (double) pixels : 0.0);
+    ks_cli_print ("PSNR: %.2f dB\n", diff.psnr);
+  ks_cli_print ("differing pixels: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " (%.4f%%)\n",
+                diff.differing_pixels, pixels,
+                pixels > 0 ? 100.0 * (double) diff.differing_pixels / (double) pixels : 0.0);
 
   if (diff_path != NULL && diff_image != NULL)
     {
       if (!ks_image_save (diff_image, diff_path, &error))
         return ks_cli_report_error (error);
-      printf ("wrote %s\n", diff_path);
+      ks_cli_print ("wrote %s\n", diff_path);
+    }
+  if (json)
+    {
+      g_autoptr (JsonBuilder) jb = json_builder_new ();
+      g_autoptr (JsonNode) root = NULL;
+
+      json_builder_begin_object (jb);
+      json_builder_set_member_name (jb, "width");
+      json_builder_add_int_value (jb, a->width);
+      json_builder_set_member_name (jb, "height");
+      json_builder_add_int_value (jb, a->height);
+      json_builder_set_member_name (jb, "format");
+      json_builder_add_string_value (jb, ks_format_name (a->format));
+      json_builder_set_member_name (jb, "max_abs_difference");
+      json_builder_add_int_value (jb, diff.max_abs_diff);
+      /* Identical images have an infinite PSNR: null, as JSON has no infinity. */
+      json_builder_set_member_name (jb, "psnr_db");
+      ks_json_add_number (jb, diff.psnr);
+      json_builder_set_member_name (jb, "identical");
+      json_builder_add_boolean_value (jb, diff.differing_pixels == 0);
+      json_builder_set_member_name (jb, "differing_pixels");
+      json_builder_add_int_value (jb, (gint64) diff.differing_pixels);
+      json_builder_set_member_name (jb, "pixels");
+      json_builder_add_int_value (jb, (gint64) pixels);
+      json_builder_set_member_name (jb, "diff");
+      ks_json_add_string (jb, diff_path);
+      json_builder_end_object (jb);
+      root = json_builder_get_root (jb);
+      ks_cli_emit_json (root, TRUE, NULL, NULL);
     }
 
   if (expect_equal && diff.differing_pixels > 0)

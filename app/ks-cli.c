@@ -77,6 +77,100 @@ ks_cli_note (const char *format, ...)
   fprintf (stderr, PROGRAM ": %s\n", line);
 }
 
+static gboolean json_mode;
+
+void
+ks_cli_set_json (gboolean json)
+{
+  json_mode = json;
+}
+
+void
+ks_cli_print (const char *format, ...)
+{
+  va_list args;
+
+  if (json_mode)
+    return;
+  va_start (args, format);
+  vprintf (format, args);
+  va_end (args);
+}
+
+gboolean
+ks_cli_emit_json (JsonNode *root, gboolean json, const char *output, GError **error)
+{
+  if (output != NULL && !ks_json_write (root, output, error))
+    return FALSE;
+  if (json)
+    {
+      g_autofree char *data = ks_json_to_data (root);
+
+      fputs (data, stdout);
+      fflush (stdout);
+    }
+  return TRUE;
+}
+
+void
+ks_cli_json_add_dim3 (JsonBuilder *b, const char *name, const KsDim3 *d)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  json_builder_add_int_value (b, d->x);
+  json_builder_add_int_value (b, d->y);
+  json_builder_add_int_value (b, d->z);
+  json_builder_end_array (b);
+}
+
+void
+ks_cli_json_add_launch (JsonBuilder *b, const char *name, const KsLaunchConfig *config,
+                        guint default_ppt, gboolean resolved)
+{
+  guint ppt = config->pixels_per_thread != 0 ? config->pixels_per_thread : default_ppt;
+
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  ks_cli_json_add_dim3 (b, "block", &config->block);
+  if (config->auto_grid && !resolved)
+    {
+      json_builder_set_member_name (b, "grid");
+      json_builder_add_string_value (b, "auto");
+    }
+  else
+    ks_cli_json_add_dim3 (b, "grid", &config->grid);
+  json_builder_set_member_name (b, "auto_grid");
+  json_builder_add_boolean_value (b, config->auto_grid);
+  json_builder_set_member_name (b, "mode");
+  json_builder_add_string_value (b, config->mode == KS_LAUNCH_GRID_STRIDE ? "grid-stride"
+                                                                          : "per-pixel");
+  /* 0: 16 bytes of pixels per thread, whatever the format. */
+  json_builder_set_member_name (b, "pixels_per_thread");
+  json_builder_add_int_value (b, ppt);
+  json_builder_end_object (b);
+}
+
+void
+ks_cli_json_add_param (JsonBuilder *b, const KsParamSpec *spec, double value)
+{
+  switch (spec->type)
+    {
+    case KS_PARAM_INT:
+      json_builder_add_int_value (b, (gint64) value);
+      break;
+    case KS_PARAM_BOOL:
+      json_builder_add_boolean_value (b, value != 0);
+      break;
+    case KS_PARAM_CHOICE:
+      ks_json_add_string (b, spec->choices != NULL ? spec->choices[(int) value] : NULL);
+      break;
+    case KS_PARAM_DOUBLE:
+    default:
+      ks_json_add_number (b, value);
+      break;
+    }
+}
+
 void
 ks_cli_usage_error (GError **error, const char *format, ...)
 {
@@ -196,8 +290,10 @@ ks_cli_parse_options (GOptionContext *context, const GOptionEntry *entries, int 
   gboolean separator = FALSE;
   g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
   /* GOption's own --help calls exit(); ours returns to main like every path. */
-  const GOptionEntry help_entry = {
-    "help", 'h', 0, G_OPTION_ARG_NONE, help, "Show this help", NULL
+  gboolean version = FALSE;
+  const GOptionEntry help_entries[] = {
+    { "help", 'h', 0, G_OPTION_ARG_NONE, help, "Show this help", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Show the version", NULL },
   };
 
   *help = FALSE;
@@ -214,7 +310,7 @@ ks_cli_parse_options (GOptionContext *context, const GOptionEntry *entries, int 
         copy.arg = G_OPTION_ARG_FILENAME_ARRAY;
       g_array_append_val (all, copy);
     }
-  g_array_append_val (all, help_entry);
+  g_array_append_vals (all, help_entries, G_N_ELEMENTS (help_entries));
   g_option_context_set_help_enabled (context, FALSE);
   g_option_context_add_main_entries (context, (GOptionEntry *) (void *) all->data, NULL);
 
@@ -242,7 +338,12 @@ ks_cli_parse_options (GOptionContext *context, const GOptionEntry *entries, int 
         return FALSE;
       }
 
-  if (*help)
+  if (version && !*help)
+    {
+      printf (PROGRAM " %s\n", PACKAGE_VERSION);
+      *help = TRUE;
+    }
+  else if (*help)
     {
       g_autofree char *text = g_option_context_get_help (context, TRUE, NULL);
       g_autofree char *needle = g_strdup_printf ("%s ", g_get_prgname ());
@@ -415,6 +516,21 @@ ks_cli_main (int argc, char **argv)
     {
       char *help_argv[] = { argv[2], (char *) "--help", NULL };
 
+      /* help --help and help help: the tool's own help. */
+      if (g_str_equal (argv[2], "help") || g_str_equal (argv[2], "--help")
+          || g_str_equal (argv[2], "-h"))
+        {
+          print_usage (stdout);
+          return KS_CLI_EXIT_OK;
+        }
+      if (argc > 3)
+        {
+          g_autoptr (GError) error = NULL;
+
+          ks_cli_usage_error (&error, "help takes one command, got %d (see " PROGRAM " --help)",
+                              argc - 2);
+          return ks_cli_report_error (error);
+        }
       command = find_command (argv[2]);
       if (command == NULL)
         return unknown_command (argv[2]);

@@ -35,6 +35,23 @@ int       ks_cli_main                (int argc, char **argv);
 int       ks_cli_report_error        (const GError *error);
 /* One line on stderr, prefixed, for notes that are not failures. */
 void      ks_cli_note                (const char *format, ...) G_GNUC_PRINTF (1, 2);
+/* The text report on stdout (data; diagnostics go to stderr through
+ * ks_cli_note). Nothing once ks_cli_set_json (TRUE): stdout then holds only
+ * the JSON document that ks_cli_emit_json prints. */
+void      ks_cli_print               (const char *format, ...) G_GNUC_PRINTF (1, 2);
+void      ks_cli_set_json            (gboolean json);
+/* The command's report: printed on stdout when --json was given, written
+ * atomically to output when that is not NULL (--output FILE); both may hold. */
+gboolean  ks_cli_emit_json           (JsonNode *root, gboolean json, const char *output,
+                                      GError **error);
+/* JSON members shared by the reports: a dimension as [x, y, z]; a launch as
+ * {block, grid ("auto" or [x, y, z]), mode, pixels_per_thread}; a parameter's
+ * value as its type (a choice by its id). */
+void      ks_cli_json_add_dim3       (JsonBuilder *b, const char *name, const KsDim3 *d);
+void      ks_cli_json_add_launch     (JsonBuilder *b, const char *name,
+                                      const KsLaunchConfig *config, guint default_ppt,
+                                      gboolean resolved);
+void      ks_cli_json_add_param      (JsonBuilder *b, const KsParamSpec *spec, double value);
 /* Wraps an error about a command-line value as a usage error. */
 void      ks_cli_usage_error         (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
@@ -42,7 +59,8 @@ void      ks_cli_usage_error         (GError **error, const char *format, ...) G
  * name. Sets *help when --help was given (its text is then printed on stdout).
  * *args gets the remaining words (a new strv: free it), args[0] being the
  * program name. A short option may be glued to its value (-irandom:8x8); text
- * values must be UTF-8 whatever the locale. */
+ * values must be UTF-8 whatever the locale. --version prints the version and
+ * sets *help too: the command then returns at once, like after --help. */
 gboolean  ks_cli_parse_options       (GOptionContext *context, const GOptionEntry *entries,
                                       int argc, char **argv, char ***args, gboolean *help,
                                       GError **error);

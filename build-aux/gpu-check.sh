@@ -294,7 +294,7 @@ fi
 echo
 echo "== kernelscope-cli bench --size 7680x4320"
 bench_json="$out_dir/bench-8k.json"
-run_logged "$out_dir/bench-8k.log" "$cli" bench --size 7680x4320 --json "$bench_json"
+run_logged "$out_dir/bench-8k.log" "$cli" bench --size 7680x4320 --output "$bench_json"
 bench_rc=$?
 [ "$bench_rc" -ne 0 ] && status=1
 
@@ -302,7 +302,7 @@ bench_rc=$?
 # schema of one run).
 echo "== kernelscope-cli bench --size 3840x2160"
 bench4k_json="$out_dir/bench-4k.json"
-run_logged "$out_dir/bench-4k.log" "$cli" bench --size 3840x2160 --json "$bench4k_json"
+run_logged "$out_dir/bench-4k.log" "$cli" bench --size 3840x2160 --output "$bench4k_json"
 bench4k_rc=$?
 [ "$bench4k_rc" -ne 0 ] && status=1
 
@@ -311,7 +311,7 @@ display_json="$out_dir/bench-display.json"
 display_rc=127
 if "$cli" bench-display --help >/dev/null 2>&1; then
   echo "== kernelscope-cli bench-display"
-  run_logged "$out_dir/bench-display.log" "$cli" bench-display --json "$display_json"
+  run_logged "$out_dir/bench-display.log" "$cli" bench-display --output "$display_json"
   display_rc=$?
   [ "$display_rc" -ne 0 ] && status=1
 fi
@@ -347,10 +347,10 @@ kernel_case box-blur-equal 0 "$cli" compare "$kdir/blur.png" "$kdir/blur-builtin
 kernel_case add-arrays 0 "$cli" kernel resources/kernels/add-arrays.cu \
   --arg 'result=f32[1000000]:zeros:out' --arg 'a=f32[1000000]:random(1)' \
   --arg 'b=f32[1000000]:range' --arg n=1000000 --block 256 --grid 120 \
-  --save "result=$kdir/result.csv" --json "$kdir/add.json"
+  --save "result=$kdir/result.csv"
 kernel_case printf 0 "$cli" kernel tests/data/kernels/hello-blocks.cu --grid 8 --block 64
 kernel_case printf-overflow 0 "$cli" kernel tests/data/kernels/hello-blocks.cu --grid 64 \
-  --block 1024 --printf-buffer 65536 --json "$kdir/overflow.json"
+  --block 1024 --printf-buffer 65536
 kernel_case fault 1 "$cli" kernel tests/data/kernels/wild-pointer.cu --arg 'p=i32[64]:zeros'
 kernel_case timeout 1 "$cli" kernel tests/data/kernels/spin.cu --timeout 0.5 --in random:64x64
 
@@ -359,7 +359,7 @@ kernel_json="$out_dir/bench-kernel.json"
 kernel_rc=127
 if "$cli" bench-kernel --help >/dev/null 2>&1; then
   echo "== kernelscope-cli bench-kernel"
-  run_logged "$out_dir/bench-kernel.log" "$cli" bench-kernel --json "$kernel_json"
+  run_logged "$out_dir/bench-kernel.log" "$cli" bench-kernel --output "$kernel_json"
   kernel_rc=$?
   [ "$kernel_rc" -ne 0 ] && status=1
 fi

@@ -518,18 +518,52 @@ ks_image_load_bytes (GBytes *bytes, GError **error)
   return image;
 }
 
-static const char *
-type_for_path (const char *path)
+/* The writable gdk-pixbuf format whose extensions name path's, or NULL;
+ * *known gets ".png, .jpg, …" (free it) when it is NULL. */
+static char *
+writable_type_for (const char *path, char **known)
 {
-  g_autofree char *lower = g_ascii_strdown (path, -1);
+  g_autoptr (GSList) formats = gdk_pixbuf_get_formats ();
+  g_autofree char *base = g_path_get_basename (path);
+  const char *dot = strrchr (base, '.');
+  g_autofree char *ext = dot != NULL && dot != base ? g_ascii_strdown (dot + 1, -1) : NULL;
+  g_autoptr (GString) list = g_string_new (NULL);
 
-  if (g_str_has_suffix (lower, ".jpg") || g_str_has_suffix (lower, ".jpeg"))
-    return "jpeg";
-  if (g_str_has_suffix (lower, ".tif") || g_str_has_suffix (lower, ".tiff"))
-    return "tiff";
-  if (g_str_has_suffix (lower, ".bmp"))
-    return "bmp";
-  return "png";
+  for (GSList *l = formats; l != NULL; l = l->next)
+    {
+      g_auto (GStrv) exts = NULL;
+
+      if (!gdk_pixbuf_format_is_writable (l->data))
+        continue;
+      exts = gdk_pixbuf_format_get_extensions (l->data);
+      for (guint i = 0; exts[i] != NULL; i++)
+        {
+          if (ext != NULL && g_ascii_strcasecmp (exts[i], ext) == 0)
+            return gdk_pixbuf_format_get_name (l->data);
+          g_string_append_printf (list, "%s.%s", list->len > 0 ? ", " : "", exts[i]);
+        }
+    }
+  if (known != NULL)
+    *known = g_strdup (list->str);
+  return NULL;
+}
+
+gboolean
+ks_image_check_save_path (const char *path, GError **error)
+{
+  g_autofree char *known = NULL;
+  g_autofree char *type = NULL;
+  g_autofree char *display = NULL;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  type = writable_type_for (path, &known);
+  if (type != NULL)
+    return TRUE;
+  display = g_filename_display_basename (path);
+  g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+               "Cannot write “%s”: %s names no image format Kernelscope can write (it writes %s)",
+               display, strrchr (display, '.') != NULL ? "its extension" : "no extension", known);
+  return FALSE;
 }
 
 static gboolean
@@ -544,11 +578,14 @@ ks_image_save (const KsImage *image, const char *path, GError **error)
   g_autoptr (KsImage) rgba = NULL;
   g_autoptr (GdkPixbuf) pixbuf = NULL;
   g_autoptr (GError) local_error = NULL;
-  const char *type = type_for_path (path);
+  g_autofree char *type = NULL;
   KsAtomicFile *file;
   gboolean ok;
 
   g_return_val_if_fail (image != NULL && path != NULL, FALSE);
+  if (!ks_image_check_save_path (path, error))
+    return FALSE;
+  type = writable_type_for (path, NULL);
   /* An RGBA image is encoded from its own memory: a copy would be one more
    * image-sized allocation at the peak of a save. */
   rgba = image->format == KS_FORMAT_RGBA8 ? ks_image_ref ((KsImage *) image)

@@ -52,8 +52,13 @@ KsImage   *ks_image_to_gray    (const KsImage *image, GError **error);
  * KS_IMAGE_MAX_SIDE are refused with KS_ERROR_TOO_LARGE. */
 KsImage   *ks_image_load       (const char *path, GError **error);
 KsImage   *ks_image_load_bytes (GBytes *bytes, GError **error);
-/* PNG; the type follows the extension (png, jpg/jpeg, tiff, bmp), PNG by default. */
+/* The format follows the extension, among those gdk-pixbuf can write here
+ * (png, jpg/jpeg, tif/tiff, bmp, ico, …); written whole or not at all. */
 gboolean   ks_image_save       (const KsImage *image, const char *path, GError **error);
+/* Whether ks_image_save can write a file of this name: an unknown or missing
+ * extension is refused (KS_ERROR_INVALID_ARGUMENT) with the list of those it
+ * can. Nothing is touched. */
+gboolean   ks_image_check_save_path (const char *path, GError **error);
 /* A GRAY8 image as RGBA8 (v, v, v, 255); an RGBA8 image copied. */
 KsImage   *ks_image_to_rgba    (const KsImage *image);
 

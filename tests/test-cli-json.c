@@ -539,7 +539,7 @@ test_bench_command (void)
 {
   g_autofree char *path = tmp_file ("bench-cpu.json");
   const char *const args[] = { "bench", "--engine", "cpu", "--size", "64x48", "--repeat", "5",
-                               "--ops", "invert,histogram[shared]", "--json", path, NULL };
+                               "--ops", "invert,histogram[shared]", "--output", path, NULL };
   g_autofree char *out = NULL;
   g_autoptr (JsonNode) root = NULL;
   JsonObject *top, *row;
@@ -571,6 +571,88 @@ test_bench_command (void)
   g_remove (path);
 }
 
+static JsonObject *
+parse_stdout (const char *out, JsonParser *parser)
+{
+  g_autoptr (GError) error = NULL;
+
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+/* --json of every command that prints data: stdout holds one JSON document
+ * and nothing else (the text report is left out), with the members a script
+ * reads. */
+static void
+test_every_command (void)
+{
+  g_autofree char *png = tmp_file ("json-input.png");
+  g_autofree char *out_png = tmp_file ("json-output.png");
+  const char *const make[] = { "run", "invert", "-e", "cpu", "-i", "testcard:40x30", "-o", png,
+                               NULL };
+  const char *const ops[] = { "ops", "--json", NULL };
+  const char *const run[] = { "run", "gaussian_blur", "-e", "cpu", "-i", png, "-o", out_png,
+                              "-p", "sigma=2", "-r", "3", "--json", NULL };
+  const char *const hist[] = { "run", "histogram", "-e", "cpu", "-i", png, "--json", NULL };
+  const char *const compare[] = { "compare", png, out_png, "--json", NULL };
+  const char *const bench[] = { "bench", "-e", "cpu", "--size", "32x16", "-r", "5", "--ops",
+                                "invert", "--json", NULL };
+  g_autofree char *made = NULL;
+  g_autofree char *ops_out = NULL, *run_out = NULL, *hist_out = NULL;
+  g_autofree char *compare_out = NULL, *bench_out = NULL;
+  g_autoptr (JsonParser) p1 = json_parser_new ();
+  g_autoptr (JsonParser) p2 = json_parser_new ();
+  g_autoptr (JsonParser) p3 = json_parser_new ();
+  g_autoptr (JsonParser) p4 = json_parser_new ();
+  g_autoptr (JsonParser) p5 = json_parser_new ();
+  JsonObject *o, *params, *launch;
+  JsonArray *bins;
+  gint64 sum = 0;
+
+  if (!have_cli ())
+    return;
+  made = run_cli (make);
+
+  ops_out = run_cli (ops);
+  o = parse_stdout (ops_out, p1);
+  g_assert_cmpuint (json_array_get_length (array_member (o, "ops")), ==,
+                    ks_op_registry_count ());
+
+  run_out = run_cli (run);
+  o = parse_stdout (run_out, p2);
+  assert_string (o, "op", "gaussian_blur");
+  assert_string (o, "engine", "cpu");
+  assert_int (o, "width", 40);
+  params = json_object_get_object_member (o, "params");
+  g_assert_cmpfloat (json_object_get_double_member (params, "sigma"), ==, 2.0);
+  launch = json_object_get_object_member (o, "launch");
+  g_assert_cmpuint (json_array_get_length (array_member (launch, "grid")), ==, 3);
+  assert_int (json_object_get_object_member (o, "kernel"), "runs", 3);
+  assert_string (o, "output", out_png);
+
+  hist_out = run_cli (hist);
+  o = parse_stdout (hist_out, p3);
+  bins = array_member (json_object_get_object_member (o, "histograms"), "luma");
+  g_assert_cmpuint (json_array_get_length (bins), ==, 256);
+  for (guint i = 0; i < 256; i++)
+    sum += json_array_get_int_element (bins, i);
+  g_assert_cmpint (sum, ==, 40 * 30);
+
+  compare_out = run_cli (compare);
+  o = parse_stdout (compare_out, p4);
+  assert_int (o, "pixels", 40 * 30);
+  g_assert_false (json_object_get_boolean_member (o, "identical"));
+
+  bench_out = run_cli (bench);
+  o = parse_stdout (bench_out, p5);
+  assert_string (o, "engine", "cpu");
+  g_assert_cmpuint (json_array_get_length (array_member (o, "ops")), ==, 1);
+  g_remove (png);
+  g_remove (out_png);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -588,6 +670,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/json/variant", test_variant);
   g_test_add_func ("/ks/cli/json/devices-command", test_devices_command);
   g_test_add_func ("/ks/cli/json/bench-command", test_bench_command);
+  g_test_add_func ("/ks/cli/json/every-command", test_every_command);
 
   ret = g_test_run ();
   g_rmdir (tmp_dir);
