@@ -2,8 +2,64 @@
 
 #include <gtksourceview/gtksource.h>
 
+#include "kernelscope.h"
 #include "ks-application.h"
+#include "ks-nvrtc.h"
 #include "ks-window.h"
+
+#define KS_WEBSITE "https://github.com/kernelscope/kernelscope"
+#define KS_ISSUE_URL "https://github.com/kernelscope/kernelscope/issues"
+
+static void
+append_version (GString *s, const char *what, int version)
+{
+  /* CUDA versions are 1000 × major + 10 × minor; 0: not there. */
+  if (version > 0)
+    g_string_append_printf (s, "%s: %d.%d\n", what, version / 1000, version % 1000 / 10);
+  else
+    g_string_append_printf (s, "%s: none\n", what);
+}
+
+/* The about window's Troubleshooting text: what a bug report needs. */
+static char *
+debug_info (GtkWindow *window)
+{
+  GString *s = g_string_new (NULL);
+  g_autoptr (GError) why = NULL;
+  g_autoptr (GError) nvrtc = NULL;
+  g_autoptr (GPtrArray) devices = ks_devices_enumerate ();
+
+  g_string_append_printf (s, "Kernelscope %s\n", PACKAGE_VERSION);
+  g_string_append_printf (s, "GTK %u.%u.%u, libadwaita %u.%u.%u, GLib %u.%u.%u\n",
+                          gtk_get_major_version (), gtk_get_minor_version (),
+                          gtk_get_micro_version (), adw_get_major_version (),
+                          adw_get_minor_version (), adw_get_micro_version (), glib_major_version,
+                          glib_minor_version, glib_micro_version);
+  append_version (s, "CUDA driver", ks_cuda_driver_version ());
+  append_version (s, "CUDA runtime", ks_cuda_runtime_version ());
+  if (ks_cuda_available (&why))
+    g_string_append (s, "CUDA: available\n");
+  else
+    g_string_append_printf (s, "CUDA: unavailable: %s\n", why->message);
+  if (ks_nvrtc_load (&nvrtc))
+    append_version (s, "NVRTC", ks_nvrtc_version ());
+  else
+    g_string_append_printf (s, "NVRTC: unavailable: %s\n", nvrtc->message);
+  for (guint i = 0; devices != NULL && i < devices->len; i++)
+    {
+      KsDevice *device = g_ptr_array_index (devices, i);
+
+      g_string_append_printf (s, "Device %s: %s\n", ks_device_get_id (device),
+                              ks_device_get_name (device));
+    }
+  if (KS_IS_WINDOW (window))
+    {
+      g_autofree char *display = ks_window_get_debug_info (KS_WINDOW (window));
+
+      g_string_append (s, display);
+    }
+  return g_string_free (s, FALSE);
+}
 
 struct _KsApplication
 {
@@ -54,8 +110,10 @@ about_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
   GtkApplication *app = user_data;
   static const char *developers[] = { "The Kernelscope developers", NULL };
+  GtkWindow *window = gtk_application_get_active_window (app);
+  g_autofree char *debug = debug_info (window);
   GtkWidget *about = g_object_new (ADW_TYPE_ABOUT_WINDOW,
-                                   "transient-for", gtk_application_get_active_window (app),
+                                   "transient-for", window,
                                    "application-name", "Kernelscope",
                                    "application-icon", "org.kernelscope.Kernelscope",
                                    "version", PACKAGE_VERSION,
@@ -65,6 +123,11 @@ about_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
                                                "histograms live.",
                                    "license-type", GTK_LICENSE_GPL_3_0,
                                    "developers", developers,
+                                   "developer-name", "The Kernelscope developers",
+                                   "website", KS_WEBSITE,
+                                   "issue-url", KS_ISSUE_URL,
+                                   "debug-info", debug,
+                                   "debug-info-filename", "kernelscope-debug-info.txt",
                                    NULL);
   gtk_window_present (GTK_WINDOW (about));
 }

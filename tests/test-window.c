@@ -247,6 +247,48 @@ test_corrupt_file_keeps_image (Fixture *f, gconstpointer data)
   g_unlink (path);
 }
 
+static void
+wait_for_input_name (KsPipeline *pipeline, const char *name)
+{
+  for (int i = 0; i < 500 && g_strcmp0 (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), name);
+       i++)
+    iterate_for (10);
+  g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, name);
+}
+
+/* The menu's samples: both bundled photos and the test card (at the size of
+ * the image before it); and the about window's troubleshooting text names
+ * the display's renderer, interop status and path. */
+static void
+test_samples_and_debug_info (Fixture *f, gconstpointer data)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (f->window);
+  g_autofree char *debug = NULL;
+  KsImage *a;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.open-sample", "s",
+                                             "coffee"));
+  wait_for_input_name (pipeline, "coffee.png");
+  a = ks_pipeline_get_input (pipeline, KS_INPUT_A);
+  g_assert_cmpuint (a->width, ==, 600);
+  g_assert_cmpuint (a->height, ==, 400);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.open-test-card", NULL));
+  wait_for_input_name (pipeline, "Test card");
+  a = ks_pipeline_get_input (pipeline, KS_INPUT_A);
+  g_assert_cmpuint (a->width, ==, 600);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.open-sample", "s",
+                                             "astronaut"));
+  wait_for_input_name (pipeline, "astronaut.png");
+
+  debug = ks_window_get_debug_info (f->window);
+  g_test_message ("%s", debug);
+  g_assert_nonnull (strstr (debug, "Engine device: "));
+  g_assert_nonnull (strstr (debug, "GL renderer: "));
+  g_assert_null (strstr (debug, "GL renderer: (not realized)"));
+  g_assert_nonnull (strstr (debug, "Interop: "));
+  g_assert_nonnull (strstr (debug, "Display path: "));
+}
+
 /* Save writes the shown result to a PNG file, off the main thread, and says so. */
 static void
 test_save_result (Fixture *f, gconstpointer data)
@@ -407,5 +449,7 @@ main (int argc, char *argv[])
               test_every_op_displays, fixture_teardown);
   g_test_add ("/ks/ui/window/screenshot", Fixture, NULL, fixture_setup, test_screenshot,
               fixture_teardown);
+  g_test_add ("/ks/ui/window/samples-and-debug-info", Fixture, NULL, fixture_setup,
+              test_samples_and_debug_info, fixture_teardown);
   return g_test_run ();
 }

@@ -75,7 +75,7 @@ open_test_card_action (GtkWidget *widget, const char *action_name, GVariant *par
 static void
 open_sample_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
-  ks_window_open_sample (KS_WINDOW (widget));
+  ks_window_open_named_sample (KS_WINDOW (widget), g_variant_get_string (parameter, NULL));
 }
 
 static void
@@ -302,7 +302,7 @@ _ks_window_class_init_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.open-second", NULL, open_second_action);
   gtk_widget_class_install_action (widget_class, "win.open-test-card", NULL,
                                    open_test_card_action);
-  gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, open_sample_action);
+  gtk_widget_class_install_action (widget_class, "win.open-sample", "s", open_sample_action);
   gtk_widget_class_install_action (widget_class, "win.paste", NULL, paste_action);
   gtk_widget_class_install_action (widget_class, "win.paste-second", NULL, paste_action);
   gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);

@@ -13,7 +13,7 @@
 KS_PANEL_TYPES (KS_X_DECLARE)
 #undef KS_X_DECLARE
 
-#define SAMPLE_RESOURCE "/org/kernelscope/Kernelscope/samples/astronaut.png"
+#define SAMPLE_RESOURCE_DIR "/org/kernelscope/Kernelscope/samples/"
 
 struct _KsWindow
 {
@@ -428,10 +428,45 @@ ks_window_open_file (KsWindow *self, GFile *file, KsInputSlot slot)
   g_task_run_in_thread (task, load_thread);
 }
 
+char *
+ks_window_get_debug_info (KsWindow *self)
+{
+  const char *renderer, *interop, *path, *why = NULL;
+  KsDevice *device = NULL;
+  GString *s = g_string_new (NULL);
+
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+  renderer = ks_image_view_get_gl_renderer (self->view);
+  interop = ks_image_view_get_interop_status (self->view);
+  path = ks_image_view_get_display_path (self->view);
+  if (self->pipeline != NULL)
+    {
+      device = ks_pipeline_get_device (self->pipeline);
+      why = ks_pipeline_get_cpu_reason (self->pipeline);
+    }
+  g_string_append_printf (s, "Engine device: %s (%s)\n",
+                          device != NULL ? ks_device_get_name (device) : "(none)",
+                          device != NULL ? ks_device_get_id (device) : "-");
+  if (why != NULL)
+    g_string_append_printf (s, "CPU engine because: %s\n", why);
+  g_string_append_printf (s, "GL renderer: %s\n", renderer != NULL ? renderer : "(not realized)");
+  g_string_append_printf (s, "Interop: %s\n", interop != NULL ? interop : "(unknown)");
+  g_string_append_printf (s, "Display path: %s\n", path != NULL ? path : "(nothing shown yet)");
+  return g_string_free (s, FALSE);
+}
+
 void
 ks_window_open_sample (KsWindow *self)
 {
-  g_autoptr (GBytes) bytes = g_resources_lookup_data (SAMPLE_RESOURCE, 0, NULL);
+  ks_window_open_named_sample (self, "astronaut");
+}
+
+void
+ks_window_open_named_sample (KsWindow *self, const char *name)
+{
+  g_autofree char *file = g_strdup_printf ("%s.png", name);
+  g_autofree char *path = g_strconcat (SAMPLE_RESOURCE_DIR, file, NULL);
+  g_autoptr (GBytes) bytes = g_resources_lookup_data (path, 0, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (KsImage) image = NULL;
 
@@ -444,7 +479,7 @@ ks_window_open_sample (KsWindow *self)
       _ks_window_toast (self, "Not enough memory for the sample image");
       return;
     }
-  ks_window_open_image (self, image, bytes != NULL ? "astronaut.png" : "Test card", KS_INPUT_A);
+  ks_window_open_image (self, image, bytes != NULL ? file : "Test card", KS_INPUT_A);
 }
 
 static void

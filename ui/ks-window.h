@@ -22,6 +22,11 @@ void        ks_window_save_result     (KsWindow *self, GFile *file);
 void        ks_window_open_image      (KsWindow *self, KsImage *image, const char *name,
                                        KsInputSlot slot);
 void        ks_window_open_sample     (KsWindow *self);
+/* One of the bundled photos: "astronaut" or "coffee". */
+void        ks_window_open_named_sample (KsWindow *self, const char *name);
+/* What a bug report needs about this window's display: the GL renderer, the
+ * interop status and the path results take to the screen. */
+char       *ks_window_get_debug_info  (KsWindow *self);
 /* The last message shown in a toast (tests). */
 const char *ks_window_get_last_message (KsWindow *self);
 GtkWidget  *ks_window_get_view        (KsWindow *self);
