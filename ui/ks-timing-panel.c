@@ -439,6 +439,13 @@ ks_timing_panel_get_pipeline (KsTimingPanel *self)
   return self->pipeline;
 }
 
+GtkAdjustment *
+ks_timing_panel_get_repeats_adjustment (KsTimingPanel *self)
+{
+  g_return_val_if_fail (KS_IS_TIMING_PANEL (self), NULL);
+  return gtk_spin_button_get_adjustment (self->repeats_spin);
+}
+
 GtkWidget *
 ks_timing_panel_new (void)
 {

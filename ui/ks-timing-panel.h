@@ -19,6 +19,8 @@ GtkWidget  *ks_timing_panel_new          (void);
 /* Property "pipeline". */
 void        ks_timing_panel_set_pipeline (KsTimingPanel *self, KsPipeline *pipeline);
 KsPipeline *ks_timing_panel_get_pipeline (KsTimingPanel *self);
+/* The timed runs of Measure and Compare (the window binds it to a setting). */
+GtkAdjustment *ks_timing_panel_get_repeats_adjustment (KsTimingPanel *self);
 
 /* Signal "error" (const char *message): a measurement or an export failed;
  * the panel also shows the message. The window may show it as a toast. */

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "ks-image-view.h"
+#include "ks-preferences-window.h"
 #include "ks-window-private.h"
 
 static void
@@ -70,6 +71,21 @@ open_test_card_action (GtkWidget *widget, const char *action_name, GVariant *par
     _ks_window_toast (self, "Not enough memory for the test card");
   else
     ks_window_open_image (self, card, "Test card", KS_INPUT_A);
+}
+
+static void
+preferences_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsWindow *self = KS_WINDOW (widget);
+  GSettings *settings = _ks_window_get_settings (self);
+
+  if (settings == NULL)
+    {
+      _ks_window_toast (self, "Preferences need Kernelscope’s settings schema, which is not "
+                              "installed here (GSETTINGS_SCHEMA_DIR)");
+      return;
+    }
+  gtk_window_present (GTK_WINDOW (ks_preferences_window_new (GTK_WINDOW (self), settings)));
 }
 
 static void
@@ -303,6 +319,9 @@ _ks_window_class_init_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.open-test-card", NULL,
                                    open_test_card_action);
   gtk_widget_class_install_action (widget_class, "win.open-sample", "s", open_sample_action);
+  gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_comma, GDK_CONTROL_MASK,
+                                       "win.preferences", NULL);
   gtk_widget_class_install_action (widget_class, "win.paste", NULL, paste_action);
   gtk_widget_class_install_action (widget_class, "win.paste-second", NULL, paste_action);
   gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);

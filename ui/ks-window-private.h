@@ -20,4 +20,16 @@ gboolean _ks_window_get_kernel_visible (KsWindow *self);
 KsKernelPanel  *ks_window_get_kernel_panel  (KsWindow *self);
 KsConsolePanel *ks_window_get_console_panel (KsWindow *self);
 
+/* The application's settings; NULL where the schema is not installed. */
+GSettings *_ks_window_get_settings (KsWindow *self);
+
+/* ks-window-settings.c: the last op, parameters, launch and engine, saved
+ * when the window closes and given back when one opens (restore-last); the
+ * device a new window starts on (NULL: the pipeline's own choice); the style
+ * following color-scheme for as long as owner lives. */
+void      _ks_window_settings_save         (GSettings *settings, KsPipeline *pipeline);
+void      _ks_window_settings_restore      (GSettings *settings, KsPipeline *pipeline);
+KsDevice *_ks_window_settings_start_device (GSettings *settings, GError **error);
+void      _ks_window_settings_follow_style (GSettings *settings, gpointer owner);
+
 G_END_DECLS

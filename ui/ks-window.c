@@ -7,6 +7,7 @@
 #include "ks-image-view.h"
 #include "ks-kernel-panel.h"
 #include "ks-panel-types.h"
+#include "ks-timing-panel.h"
 #include "ks-window-private.h"
 
 #define KS_X_DECLARE(name) GType name##_get_type (void);
@@ -36,6 +37,7 @@ struct _KsWindow
   GtkLabel *zoom_label;
   GtkLabel *status_label;
   KsDevicePanel *device_panel;
+  KsTimingPanel *timing_panel;
   GtkToggleButton *kernel_toggle;
   GtkWidget *kernel_pane;
   KsKernelPanel *kernel_panel;
@@ -428,6 +430,12 @@ ks_window_open_file (KsWindow *self, GFile *file, KsInputSlot slot)
   g_task_run_in_thread (task, load_thread);
 }
 
+GSettings *
+_ks_window_get_settings (KsWindow *self)
+{
+  return self->settings;
+}
+
 char *
 ks_window_get_debug_info (KsWindow *self)
 {
@@ -503,6 +511,8 @@ ks_window_dispose (GObject *object)
                               _ks_window_get_left_visible (self));
       g_settings_set_boolean (self->settings, "show-right-panel",
                               _ks_window_get_right_visible (self));
+      if (self->pipeline != NULL)
+        _ks_window_settings_save (self->settings, self->pipeline);
     }
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_WINDOW);
   g_clear_object (&self->settings);
@@ -574,6 +584,7 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, zoom_label);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, status_label);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, device_panel);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, timing_panel);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, kernel_toggle);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, kernel_pane);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, kernel_panel);
@@ -607,6 +618,45 @@ on_kernel_settings_changed_cb (GSettings *settings, const char *key, KsWindow *s
   ks_pipeline_set_kernel_limits (self->pipeline,
                                  g_settings_get_uint (settings, "kernel-time-limit"),
                                  g_settings_get_uint (settings, "printf-buffer"));
+}
+
+static void
+on_start_device_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (KsWindow) self = user_data;
+  g_autoptr (GError) error = NULL;
+
+  if (!ks_pipeline_set_device_finish (KS_PIPELINE (object), result, &error))
+    {
+      g_autofree char *message = g_strdup_printf ("Could not start on the preferred device: %s",
+                                                  error->message);
+      _ks_window_toast (self, message);
+    }
+}
+
+/* The engine of the preferences (or of the last window), where it is not
+ * the one the pipeline chose itself. */
+static void
+start_on_preferred_device (KsWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsDevice) device = _ks_window_settings_start_device (self->settings, &error);
+  KsDevice *current = ks_pipeline_get_device (self->pipeline);
+
+  if (device == NULL)
+    {
+      if (error != NULL)
+        {
+          g_autofree char *message = g_strdup_printf ("Could not start on the preferred device: "
+                                                      "%s", error->message);
+          _ks_window_toast (self, message);
+        }
+      return;
+    }
+  if (current != NULL && g_str_equal (ks_device_get_id (current), ks_device_get_id (device)))
+    return;
+  ks_pipeline_set_device_async (self->pipeline, device, NULL, on_start_device_cb,
+                                g_object_ref (self));
 }
 
 static void
@@ -649,6 +699,12 @@ ks_window_init (KsWindow *self)
       g_signal_connect (self->settings, "changed::printf-buffer",
                         G_CALLBACK (on_kernel_settings_changed_cb), self);
       on_kernel_settings_changed_cb (self->settings, NULL, self);
+      g_settings_bind (self->settings, "measure-repeats",
+                       ks_timing_panel_get_repeats_adjustment (self->timing_panel), "value",
+                       G_SETTINGS_BIND_DEFAULT);
+      _ks_window_settings_follow_style (self->settings, self);
+      _ks_window_settings_restore (self->settings, self->pipeline);
+      start_on_preferred_device (self);
     }
   update_zoom_label (self);
   update_display_info (self);
