@@ -750,7 +750,7 @@ static gboolean
 read_file (const char *path, char **contents, gsize *length, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  g_autofree char *display = g_filename_display_name (path);
+  g_autofree char *display = ks_file_display_name (path);
   GStatBuf st;
 
   if (g_stat (path, &st) == 0 && (guint64) st.st_size > MAX_FILE_BYTES)
@@ -1307,7 +1307,7 @@ ks_array_load (const char *path, KsElemType type, GError **error)
   g_return_val_if_fail ((guint) type <= KS_ELEM_OTHER, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  display = g_filename_display_name (path);
+  display = ks_file_display_name (path);
   if (has_suffix_ci (path, ".npy"))
     return load_npy (path, display, type, error);
   if (has_suffix_ci (path, ".csv"))
@@ -2001,7 +2001,7 @@ ks_binding_create_array (const KsBinding *b, GError **error)
         return NULL;
       if (array->length != b->length)
         {
-          g_autofree char *display = g_filename_display_name (b->path);
+          g_autofree char *display = ks_file_display_name (b->path);
 
           g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
                        "%s: “%s” holds %" G_GSIZE_FORMAT " values, but the binding asks for %"

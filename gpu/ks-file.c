@@ -52,7 +52,7 @@ struct _KsAtomicFile
 static void
 set_file_error (GError **error, const char *what, const char *path, int err)
 {
-  g_autofree char *display = g_filename_display_name (path);
+  g_autofree char *display = ks_file_display_name (path);
 
   g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "Cannot %s “%s”: %s", what, display,
                g_strerror (err));
@@ -202,7 +202,7 @@ ks_file_check_writable (const char *path, GError **error)
 
   g_return_val_if_fail (path != NULL, FALSE);
 
-  display = g_filename_display_name (path);
+  display = ks_file_display_name (path);
   if (*path == '\0')
     {
       g_set_error_literal (error, KS_ERROR, KS_ERROR_FAILED,
@@ -218,7 +218,7 @@ ks_file_check_writable (const char *path, GError **error)
   dir = g_path_get_dirname (path);
   if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
-      g_autofree char *dir_display = g_filename_display_name (dir);
+      g_autofree char *dir_display = ks_file_display_name (dir);
 
       g_set_error (error, KS_ERROR, KS_ERROR_FAILED,
                    "Cannot write “%s”: the folder “%s” does not exist", display, dir_display);
@@ -227,7 +227,7 @@ ks_file_check_writable (const char *path, GError **error)
   if (access (dir, W_OK) != 0)
     {
       int err = errno;
-      g_autofree char *dir_display = g_filename_display_name (dir);
+      g_autofree char *dir_display = ks_file_display_name (dir);
 
       g_set_error (error, KS_ERROR, KS_ERROR_FAILED,
                    "Cannot write “%s”: the folder “%s” is not writable (%s)", display,
@@ -250,6 +250,49 @@ on_signal (int sig)
   /* Then what the signal would have done: end the process, with its status. */
   signal (sig, SIG_DFL);
   raise (sig);
+}
+
+static char *
+escape_controls (char *text)
+{
+  GString *s;
+
+  for (const char *p = text; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      goto escape;
+  return text;
+
+escape:
+  s = g_string_sized_new (strlen (text) + 8);
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      guchar c = (guchar) *p;
+
+      if (c == '\n')
+        g_string_append (s, "\\n");
+      else if (c == '\t')
+        g_string_append (s, "\\t");
+      else if (c == '\r')
+        g_string_append (s, "\\r");
+      else if (c < 0x20 || c == 0x7f)
+        g_string_append_printf (s, "\\x%02x", c);
+      else
+        g_string_append_c (s, (char) c);
+    }
+  g_free (text);
+  return g_string_free (s, FALSE);
+}
+
+char *
+ks_file_display_name (const char *path)
+{
+  return escape_controls (g_filename_display_name (path));
+}
+
+char *
+ks_file_display_basename (const char *path)
+{
+  return escape_controls (g_filename_display_basename (path));
 }
 
 void

@@ -41,4 +41,10 @@ void          ks_file_remove_temporaries_on_signals (void);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsAtomicFile, ks_atomic_file_abort)
 
+/* A file name for a message: g_filename_display_name's (or _basename's) text,
+ * with control characters written as escapes (\n, \t, \x1b), so that a name
+ * holding a newline stays on the message's one line and is still the name. */
+char        *ks_file_display_name      (const char *path);
+char        *ks_file_display_basename  (const char *path);
+
 G_END_DECLS
