@@ -934,8 +934,8 @@ check_complete (const char *path, const char *display, const char *format, goffs
 /* A vector image's cost is not its size: a 1 KB SVG with a wide blur renders
  * for minutes in gigabytes. They are rendered by the worker program under a
  * budget — RENDER_SECONDS of time, and address space for a few surfaces of the
- * image's size (a filter needs several) — that the kernel enforces, so that nothing of it can hang or exhaust
- * this process. */
+ * image's size (a filter needs several) — that the kernel enforces, so that
+ * nothing of it can hang or exhaust this process. */
 #define RENDER_SECONDS 10
 #define RENDER_BASE_BYTES ((guint64) 1 << 30)
 #define RENDER_SURFACES 6
