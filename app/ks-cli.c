@@ -27,6 +27,8 @@ static const Command commands[] = {
   { "kernel", ks_cli_cmd_kernel, "Compile and run your own kernel (a .cu file or an expression)" },
   { "bench-kernel", ks_cli_cmd_bench_kernel,
     "Benchmark your own kernels: compiling, an edit to its result, restarts, speed" },
+  { "sweep", ks_cli_cmd_sweep,
+    "Measure an op under a set of block shapes: time, GB/s, occupancy, the fastest" },
 };
 
 static char *
@@ -481,7 +483,8 @@ unknown_command (const char *name)
   g_autoptr (GError) error = NULL;
 
   ks_cli_usage_error (&error, "unknown command “%s” (commands: devices, ops, run, compare, "
-                      "bench, bench-display, kernel, bench-kernel; see " PROGRAM " --help)", name);
+                      "bench, bench-display, kernel, bench-kernel, sweep; see " PROGRAM
+                      " --help)", name);
   return ks_cli_report_error (error);
 }
 

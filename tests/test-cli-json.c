@@ -599,6 +599,11 @@ test_every_command (void)
   const char *const compare[] = { "compare", png, out_png, "--json", NULL };
   const char *const bench[] = { "bench", "-e", "cpu", "--size", "32x16", "-r", "5", "--ops",
                                 "invert", "--json", NULL };
+  const char *const sweep[] = { "sweep", "invert", "-e", "cpu", "-i", png, "-b", "32x8,2048",
+                                "-r", "2", "--json", NULL };
+  g_autofree char *sweep_out = NULL;
+  g_autoptr (JsonParser) p6 = json_parser_new ();
+  JsonArray *points;
   g_autofree char *made = NULL;
   g_autofree char *ops_out = NULL, *run_out = NULL, *hist_out = NULL;
   g_autofree char *compare_out = NULL, *bench_out = NULL;
@@ -649,6 +654,16 @@ test_every_command (void)
   o = parse_stdout (bench_out, p5);
   assert_string (o, "engine", "cpu");
   g_assert_cmpuint (json_array_get_length (array_member (o, "ops")), ==, 1);
+
+  sweep_out = run_cli (sweep);
+  o = parse_stdout (sweep_out, p6);
+  assert_string (o, "op", "invert");
+  assert_int (o, "fastest", 0);
+  points = array_member (o, "points");
+  g_assert_cmpuint (json_array_get_length (points), ==, 2);
+  assert_null (json_array_get_object_element (points, 0), "refused");
+  g_assert_nonnull (json_object_get_string_member (json_array_get_object_element (points, 1),
+                                                   "refused"));
   g_remove (png);
   g_remove (out_png);
 }
