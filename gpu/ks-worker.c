@@ -175,7 +175,8 @@ reap_locked (KsWorker *self)
 }
 
 /* KS_WORKER_PATH, else beside the running executable (installed next to
- * it, or app/ of the build tree beside tests/), else libexec. */
+ * it, or app/ of the build tree beside tests/), else ../libexec from it, else
+ * the libexecdir it was configured for. */
 char *
 _ks_worker_find_program (GError **error)
 {
@@ -196,6 +197,7 @@ _ks_worker_find_program (GError **error)
         g_build_filename (dir, KS_WORKER_PROGRAM, NULL),
         g_build_filename (dir, "..", "app", KS_WORKER_PROGRAM, NULL),
         g_build_filename (dir, "..", "libexec", KS_WORKER_PROGRAM, NULL),
+        g_build_filename (KS_LIBEXECDIR, KS_WORKER_PROGRAM, NULL),
       };
 
       for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
