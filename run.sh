@@ -39,6 +39,13 @@ if [ "$cli_only" -eq 0 ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-
   [ -x "$app" ] || ks_die "$app was not built"
   # The settings schema compiled in the build tree: the window keeps its size and panels.
   export GSETTINGS_SCHEMA_DIR="${cli%/app/kernelscope-cli}/resources${GSETTINGS_SCHEMA_DIR:+:$GSETTINGS_SCHEMA_DIR}"
+  # The translations built in the build tree (LANGUAGE=de ./run.sh: the German UI).
+  export KS_LOCALEDIR="${cli%/app/kernelscope-cli}/po"
+  # gettext ignores LANGUAGE under the plain C locale: without a locale of
+  # their own, the messages follow LANGUAGE under C.UTF-8.
+  if [ -n "${LANGUAGE:-}" ] && [ -z "${LC_ALL:-}${LC_MESSAGES:-}${LANG:-}" ]; then
+    export LANG=C.UTF-8
+  fi
   ks_log "Starting Kernelscope"
   exec "$app" "${images[@]}"
 fi

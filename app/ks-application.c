@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <gtksourceview/gtksource.h>
 
 #include "kernelscope.h"
@@ -109,7 +110,7 @@ static void
 about_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
   GtkApplication *app = user_data;
-  static const char *developers[] = { "The Kernelscope developers", NULL };
+  const char *developers[] = { _("The Kernelscope developers"), NULL };
   GtkWindow *window = gtk_application_get_active_window (app);
   g_autofree char *debug = debug_info (window);
   GtkWidget *about = g_object_new (ADW_TYPE_ABOUT_WINDOW,
@@ -117,13 +118,13 @@ about_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
                                    "application-name", "Kernelscope",
                                    "application-icon", "org.kernelscope.Kernelscope",
                                    "version", PACKAGE_VERSION,
-                                   "comments", "See what a GPU kernel does to an image while it "
-                                               "runs: pick an operation, choose the CUDA grid and "
-                                               "block, and watch the result, the timings and the "
-                                               "histograms live.",
+                                   "comments", _("See what a GPU kernel does to an image while "
+                                                 "it runs: pick an operation, choose the CUDA "
+                                                 "grid and block, and watch the result, the "
+                                                 "timings and the histograms live."),
                                    "license-type", GTK_LICENSE_GPL_3_0,
                                    "developers", developers,
-                                   "developer-name", "The Kernelscope developers",
+                                   "developer-name", _("The Kernelscope developers"),
                                    "website", KS_WEBSITE,
                                    "issue-url", KS_ISSUE_URL,
                                    "debug-info", debug,
@@ -187,8 +188,9 @@ ks_application_class_init (KsApplicationClass *klass)
 static void
 ks_application_init (KsApplication *self)
 {
+  /* GOption translates the description in the application's text domain. */
   g_application_add_main_option (G_APPLICATION (self), "version", 0, G_OPTION_FLAG_NONE,
-                                 G_OPTION_ARG_NONE, "Show the version", NULL);
+                                 G_OPTION_ARG_NONE, N_("Show the version"), NULL);
 }
 
 KsApplication *

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <string.h>
 
 #include <adwaita.h>
@@ -188,9 +190,11 @@ enum
 
 static guint signals[N_SIGNALS];
 
-static const char *const direction_titles[] = { "in", "out", "in-out", NULL };
+/* TRANSLATORS: which way an array is copied: to the GPU, back from it, or both. */
+static const char *const direction_titles[] = { N_("in"), N_("out"), N_("in-out"), NULL };
 static const char *const init_titles[] = {
-  "Zeros", "Range", "Constant", "Uniform random", "Normal random", "File", NULL
+  N_("Zeros"), N_("Range"), N_("Constant"), N_("Uniform random"), N_("Normal random"),
+  N_("File"), NULL
 };
 
 static void
@@ -369,7 +373,7 @@ update_summary (KsArrayView *self)
   if (self->messages->len > 0)
     text = join_messages (self->messages);
   else if (self->args->len > 0)
-    text = g_strdup ("Every argument is bound: ready to run.");
+    text = g_strdup (_("Every argument is bound: ready to run."));
   /* One finding a line, each cut to the panel's width (a wrapping label
    * beside the icon measures inconsistently in GTK 4.8): the whole text is
    * in the tooltip and under each row. */
@@ -440,7 +444,7 @@ sync_row (KsArrayView *self, guint index)
           break;
         }
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row->file_row),
-                                   binding->path != NULL ? binding->path : "No file chosen");
+                                   binding->path != NULL ? binding->path : _("No file chosen"));
       show_init_params (row, binding->init);
       gtk_drop_down_set_selected (row->direction_dropdown,
                                   ks_binding_resolve_direction (binding, arg));
@@ -674,7 +678,7 @@ static void
 on_choose_file_clicked_cb (GtkButton *button, KsArrayView *self)
 {
   guint index = widget_arg_index (button);
-  g_autofree char *title = g_strdup_printf ("Data for “%s”", get_arg (self, index)->name);
+  g_autofree char *title = g_strdup_printf (_("Data for “%s”"), get_arg (self, index)->name);
   g_autoptr (GtkFileFilter) both = gtk_file_filter_new ();
 
   if (self->chooser != NULL)
@@ -682,13 +686,13 @@ on_choose_file_clicked_cb (GtkButton *button, KsArrayView *self)
   g_clear_object (&self->chooser);
 
   self->chooser = gtk_file_chooser_native_new (title, toplevel_window (self),
-                                               GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", NULL);
-  gtk_file_filter_set_name (both, "Arrays (.npy, .csv)");
+                                               GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), NULL);
+  gtk_file_filter_set_name (both, _("Arrays (.npy, .csv)"));
   gtk_file_filter_add_pattern (both, "*.npy");
   gtk_file_filter_add_pattern (both, "*.csv");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), both);
-  add_filter (GTK_FILE_CHOOSER (self->chooser), "NumPy arrays (.npy)", "*.npy");
-  add_filter (GTK_FILE_CHOOSER (self->chooser), "Comma-separated values (.csv)", "*.csv");
+  add_filter (GTK_FILE_CHOOSER (self->chooser), _("NumPy arrays (.npy)"), "*.npy");
+  add_filter (GTK_FILE_CHOOSER (self->chooser), _("Comma-separated values (.csv)"), "*.csv");
   g_object_set_data (G_OBJECT (self->chooser), ARG_INDEX_KEY, GUINT_TO_POINTER (index));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->chooser), TRUE);
   g_signal_connect_object (self->chooser, "response", G_CALLBACK (on_file_chosen_cb), self,
@@ -724,7 +728,13 @@ add_sub_row (ArgRow *row, const char *title, GtkWidget *suffix)
 static GtkDropDown *
 new_dropdown (KsArrayView *self, const char *const *titles, guint index, GCallback callback)
 {
-  GtkWidget *dropdown = gtk_drop_down_new_from_strings (titles);
+  GtkStringList *list = gtk_string_list_new (NULL);
+  GtkWidget *dropdown;
+
+  /* The titles as the user reads them (the element types have no translation). */
+  for (guint i = 0; titles[i] != NULL; i++)
+    gtk_string_list_append (list, _(titles[i]));
+  dropdown = gtk_drop_down_new (G_LIST_MODEL (list), NULL);
 
   tag_widget (dropdown, index);
   g_signal_connect_object (dropdown, "notify::selected", callback, self, G_CONNECT_DEFAULT);
@@ -757,8 +767,9 @@ build_pointer_rows (KsArrayView *self, ArgRow *row, guint index)
 
   row->type_dropdown = new_dropdown (self, type_names, index, G_CALLBACK (on_type_selected_cb));
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->type_dropdown),
-                               "The type of the array's elements: it should be the pointer's");
-  add_sub_row (row, "Element type", GTK_WIDGET (row->type_dropdown));
+                               _("The type of the array's elements: it should be the "
+                                 "pointer's"));
+  add_sub_row (row, _("Element type"), GTK_WIDGET (row->type_dropdown));
 
   length = gtk_spin_button_new_with_range (1, KS_ARRAY_VIEW_MAX_LENGTH, 1);
   gtk_spin_button_set_increments (GTK_SPIN_BUTTON (length), 1, 1024);
@@ -768,39 +779,39 @@ build_pointer_rows (KsArrayView *self, ArgRow *row, guint index)
   tag_widget (length, index);
   g_signal_connect_object (length, "value-changed", G_CALLBACK (on_length_changed_cb), self,
                            G_CONNECT_DEFAULT);
-  add_sub_row (row, "Length", length);
+  add_sub_row (row, _("Length"), length);
 
   row->init_dropdown = new_dropdown (self, (const char *const *) init_titles, index,
                                      G_CALLBACK (on_init_selected_cb));
-  add_sub_row (row, "Initial data", GTK_WIDGET (row->init_dropdown));
+  add_sub_row (row, _("Initial data"), GTK_WIDGET (row->init_dropdown));
 
   row->start_spin = new_param_spin (self, index, 'a', -1e15, 1e15, 1, 3);
-  row->start_row = GTK_WIDGET (add_sub_row (row, "Start", GTK_WIDGET (row->start_spin)));
+  row->start_row = GTK_WIDGET (add_sub_row (row, _("Start"), GTK_WIDGET (row->start_spin)));
   row->step_spin = new_param_spin (self, index, 'b', -1e15, 1e15, 1, 3);
-  row->step_row = GTK_WIDGET (add_sub_row (row, "Step", GTK_WIDGET (row->step_spin)));
+  row->step_row = GTK_WIDGET (add_sub_row (row, _("Step"), GTK_WIDGET (row->step_spin)));
   row->value_spin = new_param_spin (self, index, 'a', -1e15, 1e15, 1, 3);
-  row->value_row = GTK_WIDGET (add_sub_row (row, "Value", GTK_WIDGET (row->value_spin)));
+  row->value_row = GTK_WIDGET (add_sub_row (row, _("Value"), GTK_WIDGET (row->value_spin)));
   row->seed_spin = new_param_spin (self, index, 'a', 0, G_MAXUINT32, 1, 0);
-  row->seed_row = GTK_WIDGET (add_sub_row (row, "Seed", GTK_WIDGET (row->seed_spin)));
+  row->seed_row = GTK_WIDGET (add_sub_row (row, _("Seed"), GTK_WIDGET (row->seed_spin)));
   row->mean_spin = new_param_spin (self, index, 'b', -1e15, 1e15, 0.1, 3);
-  row->mean_row = GTK_WIDGET (add_sub_row (row, "Mean", GTK_WIDGET (row->mean_spin)));
+  row->mean_row = GTK_WIDGET (add_sub_row (row, _("Mean"), GTK_WIDGET (row->mean_spin)));
   row->sd_spin = new_param_spin (self, index, 'c', 0, 1e15, 0.1, 3);
-  row->sd_row = GTK_WIDGET (add_sub_row (row, "Standard deviation",
+  row->sd_row = GTK_WIDGET (add_sub_row (row, _("Standard deviation"),
                                          GTK_WIDGET (row->sd_spin)));
 
-  button = gtk_button_new_with_label ("Choose…");
-  gtk_widget_set_tooltip_text (button, "A .npy file, or a .csv file of numbers");
+  button = gtk_button_new_with_label (_("Choose…"));
+  gtk_widget_set_tooltip_text (button, _("A .npy file, or a .csv file of numbers"));
   tag_widget (button, index);
   g_signal_connect_object (button, "clicked", G_CALLBACK (on_choose_file_clicked_cb), self,
                            G_CONNECT_DEFAULT);
-  row->file_row = GTK_WIDGET (add_sub_row (row, "File", button));
+  row->file_row = GTK_WIDGET (add_sub_row (row, _("File"), button));
 
   row->direction_dropdown = new_dropdown (self, direction_titles, index,
                                           G_CALLBACK (on_direction_selected_cb));
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->direction_dropdown),
-                               "in: copied to the GPU before the run; out: copied back after "
-                               "it; in-out: both");
-  add_sub_row (row, "Direction", GTK_WIDGET (row->direction_dropdown));
+                               _("in: copied to the GPU before the run; out: copied back after "
+                                 "it; in-out: both"));
+  add_sub_row (row, _("Direction"), GTK_WIDGET (row->direction_dropdown));
 }
 
 static ArgRow *
@@ -833,7 +844,8 @@ build_row (KsArrayView *self, guint index)
       adw_action_row_add_prefix (ADW_ACTION_ROW (row->row), icon);
       gtk_editable_set_width_chars (GTK_EDITABLE (entry), 12);
       gtk_widget_set_valign (entry, GTK_ALIGN_CENTER);
-      gtk_widget_set_tooltip_text (entry, "The scalar's value, as C writes it (400, 0.5, -3)");
+      gtk_widget_set_tooltip_text (entry,
+                                   _("The scalar's value, as C writes it (400, 0.5, -3)"));
       row->value_entry = GTK_EDITABLE (entry);
       tag_widget (entry, index);
       g_signal_connect_object (entry, "changed", G_CALLBACK (on_value_changed_cb), self,
@@ -1142,12 +1154,13 @@ ks_array_view_create_arrays (KsArrayView *self, GError **error)
           if (diagnostic->severity == KS_DIAGNOSTIC_ERROR)
             {
               g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                           "The arguments cannot be bound as they are: %s", diagnostic->message);
+                           _("The arguments cannot be bound as they are: %s"),
+                           diagnostic->message);
               return NULL;
             }
         }
       g_set_error_literal (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                           "The arguments cannot be bound as they are");
+                           _("The arguments cannot be bound as they are"));
       return NULL;
     }
 
@@ -1164,7 +1177,7 @@ ks_array_view_create_arrays (KsArrayView *self, GError **error)
       array = ks_binding_create_array (binding, error);
       if (array == NULL)
         {
-          g_prefix_error (error, "Argument “%s”: ", arg->name);
+          g_prefix_error (error, _("Argument “%s”: "), arg->name);
           return NULL;
         }
       g_ptr_array_add (arrays, array);
@@ -1313,7 +1326,7 @@ show_choice (KsArrayView *self, guint position)
 
       if (made == NULL)
         {
-          g_autofree char *message = g_strdup_printf ("The input “%s” cannot be shown: %s",
+          g_autofree char *message = g_strdup_printf (_("The input “%s” cannot be shown: %s"),
                                                       choice->name, error->message);
           show_error (self, message);
           return;
@@ -1329,13 +1342,27 @@ show_choice (KsArrayView *self, guint position)
   gtk_widget_set_sensitive (GTK_WIDGET (self->results_stack), TRUE);
 
   if (array->cols > 0)
-    shape = g_strdup_printf ("%" G_GSIZE_FORMAT " × %" G_GSIZE_FORMAT " matrix of %s%s",
-                             array->rows, array->cols, ks_elem_type_short_name (array->type),
-                             choice->input != NULL ? ", as the run was given it" : "");
+    {
+      g_autofree char *rows = g_strdup_printf ("%" G_GSIZE_FORMAT, array->rows);
+      g_autofree char *cols = g_strdup_printf ("%" G_GSIZE_FORMAT, array->cols);
+
+      shape = g_strdup_printf (choice->input != NULL
+                                 ? _("%s × %s matrix of %s, as the run was given it")
+                                 : _("%s × %s matrix of %s"),
+                               rows, cols, ks_elem_type_short_name (array->type));
+    }
   else
-    shape = g_strdup_printf ("%" G_GSIZE_FORMAT " elements of %s%s", array->length,
-                             ks_elem_type_short_name (array->type),
-                             choice->input != NULL ? ", as the run was given it" : "");
+    {
+      g_autofree char *length = g_strdup_printf ("%" G_GSIZE_FORMAT, array->length);
+
+      shape = g_strdup_printf (choice->input != NULL
+                                 ? ngettext ("%s element of %s, as the run was given it",
+                                             "%s elements of %s, as the run was given it",
+                                             array->length)
+                                 : ngettext ("%s element of %s", "%s elements of %s",
+                                             array->length),
+                               length, ks_elem_type_short_name (array->type));
+    }
   gtk_label_set_label (self->shape_label, shape);
 
   if (array->cols > 0 && array->cols <= MATRIX_GRID_MAX_COLS
@@ -1393,7 +1420,7 @@ ks_array_view_set_results (KsArrayView *self, GPtrArray *arrays, const char *con
         {
           const KsBinding *input = g_ptr_array_index (self->run_inputs, i);
           ArrayChoice *choice = g_new0 (ArrayChoice, 1);
-          g_autofree char *title = g_strdup_printf ("%s (input)", input->name);
+          g_autofree char *title = g_strdup_printf (_("%s (input)"), input->name);
 
           choice->name = g_strdup (input->name);
           choice->result = G_MAXUINT;
@@ -1449,7 +1476,7 @@ ks_array_view_save_shown (KsArrayView *self, GFile *file, GError **error)
   if (self->shown == NULL)
     {
       g_set_error_literal (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                           "There is no array to save: run the kernel first");
+                           _("There is no array to save: run the kernel first"));
       return FALSE;
     }
   path = g_file_get_path (file);
@@ -1458,7 +1485,7 @@ ks_array_view_save_shown (KsArrayView *self, GFile *file, GError **error)
       g_autofree char *uri = g_file_get_uri (file);
 
       g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                   "Arrays are saved to local files only, not to %s", uri);
+                   _("Arrays are saved to local files only, not to %s"), uri);
       return FALSE;
     }
   folded = g_ascii_strdown (path, -1);
@@ -1497,10 +1524,10 @@ on_save_clicked_cb (GtkButton *button, KsArrayView *self)
     gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->chooser));
   g_clear_object (&self->chooser);
 
-  self->chooser = gtk_file_chooser_native_new ("Save Array", toplevel_window (self),
-                                               GTK_FILE_CHOOSER_ACTION_SAVE, "_Save", NULL);
-  add_filter (GTK_FILE_CHOOSER (self->chooser), "Comma-separated values (.csv)", "*.csv");
-  add_filter (GTK_FILE_CHOOSER (self->chooser), "NumPy arrays (.npy)", "*.npy");
+  self->chooser = gtk_file_chooser_native_new (_("Save Array"), toplevel_window (self),
+                                               GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), NULL);
+  add_filter (GTK_FILE_CHOOSER (self->chooser), _("Comma-separated values (.csv)"), "*.csv");
+  add_filter (GTK_FILE_CHOOSER (self->chooser), _("NumPy arrays (.npy)"), "*.npy");
   name = g_strconcat (self->shown_name != NULL ? self->shown_name : "array", ".csv", NULL);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser), name);
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->chooser), TRUE);

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "ks-console-panel.h"
 
 /* Enough for a long session of printf without the text view slowing down:
@@ -106,9 +108,9 @@ update_summary (KsConsolePanel *self)
   g_autofree char *text = NULL;
 
   if (self->n_launches == 0)
-    text = g_strdup ("Device printf of your kernel appears here");
+    text = g_strdup (_("Device printf of your kernel appears here"));
   else
-    text = g_strdup_printf (self->n_launches == 1 ? "%u launch" : "%u launches",
+    text = g_strdup_printf (ngettext ("%u launch", "%u launches", self->n_launches),
                             self->n_launches);
   gtk_label_set_label (self->summary_label, text);
 }
@@ -126,8 +128,9 @@ describe_failure (const GError *error)
   if (error->domain == KS_ERROR && (error->code == KS_ERROR_KERNEL_FAULT
                                     || error->code == KS_ERROR_TIMED_OUT
                                     || error->code == KS_ERROR_WORKER))
-    return g_strdup_printf ("%s%s The worker was restarted; your text and the last good result "
-                            "are kept.", error->message,
+    /* TRANSLATORS: the worker's message, a full stop where it has none, and what happened. */
+    return g_strdup_printf (_("%s%s The worker was restarted; your text and the last good "
+                              "result are kept."), error->message,
                             g_str_has_suffix (error->message, ".") ? "" : ".");
   return g_strdup (error->message);
 }
@@ -149,11 +152,11 @@ ks_console_panel_add_report (KsConsolePanel *self, const KsUserRunReport *report
   grid = format_dim3 (&report->launch.grid);
   block = format_dim3 (&report->launch.block);
   if (report->kernel_ms >= 0)
-    header = g_strdup_printf ("Launch %u · grid %s · block %s · %.3f ms\n", report->number, grid,
-                              block, report->kernel_ms);
+    header = g_strdup_printf (_("Launch %u · grid %s · block %s · %.3f ms\n"), report->number,
+                              grid, block, report->kernel_ms);
   else
-    header = g_strdup_printf ("Launch %u · grid %s · block %s · did not run\n", report->number,
-                              grid, block);
+    header = g_strdup_printf (_("Launch %u · grid %s · block %s · did not run\n"),
+                              report->number, grid, block);
   insert (self, header, "header");
 
   if (report->printf_output != NULL && *report->printf_output != '\0')
@@ -163,15 +166,16 @@ ks_console_panel_add_report (KsConsolePanel *self, const KsUserRunReport *report
         insert (self, "\n", "output");
     }
   else if (report->error == NULL)
-    insert (self, "The kernel printed nothing.\n", "note");
+    insert (self, _("The kernel printed nothing.\n"), "note");
 
   if (report->printf_lines_lost > 0)
     {
+      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, report->printf_lines_lost);
       g_autofree char *lost = g_strdup_printf (
-        report->printf_lines_lost == 1
-          ? "%" G_GUINT64_FORMAT " line was lost: the device’s printf buffer overflowed\n"
-          : "%" G_GUINT64_FORMAT " lines were lost: the device’s printf buffer overflowed\n",
-        report->printf_lines_lost);
+        ngettext ("%s line was lost: the device’s printf buffer overflowed\n",
+                  "%s lines were lost: the device’s printf buffer overflowed\n",
+                  report->printf_lines_lost),
+        count);
       insert (self, lost, "warning");
     }
   if (failure != NULL)
@@ -180,7 +184,7 @@ ks_console_panel_add_report (KsConsolePanel *self, const KsUserRunReport *report
       insert (self, "\n", "error");
     }
   else if (report->worker_restarted)
-    insert (self, "The worker process was started again.\n", "note");
+    insert (self, _("The worker process was started again.\n"), "note");
   insert (self, "\n", NULL);
 
   trim (self);

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <adwaita.h>
 
 #include "ks-device-panel.h"
@@ -95,7 +97,7 @@ static char *
 format_cuda_version (int version)
 {
   if (version <= 0)
-    return g_strdup ("Unknown");
+    return g_strdup (_("Unknown"));
   return g_strdup_printf ("CUDA %d.%d", version / 1000, version % 1000 / 10);
 }
 
@@ -162,7 +164,7 @@ show_device_properties (KsDevicePanel *self, KsDevice *device)
 static void
 set_row_value (AdwActionRow *row, const char *value)
 {
-  adw_action_row_set_subtitle (row, value != NULL && *value != '\0' ? value : "Not known yet");
+  adw_action_row_set_subtitle (row, value != NULL && *value != '\0' ? value : _("Not known yet"));
 }
 
 static void
@@ -174,7 +176,7 @@ update_display (KsDevicePanel *self)
   gtk_widget_set_visible (self->cpu_reason_box, reason != NULL);
   if (reason != NULL)
     {
-      g_autofree char *text = g_strdup_printf ("Running on the CPU engine: %s", reason);
+      g_autofree char *text = g_strdup_printf (_("Running on the CPU engine: %s"), reason);
       gtk_label_set_label (self->cpu_reason_label, text);
     }
 
@@ -192,7 +194,7 @@ device_title (KsDevice *device, gpointer user_data)
   if (device == NULL)
     return NULL;
   if (ks_device_get_kind (device) == KS_DEVICE_KIND_CPU)
-    return g_strdup ("CPU engine");
+    return g_strdup (_("CPU engine"));
   return g_strdup_printf ("%s (%s)", ks_device_get_name (device), ks_device_get_id (device));
 }
 
@@ -235,8 +237,8 @@ on_device_switched_cb (GObject *object, GAsyncResult *result, gpointer user_data
     return;
   /* Still the device the user chose: the drop-down only follows successes. */
   wanted = gtk_drop_down_get_selected_item (self->device_dropdown);
-  message = g_strdup_printf ("Could not switch to %s: %s",
-                             wanted != NULL ? ks_device_get_name (wanted) : "that device",
+  message = g_strdup_printf (_("Could not switch to %s: %s"),
+                             wanted != NULL ? ks_device_get_name (wanted) : _("that device"),
                              error->message);
   gtk_label_set_label (self->error_label, message);
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);

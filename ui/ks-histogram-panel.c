@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <adwaita.h>
 
 #include "ks-histogram-panel.h"
@@ -37,7 +39,7 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
-static const char *const channel_names[] = { "Red", "Green", "Blue", "Luma" };
+static const char *const channel_names[] = { N_("Red"), N_("Green"), N_("Blue"), N_("Luma") };
 
 static guint
 shown_channels (KsHistogramPanel *self)
@@ -64,12 +66,12 @@ update_stats (KsHistogramPanel *self, GtkLabel *label, const guint32 *bins)
 
   if (bins == NULL)
     {
-      gtk_label_set_label (label, "No histogram yet");
+      gtk_label_set_label (label, _("No histogram yet"));
       return;
     }
   if (channels == 0)
     {
-      gtk_label_set_label (label, "Choose a channel above to see its statistics");
+      gtk_label_set_label (label, _("Choose a channel above to see its statistics"));
       return;
     }
 
@@ -83,10 +85,10 @@ update_stats (KsHistogramPanel *self, GtkLabel *label, const guint32 *bins)
       if (text->len > 0)
         g_string_append_c (text, '\n');
       if (ks_histogram_stats (bins, c, &mean, &median, &min, &max))
-        g_string_append_printf (text, "%s: mean %.1f · median %u · %u to %u",
-                                channel_names[c], mean, median, min, max);
+        g_string_append_printf (text, _("%s: mean %.1f · median %u · %u to %u"),
+                                _(channel_names[c]), mean, median, min, max);
       else
-        g_string_append_printf (text, "%s: no pixels", channel_names[c]);
+        g_string_append_printf (text, _("%s: no pixels"), _(channel_names[c]));
     }
   gtk_label_set_label (label, text->str);
 }
@@ -112,7 +114,7 @@ update_histograms (KsHistogramPanel *self)
 
   adw_preferences_group_set_description (self->output_group,
                                          op != NULL && op->output_kind == KS_OP_OUTPUT_HISTOGRAM
-                                           ? "Counted by the operation’s own histogram kernel"
+                                           ? _("Counted by the operation’s own histogram kernel")
                                            : NULL);
 }
 

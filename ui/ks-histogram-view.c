@@ -6,6 +6,8 @@
  * tooltip. */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -43,10 +45,11 @@ static const struct
   const char *name;
   double r, g, b;
 } channel_styles[N_CHANNELS] = {
-  { "R", 0.89, 0.11, 0.14 },
-  { "G", 0.18, 0.76, 0.49 },
-  { "B", 0.21, 0.52, 0.89 },
-  { "luma", 0.60, 0.60, 0.60 },
+  /* TRANSLATORS: the channels in a histogram bin's tooltip: red, green, blue, luma. */
+  { N_("R"), 0.89, 0.11, 0.14 },
+  { N_("G"), 0.18, 0.76, 0.49 },
+  { N_("B"), 0.21, 0.52, 0.89 },
+  { N_("luma"), 0.60, 0.60, 0.60 },
 };
 
 gboolean
@@ -102,10 +105,10 @@ describe_bin (KsHistogramView *self, int bin)
 {
   GString *text = g_string_new (NULL);
 
-  g_string_append_printf (text, "bin %d:", bin);
+  g_string_append_printf (text, _("bin %d:"), bin);
   for (guint c = 0; c < N_CHANNELS; c++)
     if (self->channels & (1u << c))
-      g_string_append_printf (text, " %s %u", channel_styles[c].name,
+      g_string_append_printf (text, " %s %u", _(channel_styles[c].name),
                               self->bins[(gsize) c * N_BINS + bin]);
   return g_string_free (text, FALSE);
 }

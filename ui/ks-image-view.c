@@ -8,6 +8,8 @@
  * ks_image_view_read_output, which makes the context current itself). */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -20,9 +22,9 @@
 #define ZOOM_MAX 256.0
 #define ZOOM_STEP 1.25
 
-#define PATH_INTEROP "CUDA–OpenGL interop"
-#define PATH_COPY "download and texture upload"
-#define PATH_CPU "texture upload from the CPU engine"
+#define PATH_INTEROP N_("CUDA–OpenGL interop")
+#define PATH_COPY N_("download and texture upload")
+#define PATH_CPU N_("texture upload from the CPU engine")
 
 /* The frame rate counts the frames of the last second; a second without a
  * new frame means none are being produced, and the rate is hidden. */
@@ -298,8 +300,10 @@ compile_shader (GLenum type, const char *source, GError **error)
       log = g_malloc0 (MAX (len, 1));
       glGetShaderInfoLog (shader, len, NULL, log);
       g_set_error (error, GDK_GL_ERROR, GDK_GL_ERROR_COMPILATION_FAILED,
-                   "The %s shader of the image view does not compile: %s",
-                   type == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
+                   type == GL_VERTEX_SHADER
+                     ? _("The vertex shader of the image view does not compile: %s")
+                     : _("The fragment shader of the image view does not compile: %s"),
+                   log);
       glDeleteShader (shader);
       return 0;
     }
@@ -343,7 +347,7 @@ create_program (gboolean use_es, GError **error)
       log = g_malloc0 (MAX (len, 1));
       glGetProgramInfoLog (program, len, NULL, log);
       g_set_error (error, GDK_GL_ERROR, GDK_GL_ERROR_LINK_FAILED,
-                   "The image view's shaders do not link: %s", log);
+                   _("The image view's shaders do not link: %s"), log);
       glDeleteProgram (program);
       program = 0;
     }
@@ -410,13 +414,13 @@ update_interop_status (KsImageView *self)
   if (engine == NULL)
     status = g_strdup ("");
   else if (!ks_engine_is_cuda (engine))
-    status = g_strdup ("Not used: the CPU engine computes in host memory");
+    status = g_strdup (_("Not used: the CPU engine computes in host memory"));
   else if (self->interop != NULL)
     status = g_strdup (ks_interop_describe (self->interop));
   else if (self->interop_lost != NULL)
-    status = g_strdup_printf ("Unavailable: %s", self->interop_lost);
+    status = g_strdup_printf (_("Unavailable: %s"), self->interop_lost);
   else
-    status = g_strdup ("Unavailable");
+    status = g_strdup (_("Unavailable"));
   set_string_property (self, &self->interop_status, status, PROP_INTEROP_STATUS);
 }
 
@@ -581,7 +585,7 @@ upload_output (KsImageView *self)
     {
       /* Histogram ops: nothing to show but the input. */
       self->have_output = FALSE;
-      set_display_path (self, "No output image: the op's result is a histogram", -1, FALSE);
+      set_display_path (self, _("No output image: the op's result is a histogram"), -1, FALSE);
       return;
     }
 
@@ -597,8 +601,9 @@ upload_output (KsImageView *self)
 
       if (ks_interop_upload (self->interop, buffer, self->output_tex, &ms, &error))
         {
-          path = g_strdup_printf ("%s: the kernel's result is copied into the texture on the GPU "
-                                  "(%s)", PATH_INTEROP, ks_interop_describe (self->interop));
+          path = g_strdup_printf (_("%s: the kernel's result is copied into the texture on the "
+                                    "GPU (%s)"), _(PATH_INTEROP),
+                                  ks_interop_describe (self->interop));
         }
       else
         {
@@ -653,11 +658,12 @@ upload_output (KsImageView *self)
       ks_clock_elapsed (clock, &ms, NULL);
 
       if (cpu)
-        path = g_strdup_printf ("%s: its results are in host memory", PATH_CPU);
+        path = g_strdup_printf (_("%s: its results are in host memory"), _(PATH_CPU));
       else
-        path = g_strdup_printf ("%s (copy path): %s", PATH_COPY,
-                                self->interop_lost != NULL ? self->interop_lost
-                                                           : "CUDA–OpenGL interop is unavailable");
+        path = g_strdup_printf (_("%s (copy path): %s"), _(PATH_COPY),
+                                self->interop_lost != NULL
+                                  ? self->interop_lost
+                                  : _("CUDA–OpenGL interop is unavailable"));
     }
 
   self->have_output = TRUE;
@@ -738,8 +744,8 @@ ks_image_view_realize (GtkWidget *widget)
   if (use_es && major < 3)
     {
       g_autoptr (GError) es_error = g_error_new (GDK_GL_ERROR, GDK_GL_ERROR_NOT_AVAILABLE,
-                                                 "The image view needs OpenGL ES 3.0; this "
-                                                 "context is OpenGL ES %d.%d", major, minor);
+                                                 _("The image view needs OpenGL ES 3.0; this "
+                                                   "context is OpenGL ES %d.%d"), major, minor);
 
       gtk_gl_area_set_error (area, es_error);
       return;

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <string.h>
 
 #include <adwaita.h>
@@ -142,7 +144,7 @@ update_title (KsKernelPanel *self)
 
   gtk_label_set_label (self->title_label, title);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->title_label),
-                               modified ? "Unsaved changes" : NULL);
+                               modified ? _("Unsaved changes") : NULL);
   if (set_str (&self->title, title))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
 }
@@ -323,9 +325,11 @@ on_query_tooltip_text_cb (GtkSourceMarkAttributes *attributes, GtkSourceMark *ma
 static char *
 format_bytes (guint64 bytes)
 {
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, bytes);
+
   if (bytes < 1024)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT " bytes", bytes);
-  return g_strdup_printf ("%.1f KiB (%" G_GUINT64_FORMAT " bytes)", bytes / 1024.0, bytes);
+    return g_strdup_printf (ngettext ("%s byte", "%s bytes", bytes), count);
+  return g_strdup_printf (_("%.1f KiB (%s bytes)"), bytes / 1024.0, count);
 }
 
 /* Rows and groups read their text as Pango markup: a template argument
@@ -348,7 +352,7 @@ show_resources (KsKernelPanel *self, const KsKernelResources *r)
   if (r == NULL)
     {
       adw_preferences_group_set_description (self->resources_group,
-                                             "Shown once the source compiles");
+                                             _("Shown once the source compiles"));
       return;
     }
   {
@@ -359,12 +363,17 @@ show_resources (KsKernelPanel *self, const KsKernelResources *r)
   regs = g_strdup_printf ("%u", r->num_regs);
   stat = format_bytes (r->shared_static);
   dyn = format_bytes (self->dynamic_shared);
-  shared = g_strdup_printf ("%s static, %s dynamic", stat, dyn);
+  shared = g_strdup_printf (_("%s static, %s dynamic"), stat, dyn);
   local = format_bytes (r->local_bytes);
-  spills = r->spill_stores == 0 && r->spill_loads == 0
-             ? g_strdup ("None")
-             : g_strdup_printf ("%" G_GUINT64_FORMAT " bytes stored, %" G_GUINT64_FORMAT
-                                " bytes loaded", r->spill_stores, r->spill_loads);
+  if (r->spill_stores == 0 && r->spill_loads == 0)
+    spills = g_strdup (_("None"));
+  else
+    {
+      g_autofree char *stores = g_strdup_printf ("%" G_GUINT64_FORMAT, r->spill_stores);
+      g_autofree char *loads = g_strdup_printf ("%" G_GUINT64_FORMAT, r->spill_loads);
+
+      spills = g_strdup_printf (_("%s bytes stored, %s bytes loaded"), stores, loads);
+    }
   if (r->launch_bounds > 0)
     threads = g_strdup_printf ("%u (__launch_bounds__ %u)", r->max_threads_per_block,
                                r->launch_bounds);
@@ -466,8 +475,8 @@ static char *
 compiled_words (const KsCompileResult *result)
 {
   if (result->cached)
-    return g_strdup ("compiled before (cached)");
-  return g_strdup_printf ("compiled in %.0f ms", result->compile_ms);
+    return g_strdup (_("compiled before (cached)"));
+  return g_strdup_printf (_("compiled in %.0f ms"), result->compile_ms);
 }
 
 static void
@@ -479,9 +488,9 @@ show_arrays_page (KsKernelPanel *self, KsKernelSource *source)
   if (any && source != NULL)
     {
       const char *entry = ks_kernel_source_get_entry (source);
-      g_autofree char *text = g_strdup_printf ("Bind the arguments of %s to arrays and values, "
-                                               "then run it in the worker.",
-                                               entry != NULL ? entry : "the kernel");
+      g_autofree char *text = g_strdup_printf (_("Bind the arguments of %s to arrays and "
+                                                 "values, then run it in the worker."),
+                                               entry != NULL ? entry : _("the kernel"));
 
       ks_array_view_set_signature (self->array_view, ks_kernel_source_get_args (source));
       gtk_label_set_label (self->arrays_label, text);
@@ -506,12 +515,12 @@ compiled (KsKernelPanel *self, KsKernelSource *source, KsCompileResult *result)
   show_arrays_page (self, source);
 
   if (self->mode == KS_KERNEL_MODE_ANY)
-    status = g_strdup_printf ("Version %u compiled (%s): bind its arguments under Arrays and "
-                              "run it", self->version, words);
+    status = g_strdup_printf (_("Version %u compiled (%s): bind its arguments under Arrays and "
+                                "run it"), self->version, words);
   else if (self->active && self->pipeline != NULL)
-    status = g_strdup_printf ("Version %u is live · %s", self->version, words);
+    status = g_strdup_printf (_("Version %u is live · %s"), self->version, words);
   else
-    status = g_strdup_printf ("Version %u compiled (%s); open the editor to run it",
+    status = g_strdup_printf (_("Version %u compiled (%s); open the editor to run it"),
                               self->version, words);
   set_status (self, status);
   apply_live (self);
@@ -531,19 +540,19 @@ did_not_compile (KsKernelPanel *self, const GPtrArray *diagnostics, const GError
   if (error != NULL)
     count = g_strdup (error->message);
   else
-    count = g_strdup_printf (errors == 1 ? "1 error" : "%u errors", errors);
+    count = g_strdup_printf (ngettext ("%u error", "%u errors", errors), errors);
 
   if (g_error_matches (error, KS_ERROR, KS_ERROR_UNAVAILABLE))
-    status = g_strdup_printf ("Cannot compile here: %s", error->message);
+    status = g_strdup_printf (_("Cannot compile here: %s"), error->message);
   else if (self->version > 0 && self->mode != KS_KERNEL_MODE_ANY && self->active
       && self->pipeline != NULL && ks_engine_is_cuda (ks_pipeline_get_engine (self->pipeline)))
-    status = g_strdup_printf ("Does not compile (%s) — version %u, the last that did, is still "
-                              "running", count, self->version);
+    status = g_strdup_printf (_("Does not compile (%s) — version %u, the last that did, is "
+                                "still running"), count, self->version);
   else if (self->version > 0)
-    status = g_strdup_printf ("Does not compile (%s) — version %u, the last that did, is kept",
-                              count, self->version);
+    status = g_strdup_printf (_("Does not compile (%s) — version %u, the last that did, is "
+                                "kept"), count, self->version);
   else
-    status = g_strdup_printf ("Does not compile: %s", count);
+    status = g_strdup_printf (_("Does not compile: %s"), count);
   set_status (self, status);
 }
 
@@ -679,10 +688,11 @@ on_user_run_cb (KsPipeline *pipeline, gpointer data, KsKernelPanel *self)
   if (report->error == NULL || report->source != self->last_good)
     return;
   if (g_error_matches (report->error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG))
-    status = g_strdup_printf ("Version %u compiles, but cannot launch: %s", self->version,
+    status = g_strdup_printf (_("Version %u compiles, but cannot launch: %s"), self->version,
                               report->error->message);
   else
-    status = g_strdup_printf ("Version %u compiles. %s", self->version, report->error->message);
+    status = g_strdup_printf (_("Version %u compiles. %s"), self->version,
+                              report->error->message);
   set_status (self, status);
 }
 
@@ -735,8 +745,8 @@ ks_kernel_panel_load_template (KsKernelPanel *self, const char *name, GError **e
       return TRUE;
     }
   g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-               "There is no template “%s”: choose invert, gray, box-blur, add-arrays or "
-               "histogram", name);
+               _("There is no template “%s”: choose invert, gray, box-blur, add-arrays or "
+                 "histogram"), name);
   return FALSE;
 }
 
@@ -757,14 +767,14 @@ on_loaded_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 
   if (!g_file_load_contents_finish (file, result, &contents, &length, NULL, &error))
     {
-      g_autofree char *message = g_strdup_printf ("Could not open the kernel: %s. The editor’s "
-                                                  "text stays.", error->message);
+      g_autofree char *message = g_strdup_printf (_("Could not open the kernel: %s. The "
+                                                    "editor’s text stays."), error->message);
       report_error (self, message);
       return;
     }
   if (!g_utf8_validate (contents, (gssize) length, NULL))
     {
-      report_error (self, "That file is not UTF-8 text: the editor’s text stays.");
+      report_error (self, _("That file is not UTF-8 text: the editor’s text stays."));
       return;
     }
   g_set_object (&self->file, file);
@@ -795,7 +805,7 @@ on_saved_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 
   if (!g_file_replace_contents_finish (G_FILE (object), result, NULL, &error))
     {
-      g_autofree char *message = g_strdup_printf ("Could not save the kernel: %s",
+      g_autofree char *message = g_strdup_printf (_("Could not save the kernel: %s"),
                                                   error->message);
       report_error (self, message);
     }
@@ -837,10 +847,10 @@ add_cu_filters (GtkFileChooser *chooser)
   g_autoptr (GtkFileFilter) cu = gtk_file_filter_new ();
   g_autoptr (GtkFileFilter) all = gtk_file_filter_new ();
 
-  gtk_file_filter_set_name (cu, "CUDA sources");
+  gtk_file_filter_set_name (cu, _("CUDA sources"));
   gtk_file_filter_add_pattern (cu, "*.cu");
   gtk_file_filter_add_pattern (cu, "*.cuh");
-  gtk_file_filter_set_name (all, "All files");
+  gtk_file_filter_set_name (all, _("All files"));
   gtk_file_filter_add_pattern (all, "*");
   gtk_file_chooser_add_filter (chooser, cu);
   gtk_file_chooser_add_filter (chooser, all);
@@ -870,9 +880,9 @@ choose_file (KsKernelPanel *self, gboolean save)
 {
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-    save ? "Save Kernel" : "Open Kernel", GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+    save ? _("Save Kernel") : _("Open Kernel"), GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
     save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN,
-    save ? "_Save" : "_Open", "_Cancel");
+    save ? _("_Save") : _("_Open"), _("_Cancel"));
 
   add_cu_filters (GTK_FILE_CHOOSER (dialog));
   if (save)
@@ -952,7 +962,7 @@ arrays_run (ArraysJob *job, GCancellable *cancellable, GError **error)
     return FALSE;
   if (!job->compiled->success)
     {
-      g_set_error_literal (error, KS_ERROR, KS_ERROR_COMPILE, "The kernel does not compile");
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_COMPILE, _("The kernel does not compile"));
       return FALSE;
     }
   launch = ks_worker_launch_new (job->compiled, 0, job->grid, job->block, job->dynamic_shared);
@@ -1001,7 +1011,7 @@ on_arrays_ran_cb (GObject *object, GAsyncResult *result, gpointer user_data)
   report.error = error;
   if (error != NULL)
     {
-      g_autofree char *status = g_strdup_printf ("Version %u compiles. %s", self->version,
+      g_autofree char *status = g_strdup_printf (_("Version %u compiles. %s"), self->version,
                                                  error->message);
       set_status (self, status);
     }
@@ -1019,7 +1029,7 @@ run_arrays_action (GtkWidget *widget, const char *action_name, GVariant *paramet
 
   if (self->last_good == NULL || ks_kernel_source_get_mode (self->last_good) != KS_KERNEL_MODE_ANY)
     {
-      report_error (self, "Compile a kernel in the “Any kernel” mode first");
+      report_error (self, _("Compile a kernel in the “Any kernel” mode first"));
       return;
     }
   job = g_new0 (ArraysJob, 1);
@@ -1150,9 +1160,9 @@ ks_kernel_panel_set_active (KsKernelPanel *self, gboolean active)
   apply_live (self);
   if (self->last_good != NULL && self->mode != KS_KERNEL_MODE_ANY)
     {
-      g_autofree char *status = g_strdup_printf (active ? "Version %u is live"
-                                                        : "Version %u is kept; the built-in "
-                                                          "operation runs",
+      g_autofree char *status = g_strdup_printf (active ? _("Version %u is live")
+                                                        : _("Version %u is kept; the built-in "
+                                                            "operation runs"),
                                                  self->version);
       set_status (self, status);
     }
@@ -1432,5 +1442,5 @@ ks_kernel_panel_init (KsKernelPanel *self)
   show_resources (self, NULL);
   show_params (self, NULL);
   update_title (self);
-  set_status (self, "Type an expression or choose a template");
+  set_status (self, _("Type an expression or choose a template"));
 }

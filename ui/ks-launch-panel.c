@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <string.h>
 
 #include <adwaita.h>
@@ -81,14 +83,23 @@ format_dim3 (const KsDim3 *d)
   return g_strdup_printf ("%u × %u × %u", d->x, d->y, d->z);
 }
 
+/* One sentence each, so that a translation can order its words freely. */
 static char *
-format_bytes (guint64 bytes)
+format_resources (guint registers, guint64 shared)
 {
-  if (bytes == 0)
-    return g_strdup ("no");
-  if (bytes % 1024 == 0)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT " KiB of", bytes / 1024);
-  return g_strdup_printf ("%" G_GUINT64_FORMAT " bytes of", bytes);
+  g_autofree char *count = NULL;
+
+  if (shared == 0)
+    return g_strdup_printf (_("%u registers per thread, no shared memory per block"), registers);
+  if (shared % 1024 == 0)
+    {
+      count = g_strdup_printf ("%" G_GUINT64_FORMAT, shared / 1024);
+      return g_strdup_printf (_("%u registers per thread, %s KiB of shared memory per block"),
+                              registers, count);
+    }
+  count = g_strdup_printf ("%" G_GUINT64_FORMAT, shared);
+  return g_strdup_printf (_("%u registers per thread, %s bytes of shared memory per block"),
+                          registers, count);
 }
 
 /* ---- from the pipeline to the widgets ----------------------------------------- */
@@ -176,9 +187,10 @@ update_validation (KsLaunchPanel *self)
       g_autofree char *tip = NULL;
 
       if (self->suggestion.auto_grid)
-        tip = g_strdup_printf ("Use blocks of %s threads and an automatic grid", block);
+        tip = g_strdup_printf (_("Use blocks of %s threads and an automatic grid"), block);
       else
-        tip = g_strdup_printf ("Use blocks of %s threads and a grid of %s blocks", block, grid);
+        tip = g_strdup_printf (_("Use blocks of %s threads and a grid of %s blocks"), block,
+                               grid);
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->fix_button), tip);
     }
 }
@@ -196,6 +208,7 @@ update_facts (KsLaunchPanel *self)
   g_autofree char *pixels = NULL;
   g_autofree char *idle = NULL;
   g_autofree char *unreached = NULL;
+  g_autofree char *unreached_text = NULL;
   g_autofree char *blocks = NULL;
   g_autofree char *text = NULL;
 
@@ -204,10 +217,14 @@ update_facts (KsLaunchPanel *self)
   pixels = format_count (totals.pixels);
   idle = format_count (totals.idle_threads);
   unreached = format_count (totals.unreached_pixels);
-  text = g_strdup_printf ("%s threads for %s pixels; %s idle; %s %s unreached%s",
-                          threads, pixels, idle, unreached,
-                          totals.unreached_pixels == 1 ? "pixel" : "pixels",
-                          totals.unreached_pixels > 0 ? " (the grid is too small)" : "");
+  unreached_text = g_strdup_printf (ngettext ("%s pixel unreached", "%s pixels unreached",
+                                              totals.unreached_pixels), unreached);
+  if (totals.unreached_pixels > 0)
+    text = g_strdup_printf (_("%s threads for %s pixels; %s idle; %s (the grid is too small)"),
+                            threads, pixels, idle, unreached_text);
+  else
+    text = g_strdup_printf (_("%s threads for %s pixels; %s idle; %s"), threads, pixels, idle,
+                            unreached_text);
   adw_action_row_set_subtitle (self->threads_row, text);
   g_clear_pointer (&text, g_free);
 
@@ -217,33 +234,31 @@ update_facts (KsLaunchPanel *self)
       g_autofree char *grid = format_dim3 (&resolved->grid);
       g_autofree char *per_block = format_count ((guint64) resolved->block.x * resolved->block.y
                                                  * resolved->block.z);
-      text = g_strdup_printf ("%s %s of %s threads (a grid of %s)", blocks,
-                              totals.blocks == 1 ? "block" : "blocks", per_block, grid);
+      text = g_strdup_printf (ngettext ("%s block of %s threads (a grid of %s)",
+                                        "%s blocks of %s threads (a grid of %s)", totals.blocks),
+                              blocks, per_block, grid);
     }
   else
-    text = g_strdup_printf ("%s %s", blocks, totals.blocks == 1 ? "block" : "blocks");
+    text = g_strdup_printf (ngettext ("%s block", "%s blocks", totals.blocks), blocks);
   adw_action_row_set_subtitle (self->blocks_row, text);
   g_clear_pointer (&text, g_free);
 
   if (ks_pipeline_get_occupancy (self->pipeline, &occupancy, &attributes))
     {
-      g_autofree char *shared = format_bytes (attributes.shared_static
-                                              + attributes.shared_dynamic);
-
-      text = g_strdup_printf ("%.0f %% (%u of %u warps per multiprocessor); limited by %s",
+      text = g_strdup_printf (_("%.0f %% (%u of %u warps per multiprocessor); limited by %s"),
                               occupancy.occupancy * 100.0, occupancy.active_warps_per_sm,
                               occupancy.max_warps_per_sm,
                               ks_occupancy_limit_describe (occupancy.limiter));
       adw_action_row_set_subtitle (self->occupancy_row, text);
       g_clear_pointer (&text, g_free);
 
-      text = g_strdup_printf ("%u registers per thread, %s shared memory per block",
-                              attributes.num_regs, shared);
+      text = format_resources (attributes.num_regs,
+                               attributes.shared_static + attributes.shared_dynamic);
       adw_action_row_set_subtitle (self->resources_row, text);
     }
   else
     {
-      const char *na = cuda ? "Not known for this configuration" : "n/a on the CPU engine";
+      const char *na = cuda ? _("Not known for this configuration") : _("n/a on the CPU engine");
 
       adw_action_row_set_subtitle (self->occupancy_row, na);
       adw_action_row_set_subtitle (self->resources_row, na);

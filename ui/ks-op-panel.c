@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <string.h>
 
 #include <adwaita.h>
@@ -257,7 +259,7 @@ update_second_input (KsOpPanel *self)
 
   /* Without a second image the pipeline uses the test card in its place. */
   if (ks_pipeline_get_input (self->pipeline, KS_INPUT_B) == NULL)
-    subtitle = g_strdup_printf ("%s, until you choose an image",
+    subtitle = g_strdup_printf (_("%s, until you choose an image"),
                                 ks_pipeline_get_input_name (self->pipeline, KS_INPUT_B));
   else
     subtitle = g_strdup (ks_pipeline_get_input_name (self->pipeline, KS_INPUT_B));
@@ -271,19 +273,19 @@ show_op (KsOpPanel *self, const KsOp *op)
 
   self->shown_op = op;
 
-  gtk_label_set_label (self->title_label, op != NULL ? op->title : "No operation");
+  gtk_label_set_label (self->title_label, op != NULL ? op->title : _("No operation"));
   gtk_label_set_label (self->description_label, op != NULL ? op->description : "");
   if (op == NULL)
     gtk_label_set_label (self->inputs_label, "");
   else
     {
       const char *output = op->output_kind == KS_OP_OUTPUT_HISTOGRAM
-                             ? "The result is a histogram."
-                             : "The result is an image.";
+                             ? _("The result is a histogram.")
+                             : _("The result is an image.");
       g_autofree char *text = g_strdup_printf ("%s %s",
                                                op->n_inputs >= 2
-                                                 ? "Takes two images of the same size (A and B)."
-                                                 : "Takes one image.",
+                                                 ? _("Takes two images of the same size (A and B).")
+                                                 : _("Takes one image."),
                                                output);
       gtk_label_set_label (self->inputs_label, text);
     }

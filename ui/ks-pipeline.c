@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <string.h>
 
 #include "ks-pipeline.h"
@@ -481,7 +483,8 @@ upload_inputs (Source *s, GError **error)
   b = second_input_for (s);
   if (b == NULL)
     {
-      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE, "Not enough memory for the second image");
+      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE,
+                   _("Not enough memory for the second image"));
       return FALSE;
     }
   s->buffers[1] = ks_engine_upload (s->engine, b, NULL, error);
@@ -788,14 +791,14 @@ ks_pipeline_set_input_async (KsPipeline *self, KsInputSlot slot, KsImage *image,
   if (image->format != KS_FORMAT_RGBA8)
     {
       g_task_return_new_error (outer, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                               "Inputs are colour images");
+                               _("Inputs are colour images"));
       return;
     }
   job = g_new0 (InputJob, 1);
   job->pipeline = self;
   job->slot = slot;
   job->image = ks_image_ref (image);
-  job->name = g_strdup (name != NULL ? name : "Untitled");
+  job->name = g_strdup (name != NULL ? name : _("Untitled"));
   queue_inner (self, outer, job, input_job_free, input_thread, on_input_done_cb);
 }
 
@@ -825,7 +828,7 @@ ks_pipeline_get_input_name (KsPipeline *self, KsInputSlot slot)
 {
   g_return_val_if_fail (KS_IS_PIPELINE (self) && slot <= KS_INPUT_B, NULL);
   if (slot == KS_INPUT_B && self->source->names[slot] == NULL)
-    return "Test card";
+    return _("Test card");
   return self->source->names[slot];
 }
 
@@ -1050,7 +1053,7 @@ ks_pipeline_download_output (KsPipeline *self, GError **error)
   if (self->outcome == NULL || self->outcome->result.output == NULL)
     {
       g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                   "There is no output image: run an image operation first");
+                   _("There is no output image: run an image operation first"));
       return NULL;
     }
   /* A published buffer is never written again: reading it here while the
@@ -1106,13 +1109,13 @@ ks_pipeline_save_output_async (KsPipeline *self, GFile *file, GCancellable *canc
   if (path == NULL)
     {
       g_task_return_new_error (task, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                               "Choose a local file to save to");
+                               _("Choose a local file to save to"));
       return;
     }
   if (self->outcome == NULL || self->outcome->result.output == NULL)
     {
       g_task_return_new_error (task, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                               "There is no output image: run an image operation first");
+                               _("There is no output image: run an image operation first"));
       return;
     }
   job = g_new0 (SaveJob, 1);
@@ -1464,7 +1467,7 @@ ks_pipeline_queue_run (KsPipeline *self)
 /* ---- the user's kernel ------------------------------------------------------------------- */
 
 #define NEEDS_GPU_MESSAGE \
-  "Running your own kernel needs an NVIDIA GPU; compiling and checking work here."
+  _("Running your own kernel needs an NVIDIA GPU; compiling and checking work here.")
 
 typedef struct
 {
@@ -1565,7 +1568,7 @@ user_live_run (UserJob *job, GCancellable *cancellable, GError **error)
   o->result.kernel_ms = job->run.run.kernel_ms;
   if (o->result.output == NULL)
     {
-      g_set_error_literal (error, KS_ERROR, KS_ERROR_FAILED, "The kernel produced no image");
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_FAILED, _("The kernel produced no image"));
       return NULL;
     }
   if (!run_histogram (engine, o->result.output, o->histogram, error))
@@ -2016,14 +2019,15 @@ start_long (KsPipeline *self, guint repeats, gboolean compare, GCancellable *can
   g_task_set_source_tag (outer, tag);
   if (self->source->buffers[KS_INPUT_A] == NULL)
     {
-      g_task_return_new_error (outer, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "Open an image first");
+      g_task_return_new_error (outer, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                               _("Open an image first"));
       return;
     }
   if (self->user_kernel != NULL)
     {
       g_task_return_new_error (outer, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                               "Measure and Compare time the built-in operations: close the "
-                               "kernel editor to measure “%s”", self->op->title);
+                               _("Measure and Compare time the built-in operations: close the "
+                                 "kernel editor to measure “%s”"), self->op->title);
       return;
     }
   job = g_new0 (MeasureJob, 1);

@@ -3,6 +3,8 @@
  * string choices, in the order of the row's model. */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "kernelscope.h"
 #include "ks-preferences-window.h"
 
@@ -81,7 +83,7 @@ describe_devices (KsPreferencesWindow *self)
                               ks_device_get_ordinal (device), ks_device_get_name (device));
     }
   adw_action_row_set_subtitle (self->device_row,
-                               s->len > 0 ? s->str : "No CUDA device on this machine");
+                               s->len > 0 ? s->str : _("No CUDA device on this machine"));
 }
 
 static void

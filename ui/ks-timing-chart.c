@@ -3,6 +3,8 @@
  * text with PangoLayouts appended to the snapshot. */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 
 #include "ks-pipeline.h"
@@ -90,6 +92,7 @@ ks_timing_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   g_autoptr (PangoLayout) max_layout = NULL;
   g_autoptr (PangoLayout) legend = NULL;
   g_autofree char *max_text = NULL;
+  g_autofree char *legend_markup = NULL;
   double top = 0, plot_x, plot_y, plot_w, plot_h, step;
   int lw, lh, gw, gh;
   GdkRGBA fg;
@@ -110,10 +113,13 @@ ks_timing_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   max_layout = gtk_widget_create_pango_layout (widget, max_text);
   pango_layout_get_pixel_size (max_layout, &lw, &lh);
   legend = gtk_widget_create_pango_layout (widget, NULL);
-  pango_layout_set_markup (legend,
-                           "<span foreground='#3584e4'>●</span> kernel   "
-                           "<span foreground='#2ec27e'>●</span> display   "
-                           "<span foreground='#ff7800'>○</span> warm-up", -1);
+  legend_markup = g_markup_printf_escaped ("<span foreground='#3584e4'>●</span> %s   "
+                                           "<span foreground='#2ec27e'>●</span> %s   "
+                                           "<span foreground='#ff7800'>○</span> %s",
+                                           C_("timing chart", "kernel"),
+                                           C_("timing chart", "display"),
+                                           C_("timing chart", "warm-up"));
+  pango_layout_set_markup (legend, legend_markup, -1);
   pango_layout_get_pixel_size (legend, &gw, &gh);
 
   /* The y-axis label left of the plot, the legend above it. */
@@ -202,7 +208,7 @@ ks_timing_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   append_text (snapshot, legend, MAX (plot_x, w - PAD - gw), PAD, &fg);
   if (n == 0)
     {
-      g_autoptr (PangoLayout) empty = gtk_widget_create_pango_layout (widget, "No runs yet");
+      g_autoptr (PangoLayout) empty = gtk_widget_create_pango_layout (widget, _("No runs yet"));
       int ew, eh;
 
       pango_layout_get_pixel_size (empty, &ew, &eh);

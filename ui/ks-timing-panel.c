@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <string.h>
 
 #include <adwaita.h>
@@ -100,11 +102,13 @@ describe_engine (KsEngine *engine)
   KsDevice *device;
 
   if (engine == NULL)
-    return g_strdup ("None");
+    return g_strdup (_("None"));
   device = ks_engine_get_device (engine);
   if (ks_engine_is_cuda (engine))
-    return g_strdup_printf ("CUDA on %s", ks_device_get_name (device));
-  return g_strdup_printf ("CPU engine, %u threads", ks_engine_get_n_workers (engine));
+    return g_strdup_printf (_("CUDA on %s"), ks_device_get_name (device));
+  return g_strdup_printf (ngettext ("CPU engine, %u thread", "CPU engine, %u threads",
+                                    ks_engine_get_n_workers (engine)),
+                          ks_engine_get_n_workers (engine));
 }
 
 static void
@@ -143,10 +147,10 @@ update_last_run (KsTimingPanel *self)
   if (gbs <= 0)
     bandwidth = g_strdup ("—");
   else if (peak > 0)
-    bandwidth = g_strdup_printf ("%.1f GB/s of the device’s %.0f GB/s peak (%.0f %%)", gbs, peak,
-                                 100.0 * gbs / peak);
+    bandwidth = g_strdup_printf (_("%.1f GB/s of the device’s %.0f GB/s peak (%.0f %%)"), gbs,
+                                 peak, 100.0 * gbs / peak);
   else
-    bandwidth = g_strdup_printf ("%.1f GB/s (this device has no known peak)", gbs);
+    bandwidth = g_strdup_printf (_("%.1f GB/s (this device has no known peak)"), gbs);
   adw_action_row_set_subtitle (self->bandwidth_row, bandwidth);
   gtk_widget_set_visible (GTK_WIDGET (self->bandwidth_bar), peak > 0);
   gtk_level_bar_set_value (self->bandwidth_bar, peak > 0 ? CLAMP (gbs / peak, 0, 1) : 0);
@@ -208,19 +212,21 @@ on_busy_changed_cb (KsPipeline *pipeline, GParamSpec *pspec, KsTimingPanel *self
 /* ---- Measure and Compare, on the pipeline's worker ---------------------------------- */
 
 static void
-end_long_work (KsTimingPanel *self, const char *what, GError *error)
+end_long_work (KsTimingPanel *self, gboolean comparison, GError *error)
 {
   g_clear_object (&self->cancellable);
   if (error == NULL)
     return;
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      gtk_label_set_label (self->error_label, "Cancelled: the runs made so far are discarded");
+      gtk_label_set_label (self->error_label, _("Cancelled: the runs made so far are discarded"));
       gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
     }
   else
     {
-      g_autofree char *message = g_strdup_printf ("The %s failed: %s", what, error->message);
+      g_autofree char *message = g_strdup_printf (comparison ? _("The comparison failed: %s")
+                                                             : _("The measurement failed: %s"),
+                                                  error->message);
       show_error (self, message);
     }
 }
@@ -238,14 +244,14 @@ on_measured_cb (GObject *object, GAsyncResult *result, gpointer user_data)
   g_autofree char *range = NULL;
   gboolean ok = ks_pipeline_measure_finish (KS_PIPELINE (object), result, &timing, &error);
 
-  end_long_work (self, "measurement", error);
+  end_long_work (self, FALSE, error);
   if (ok && KS_PIPELINE (object) == self->pipeline)
     {
       median = format_ms (timing.median_ms);
       spread = format_ms (timing.mad_ms);
       min = format_ms (timing.min_ms);
       max = format_ms (timing.max_ms);
-      range = g_strdup_printf ("%s to %s", min, max);
+      range = g_strdup_printf (_("%s to %s"), min, max);
       gtk_label_set_label (self->median_label, median);
       gtk_label_set_label (self->spread_label, spread);
       gtk_label_set_label (self->range_label, range);
@@ -281,13 +287,14 @@ static char *
 describe_ratio (KsEngine *engine, const KsTiming *current, const KsTiming *cpu)
 {
   if (engine == NULL || !ks_engine_is_cuda (engine))
-    return g_strdup ("Both ran on the CPU engine; choose a GPU in the device panel to compare");
+    return g_strdup (_("Both ran on the CPU engine; choose a GPU in the device panel to "
+                       "compare"));
   if (current->median_ms <= 0 || cpu->median_ms <= 0)
-    return g_strdup ("Too fast to compare");
+    return g_strdup (_("Too fast to compare"));
   if (cpu->median_ms >= current->median_ms)
-    return g_strdup_printf ("The GPU is %.1f× faster than the CPU",
+    return g_strdup_printf (_("The GPU is %.1f× faster than the CPU"),
                             cpu->median_ms / current->median_ms);
-  return g_strdup_printf ("The GPU is %.1f× slower than the CPU",
+  return g_strdup_printf (_("The GPU is %.1f× slower than the CPU"),
                           current->median_ms / cpu->median_ms);
 }
 
@@ -302,7 +309,7 @@ on_compared_cb (GObject *object, GAsyncResult *result, gpointer user_data)
   gboolean ok = ks_pipeline_compare_finish (KS_PIPELINE (object), result, &current, &cpu,
                                             &identical, &error);
 
-  end_long_work (self, "comparison", error);
+  end_long_work (self, TRUE, error);
   if (ok && KS_PIPELINE (object) == self->pipeline)
     {
       KsEngine *engine = ks_pipeline_get_engine (self->pipeline);
@@ -314,8 +321,8 @@ on_compared_cb (GObject *object, GAsyncResult *result, gpointer user_data)
       set_ms (self->cpu_label, cpu.median_ms);
       adw_action_row_set_subtitle (self->ratio_row, ratio);
       adw_action_row_set_subtitle (self->identical_row,
-                                   identical ? "Yes, every value matches"
-                                             : "No, the outputs differ");
+                                   identical ? _("Yes, every value matches")
+                                             : _("No, the outputs differ"));
     }
   gtk_widget_set_visible (self->compare_group, ok);
   ks_timing_clear (&current);
@@ -355,11 +362,11 @@ on_export_response_cb (GtkNativeDialog *dialog, int response, KsTimingPanel *sel
     {
       contents = ks_pipeline_export_timings (self->pipeline, self->export_json);
       if (contents == NULL)
-        show_error (self, "There are no timings to export yet");
+        show_error (self, _("There are no timings to export yet"));
       else if (!g_file_replace_contents (file, contents, strlen (contents), NULL, FALSE,
                                          G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL, &error))
         {
-          g_autofree char *message = g_strdup_printf ("Could not save the timings: %s",
+          g_autofree char *message = g_strdup_printf (_("Could not save the timings: %s"),
                                                       error->message);
           show_error (self, message);
         }
@@ -384,17 +391,17 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   g_clear_object (&self->export_dialog);
 
   self->export_json = json;
-  self->export_dialog = gtk_file_chooser_native_new (json ? "Export Timings as JSON"
-                                                          : "Export Timings as CSV",
+  self->export_dialog = gtk_file_chooser_native_new (json ? _("Export Timings as JSON")
+                                                          : _("Export Timings as CSV"),
                                                      GTK_IS_WINDOW (root) ? GTK_WINDOW (root)
                                                                           : NULL,
                                                      GTK_FILE_CHOOSER_ACTION_SAVE,
-                                                     "_Export", "_Cancel");
+                                                     _("_Export"), _("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->export_dialog), TRUE);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->export_dialog),
                                      json ? "kernelscope-timings.json"
                                           : "kernelscope-timings.csv");
-  gtk_file_filter_set_name (filter, json ? "JSON files" : "CSV files");
+  gtk_file_filter_set_name (filter, json ? _("JSON files") : _("CSV files"));
   gtk_file_filter_add_suffix (filter, json ? "json" : "csv");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->export_dialog), filter);
   g_signal_connect_object (self->export_dialog, "response", G_CALLBACK (on_export_response_cb),

@@ -1,6 +1,8 @@
 /* The window's actions, keyboard shortcuts, drag and drop and clipboard. */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "ks-image-view.h"
 #include "ks-preferences-window.h"
 #include "ks-window-private.h"
@@ -11,9 +13,9 @@ add_image_filters (GtkFileChooser *chooser)
   g_autoptr (GtkFileFilter) images = gtk_file_filter_new ();
   g_autoptr (GtkFileFilter) all = gtk_file_filter_new ();
 
-  gtk_file_filter_set_name (images, "Images");
+  gtk_file_filter_set_name (images, _("Images"));
   gtk_file_filter_add_pixbuf_formats (images);
-  gtk_file_filter_set_name (all, "All files");
+  gtk_file_filter_set_name (all, _("All files"));
   gtk_file_filter_add_pattern (all, "*");
   gtk_file_chooser_add_filter (chooser, images);
   gtk_file_chooser_add_filter (chooser, all);
@@ -38,8 +40,8 @@ static void
 open_dialog (KsWindow *self, KsInputSlot slot)
 {
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-    slot == KS_INPUT_A ? "Open Image" : "Open Second Image", GTK_WINDOW (self),
-    GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+    slot == KS_INPUT_A ? _("Open Image") : _("Open Second Image"), GTK_WINDOW (self),
+    GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
 
   add_image_filters (GTK_FILE_CHOOSER (dialog));
   g_object_set_data (G_OBJECT (dialog), "slot", GUINT_TO_POINTER (slot));
@@ -68,9 +70,9 @@ open_test_card_action (GtkWidget *widget, const char *action_name, GVariant *par
                                                      a != NULL ? a->height : 768, NULL);
 
   if (card == NULL)
-    _ks_window_toast (self, "Not enough memory for the test card");
+    _ks_window_toast (self, _("Not enough memory for the test card"));
   else
-    ks_window_open_image (self, card, "Test card", KS_INPUT_A);
+    ks_window_open_image (self, card, _("Test card"), KS_INPUT_A);
 }
 
 static void
@@ -81,8 +83,8 @@ preferences_action (GtkWidget *widget, const char *action_name, GVariant *parame
 
   if (settings == NULL)
     {
-      _ks_window_toast (self, "Preferences need Kernelscope’s settings schema, which is not "
-                              "installed here (GSETTINGS_SCHEMA_DIR)");
+      _ks_window_toast (self, _("Preferences need Kernelscope’s settings schema, which is not "
+                                "installed here (GSETTINGS_SCHEMA_DIR)"));
       return;
     }
   gtk_window_present (GTK_WINDOW (ks_preferences_window_new (GTK_WINDOW (self), settings)));
@@ -128,7 +130,7 @@ on_decoded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   if (image == NULL)
     _ks_window_toast (self, error->message);
   else
-    ks_window_open_image (self, image, "Pasted image", slot);
+    ks_window_open_image (self, image, _("Pasted image"), slot);
 }
 
 static void
@@ -142,7 +144,7 @@ on_texture_read_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (texture == NULL)
     {
-      g_autofree char *message = g_strdup_printf ("The clipboard holds no image (%s)",
+      g_autofree char *message = g_strdup_printf (_("The clipboard holds no image (%s)"),
                                                   error->message);
       _ks_window_toast (self, message);
       return;
@@ -178,7 +180,7 @@ on_saved_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     _ks_window_toast (saving->window, error->message);
   else
     {
-      g_autofree char *message = g_strdup_printf ("Saved %s", saving->name);
+      g_autofree char *message = g_strdup_printf (_("Saved %s"), saving->name);
       _ks_window_toast (saving->window, message);
     }
   g_object_unref (saving->window);
@@ -208,7 +210,7 @@ on_save_response_cb (GtkNativeDialog *dialog, int response, gpointer user_data)
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
 
       if (file == NULL)
-        _ks_window_toast (self, "Choose a local file to save to");
+        _ks_window_toast (self, _("Choose a local file to save to"));
       else
         ks_window_save_result (self, file);
     }
@@ -224,13 +226,14 @@ save_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 
   if (result == NULL || result->output == NULL)
     {
-      _ks_window_toast (self, "There is no output image to save: this operation produces a "
-                              "histogram");
+      _ks_window_toast (self, _("There is no output image to save: this operation produces a "
+                                "histogram"));
       return;
     }
-  dialog = gtk_file_chooser_native_new ("Save Result", GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_SAVE, "_Save", "_Cancel");
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "result.png");
+  dialog = gtk_file_chooser_native_new (_("Save Result"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+  /* TRANSLATORS: the file name the result is saved under unless the user types another. */
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), _("result.png"));
   g_signal_connect (dialog, "response", G_CALLBACK (on_save_response_cb), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 
 #include "ks-console-panel.h"
@@ -104,7 +106,7 @@ update_title (KsWindow *self)
   g_autofree char *subtitle = NULL;
 
   if (a != NULL && ks_pipeline_get_user_kernel (self->pipeline) != NULL)
-    subtitle = g_strdup_printf ("%s — %u×%u — your kernel (%s)", name, a->width, a->height,
+    subtitle = g_strdup_printf (_("%s — %u×%u — your kernel (%s)"), name, a->width, a->height,
                                 ks_kernel_panel_get_title (self->kernel_panel));
   else if (a != NULL)
     subtitle = g_strdup_printf ("%s — %u×%u — %s", name, a->width, a->height, op->title);
@@ -118,10 +120,10 @@ update_status (KsWindow *self)
   const char *path = ks_image_view_get_display_path (self->view);
   g_autofree char *text = NULL;
 
-  text = g_strdup_printf ("%s %s · %s",
-                          ks_engine_is_cuda (engine) ? "CUDA on" : "CPU engine on",
+  text = g_strdup_printf (ks_engine_is_cuda (engine) ? _("CUDA on %s · %s")
+                                                     : _("CPU engine on %s · %s"),
                           ks_device_get_name (ks_engine_get_device (engine)),
-                          path != NULL && *path ? path : "no frame shown yet");
+                          path != NULL && *path ? path : _("no frame shown yet"));
   gtk_label_set_text (self->status_label, text);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), text);
 }
@@ -184,15 +186,16 @@ on_view_hover_changed_cb (KsImageView *view, gpointer user_data)
       gtk_widget_set_visible (GTK_WIDGET (self->inspector_label), FALSE);
       return;
     }
-  g_string_append_printf (s, "x %u  y %u\nin   ", x, y);
+  /* The labels pad to five columns, so that the two rows of values line up. */
+  g_string_append_printf (s, "x %u  y %u\n%-5s", x, y, C_("pixel inspector", "in"));
   format_rgba (s, ks_image_get_rgba (a, x, y));
   if (ks_pipeline_read_output_pixel (self->pipeline, x, y, &out))
     {
       const KsCoverage *cov = ks_pipeline_get_coverage (self->pipeline);
-      g_string_append (s, "\nout  ");
+      g_string_append_printf (s, "\n%-5s", C_("pixel inspector", "out"));
       format_rgba (s, out);
       if (cov != NULL && cov->writes[(gsize) y * cov->width + x] == 0)
-        g_string_append (s, "\nno thread wrote this pixel");
+        g_string_append_printf (s, "\n%s", _("no thread wrote this pixel"));
     }
   gtk_label_set_text (self->inspector_label, s->str);
   gtk_widget_set_visible (GTK_WIDGET (self->inspector_label), TRUE);
@@ -230,8 +233,8 @@ on_device_lost_cb (KsPipeline *pipeline, const char *reason, gpointer user_data)
 {
   KsWindow *self = user_data;
   g_autofree char *text = g_strdup_printf (
-    "The GPU stopped working: %s. Kernelscope switched to the CPU engine; your images and "
-    "settings are kept. Restart Kernelscope to use the GPU again.", reason);
+    _("The GPU stopped working: %s. Kernelscope switched to the CPU engine; your images and "
+      "settings are kept. Restart Kernelscope to use the GPU again."), reason);
 
   gtk_label_set_text (self->banner_label, text);
   gtk_revealer_set_reveal_child (self->banner_revealer, TRUE);
@@ -342,7 +345,8 @@ on_input_set_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 
   if (!ks_pipeline_set_input_finish (KS_PIPELINE (object), result, &error))
     {
-      g_autofree char *message = g_strdup_printf ("%s The current image stays.", error->message);
+      g_autofree char *message = g_strdup_printf (_("%s The current image stays."),
+                                                  error->message);
       _ks_window_toast (self, message);
     }
 }
@@ -408,7 +412,8 @@ on_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (image == NULL)
     {
-      g_autofree char *message = g_strdup_printf ("%s The current image stays.", error->message);
+      g_autofree char *message = g_strdup_printf (_("%s The current image stays."),
+                                                  error->message);
       _ks_window_toast (self, message);
       return;
     }
@@ -484,10 +489,10 @@ ks_window_open_named_sample (KsWindow *self, const char *name)
     image = ks_image_new_test_card (1024, 768, NULL);
   if (image == NULL)
     {
-      _ks_window_toast (self, "Not enough memory for the sample image");
+      _ks_window_toast (self, _("Not enough memory for the sample image"));
       return;
     }
-  ks_window_open_image (self, image, bytes != NULL ? file : "Test card", KS_INPUT_A);
+  ks_window_open_image (self, image, bytes != NULL ? file : _("Test card"), KS_INPUT_A);
 }
 
 static void
@@ -628,8 +633,8 @@ on_start_device_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 
   if (!ks_pipeline_set_device_finish (KS_PIPELINE (object), result, &error))
     {
-      g_autofree char *message = g_strdup_printf ("Could not start on the preferred device: %s",
-                                                  error->message);
+      g_autofree char *message = g_strdup_printf (_("Could not start on the preferred device: "
+                                                    "%s"), error->message);
       _ks_window_toast (self, message);
     }
 }
@@ -647,8 +652,8 @@ start_on_preferred_device (KsWindow *self)
     {
       if (error != NULL)
         {
-          g_autofree char *message = g_strdup_printf ("Could not start on the preferred device: "
-                                                      "%s", error->message);
+          g_autofree char *message = g_strdup_printf (_("Could not start on the preferred "
+                                                        "device: %s"), error->message);
           _ks_window_toast (self, message);
         }
       return;
