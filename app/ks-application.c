@@ -191,6 +191,14 @@ ks_application_init (KsApplication *self)
   /* GOption translates the description in the application's text domain. */
   g_application_add_main_option (G_APPLICATION (self), "version", 0, G_OPTION_FLAG_NONE,
                                  G_OPTION_ARG_NONE, N_("Show the version"), NULL);
+  g_application_set_option_context_parameter_string (G_APPLICATION (self),
+                                                     _("[IMAGE [IMAGE2]]"));
+  g_application_set_option_context_summary (
+    G_APPLICATION (self),
+    _("Shows what a GPU kernel does to an image while it runs: pick an operation or write a "
+      "kernel, choose the CUDA grid and block, and watch the result, the timings and the "
+      "histograms live. IMAGE is the input, IMAGE2 the second input of two-image operations; "
+      "an image opened while Kernelscope runs opens in its window."));
 }
 
 KsApplication *

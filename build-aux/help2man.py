@@ -254,16 +254,25 @@ def usage_rest(usage, program):
 
 # --- metainfo -------------------------------------------------------------
 
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+
+
 def read_metainfo(path):
+    """The untranslated texts: a merged metainfo holds each translation too."""
     root = ET.parse(path).getroot()
-    summary = (root.findtext("summary") or "").strip()
+    summary = next(((s.text or "").strip() for s in root.findall("summary")
+                    if XML_LANG not in s.attrib), "")
     texts = []
     description = root.find("description")
     for child in (description if description is not None else []):
+        if XML_LANG in child.attrib:
+            continue
         if child.tag == "p":
             texts.append(("p", " ".join("".join(child.itertext()).split())))
         elif child.tag in ("ul", "ol"):
             for li in child.findall("li"):
+                if XML_LANG in li.attrib:
+                    continue
                 texts.append(("li", " ".join("".join(li.itertext()).split())))
     dates = [r.get("date") for r in root.iter("release") if r.get("date")]
     return summary, texts, max(dates) if dates else None
