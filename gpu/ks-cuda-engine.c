@@ -254,6 +254,30 @@ _ks_cuda_attributes (KsCudaContext *ctx, const KsKernelRun *run, KsKernelAttribu
   return TRUE;
 }
 
+gboolean
+_ks_cuda_active_blocks (KsCudaContext *ctx, const KsKernelRun *run, guint *blocks,
+                        GError **error)
+{
+  KsKernelAttributes attrs;
+  int n = 0;
+
+  memset (&attrs, 0, sizeof attrs);
+  if (run->kind->cuda_occupancy == NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                   "%s has no occupancy query", run->kind->name);
+      return FALSE;
+    }
+  if (run->kind->shared_memory != NULL)
+    run->kind->shared_memory (run, &attrs);
+  if (!use_device (ctx, error)
+      || !_ks_cuda_check (run->kind->cuda_occupancy (run, attrs.shared_dynamic, &n),
+                          "cudaOccupancyMaxActiveBlocksPerMultiprocessor", error))
+    return FALSE;
+  *blocks = (guint) MAX (n, 0);
+  return TRUE;
+}
+
 typedef struct
 {
   KsCoverageBuffers dev;
@@ -475,6 +499,13 @@ _ks_cuda_read (KsCudaContext *ctx, const void *device_src, gsize bytes, void *ho
 gboolean
 _ks_cuda_attributes (KsCudaContext *ctx, const KsKernelRun *run, KsKernelAttributes *attrs,
                      GError **error)
+{
+  return unavailable (error);
+}
+
+gboolean
+_ks_cuda_active_blocks (KsCudaContext *ctx, const KsKernelRun *run, guint *blocks,
+                        GError **error)
 {
   return unavailable (error);
 }

@@ -41,6 +41,9 @@ typedef struct _KsOpKind
    * return a cudaError_t. NULL in builds without CUDA. */
   int (*cuda_attributes) (const KsKernelRun *run, struct cudaFuncAttributes *attrs);
   int (*cuda_launch) (const KsKernelRun *run, KsCoverageBuffers cov, gpointer stream);
+  /* Blocks of that kernel per multiprocessor by the CUDA runtime's occupancy
+   * calculator, with `shared` bytes of dynamic shared memory (cudaError_t). */
+  int (*cuda_occupancy) (const KsKernelRun *run, gsize shared, int *blocks);
   const char *cuda_launcher;  /* named in errors: "ks_cuda_filter_launch" */
 } KsOpKind;
 
@@ -167,6 +170,8 @@ gboolean   _ks_cuda_fill              (KsCudaContext *ctx, KsBuffer *buffer, gui
                                        GError **error);
 gboolean   _ks_cuda_attributes        (KsCudaContext *ctx, const KsKernelRun *run,
                                        KsKernelAttributes *attrs, GError **error);
+gboolean   _ks_cuda_active_blocks     (KsCudaContext *ctx, const KsKernelRun *run, guint *blocks,
+                                       GError **error);
 /* The kernel between the clock's marks; coverage and histograms read back after. */
 gboolean   _ks_cuda_run               (KsCudaContext *ctx, const KsKernelRun *run,
                                        KsClock *clock, GError **error);

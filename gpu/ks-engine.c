@@ -583,6 +583,27 @@ ks_engine_kernel_attributes (KsEngine *self, const KsRunRequest *request,
   return attributes_for (self, &run, channels, attrs, error);
 }
 
+gboolean
+ks_engine_cuda_active_blocks (KsEngine *self, const KsRunRequest *request, guint *blocks,
+                              GError **error)
+{
+  KsKernelRun run;
+  KsLaunchConfig resolved;
+  guint channels;
+
+  g_return_val_if_fail (KS_IS_ENGINE (self) && request != NULL && blocks != NULL, FALSE);
+  if (self->cuda == NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                   "The CPU engine has no CUDA occupancy calculator");
+      return FALSE;
+    }
+  if (!prepare (self, request, &run, &resolved, &channels, error))
+    return FALSE;
+  run.instrument = request->instrument;
+  return _ks_cuda_active_blocks (self->cuda, &run, blocks, error);
+}
+
 typedef struct
 {
   KsEngine *engine;

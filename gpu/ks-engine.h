@@ -109,6 +109,11 @@ gboolean    ks_engine_fill         (KsEngine *self, KsBuffer *buffer, guint8 val
 /* The kernel's attributes for this request (registers, shared memory). */
 gboolean    ks_engine_kernel_attributes (KsEngine *self, const KsRunRequest *request,
                                          KsKernelAttributes *attrs, GError **error);
+/* CUDA engine: blocks of the request's kernel per multiprocessor by the CUDA
+ * runtime (cudaOccupancyMaxActiveBlocksPerMultiprocessor), to check
+ * ks_launch_occupancy against. */
+gboolean    ks_engine_cuda_active_blocks (KsEngine *self, const KsRunRequest *request,
+                                          guint *blocks, GError **error);
 /* Resolves the request's launch for its inputs and validates it against the
  * device and the kernel; *resolved gets the launch that would run. */
 gboolean    ks_engine_validate     (KsEngine *self, const KsRunRequest *request,

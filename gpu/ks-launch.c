@@ -177,12 +177,25 @@ valid_ppt (guint ppt)
 }
 
 static guint64
-regs_per_block (guint regs_per_thread, guint64 threads, guint warp_size)
+regs_per_warp (guint regs_per_thread, guint warp_size)
 {
   /* Registers are allocated per warp in units of 256. */
-  guint64 warps = (threads + warp_size - 1) / warp_size;
-  guint64 per_warp = ((guint64) regs_per_thread * warp_size + 255) / 256 * 256;
-  return warps * per_warp;
+  return ((guint64) regs_per_thread * warp_size + 255) / 256 * 256;
+}
+
+static guint64
+regs_per_block (guint regs_per_thread, guint64 threads, guint warp_size)
+{
+  return (threads + warp_size - 1) / warp_size * regs_per_warp (regs_per_thread, warp_size);
+}
+
+/* The register file is split between the multiprocessor's sub-partitions
+ * (warp schedulers), each warp's registers in one of them: 4 on every GPU
+ * Kernelscope runs on but compute capability 6.0, which has 2. */
+static guint
+sub_partitions (const KsDeviceLimits *l)
+{
+  return l->cc_major == 6 && l->cc_minor == 0 ? 2 : 4;
 }
 
 static char *
@@ -393,8 +406,14 @@ ks_launch_occupancy (const KsLaunchConfig *c, const KsDeviceLimits *l, const KsK
   o->max_warps_per_sm = (guint) max_warps;
   if (a != NULL && a->num_regs > 0)
     {
-      guint64 rb = regs_per_block (a->num_regs, threads, warp);
-      by_regs = rb > 0 ? l->regs_per_sm / rb : G_MAXUINT64;
+      /* Whole warps per sub-partition, then whole blocks of those warps: 40
+       * registers a thread fit 12 warps in a quarter of 65536, so 24 blocks
+       * of 64 threads, where the whole file alone would seem to hold 25. */
+      guint parts = sub_partitions (l);
+      guint64 per_warp = regs_per_warp (a->num_regs, warp);
+      guint64 warps = per_warp > 0 ? l->regs_per_sm / parts / per_warp * parts : G_MAXUINT64;
+
+      by_regs = warps / warps_per_block;
     }
   if (a != NULL && a->shared_static + a->shared_dynamic > 0)
     {

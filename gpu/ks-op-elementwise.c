@@ -169,6 +169,13 @@ ew_cuda_attributes (const KsKernelRun *run, struct cudaFuncAttributes *attrs)
 }
 
 static int
+ew_cuda_occupancy (const KsKernelRun *run, gsize shared, int *blocks)
+{
+  return ks_cuda_elementwise_occupancy ((KsElementwiseId) run->ew_id, run->geom, run->instrument,
+                                        shared, blocks);
+}
+
+static int
 ew_cuda_launch (const KsKernelRun *run, KsCoverageBuffers cov, gpointer stream)
 {
   const KsBuffer *b = run->inputs[1];
@@ -188,6 +195,7 @@ const KsOpKind _ks_kind_elementwise = {
 #if HAVE_CUDA
   .cuda_attributes = ew_cuda_attributes,
   .cuda_launch = ew_cuda_launch,
+  .cuda_occupancy = ew_cuda_occupancy,
 #endif
   .cuda_launcher = "ks_cuda_elementwise_launch",
 };
@@ -219,6 +227,7 @@ const KsOpKind _ks_kind_equalize = {
 #if HAVE_CUDA
   .cuda_attributes = ew_cuda_attributes,
   .cuda_launch = ew_cuda_launch,
+  .cuda_occupancy = ew_cuda_occupancy,
 #endif
   .cuda_launcher = "ks_cuda_elementwise_launch",
 };

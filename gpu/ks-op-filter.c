@@ -157,6 +157,13 @@ filter_cuda_attributes (const KsKernelRun *run, struct cudaFuncAttributes *attrs
 }
 
 static int
+filter_cuda_occupancy (const KsKernelRun *run, gsize shared, int *blocks)
+{
+  return ks_cuda_filter_occupancy (&run->filter, ks_format_bytes_per_pixel (run->inputs[0]->format),
+                                   run->geom, run->instrument, shared, blocks);
+}
+
+static int
 filter_cuda_launch (const KsKernelRun *run, KsCoverageBuffers cov, gpointer stream)
 {
   return ks_cuda_filter_launch (run->geom, &run->filter, run->inputs[0]->data,
@@ -176,6 +183,7 @@ static const KsOpKind kind = {
 #if HAVE_CUDA
   .cuda_attributes = filter_cuda_attributes,
   .cuda_launch = filter_cuda_launch,
+  .cuda_occupancy = filter_cuda_occupancy,
 #endif
   .cuda_launcher = "ks_cuda_filter_launch",
 };

@@ -110,6 +110,13 @@ histogram_cuda_attributes (const KsKernelRun *run, struct cudaFuncAttributes *at
 }
 
 static int
+histogram_cuda_occupancy (const KsKernelRun *run, gsize shared, int *blocks)
+{
+  return ks_cuda_histogram_occupancy (run->histogram_method, run->geom, (int) channels_of (run),
+                                      run->instrument, shared, blocks);
+}
+
+static int
 histogram_cuda_launch (const KsKernelRun *run, KsCoverageBuffers cov, gpointer stream)
 {
   return ks_cuda_histogram_launch (run->histogram_method, run->geom, (int) channels_of (run),
@@ -125,6 +132,7 @@ static const KsOpKind kind = {
 #if HAVE_CUDA
   .cuda_attributes = histogram_cuda_attributes,
   .cuda_launch = histogram_cuda_launch,
+  .cuda_occupancy = histogram_cuda_occupancy,
 #endif
   .cuda_launcher = "ks_cuda_histogram_launch",
 };

@@ -81,6 +81,12 @@ resize_cuda_attributes (const KsKernelRun *run, struct cudaFuncAttributes *attrs
 }
 
 static int
+resize_cuda_occupancy (const KsKernelRun *run, gsize shared, int *blocks)
+{
+  return ks_cuda_resize_occupancy (&run->resize, run->geom, run->instrument, shared, blocks);
+}
+
+static int
 resize_cuda_launch (const KsKernelRun *run, KsCoverageBuffers cov, gpointer stream)
 {
   return ks_cuda_resize_launch (run->geom, &run->resize, run->inputs[0]->data,
@@ -96,6 +102,7 @@ static const KsOpKind kind = {
 #if HAVE_CUDA
   .cuda_attributes = resize_cuda_attributes,
   .cuda_launch = resize_cuda_launch,
+  .cuda_occupancy = resize_cuda_occupancy,
 #endif
   .cuda_launcher = "ks_cuda_resize_launch",
 };

@@ -286,3 +286,15 @@ ks_cuda_elementwise_attributes (KsElementwiseId op,
     return cudaErrorInvalidValue;
   return cudaFuncGetAttributes (attr, reinterpret_cast<const void *> (kernel));
 }
+
+extern "C" cudaError_t
+ks_cuda_elementwise_occupancy (KsElementwiseId op, KsGeometry geom, int instrumented,
+                               size_t shared, int *blocks)
+{
+  const KsEwKernel kernel = ks_ew_pick (op, &geom, instrumented != 0);
+
+  if (kernel == NULL || blocks == NULL)
+    return cudaErrorInvalidValue;
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor (blocks, kernel, (int) (geom.block.x * geom.block.y * geom.block.z),
+                                                        shared);
+}

@@ -1219,3 +1219,28 @@ ks_cuda_filter_attributes (const KsFilterParams *params, uint32_t src_bpp, KsGeo
     return cudaErrorInvalidValue;
   return cudaFuncGetAttributes (attr, reinterpret_cast<const void *> (kernel));
 }
+
+extern "C" cudaError_t
+ks_cuda_filter_occupancy (const KsFilterParams *params, uint32_t src_bpp, KsGeometry geom,
+                          int instrumented, size_t shared, int *blocks)
+{
+  KsFilterKernel kernel;
+
+  if (params == NULL || blocks == NULL)
+    return cudaErrorInvalidValue;
+  kernel = ks_filter_pick (params, src_bpp, &geom, instrumented != 0);
+  if (kernel == NULL)
+    return cudaErrorInvalidValue;
+  /* As the launcher does: beyond 48 KiB a kernel must opt in to its shared
+   * memory, and the runtime counts no block of one that has not. */
+  if (shared > 48 * 1024)
+    {
+      cudaError_t err = cudaFuncSetAttribute (reinterpret_cast<const void *> (kernel),
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              (int) shared);
+      if (err != cudaSuccess)
+        return err;
+    }
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor (blocks, kernel, (int) (geom.block.x * geom.block.y * geom.block.z),
+                                                        shared);
+}

@@ -294,3 +294,15 @@ ks_cuda_histogram_attributes (KsHistogramMethod method,
     return cudaErrorInvalidValue;
   return cudaFuncGetAttributes (attr, reinterpret_cast<const void *> (kernel));
 }
+
+extern "C" cudaError_t
+ks_cuda_histogram_occupancy (KsHistogramMethod method, KsGeometry geom, int channels,
+                             int instrumented, size_t shared, int *blocks)
+{
+  const KsHistKernel kernel = ks_hist_pick (method, &geom, channels, instrumented != 0);
+
+  if (kernel == NULL || blocks == NULL)
+    return cudaErrorInvalidValue;
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor (blocks, kernel, (int) (geom.block.x * geom.block.y * geom.block.z),
+                                                        shared);
+}

@@ -85,6 +85,20 @@ cudaError_t ks_cuda_resize_attributes (const KsResizeParams *params,
                                        int instrumented,
                                        struct cudaFuncAttributes *attr);
 
+/* Blocks of the kernel that the matching launcher would pick that fit on one
+ * multiprocessor (cudaOccupancyMaxActiveBlocksPerMultiprocessor) with the
+ * geometry's block and `shared` bytes of dynamic shared memory: what the
+ * occupancy calculator of ks-launch.h is checked against. */
+cudaError_t ks_cuda_elementwise_occupancy (KsElementwiseId op, KsGeometry geom, int instrumented,
+                                           size_t shared, int *blocks);
+cudaError_t ks_cuda_histogram_occupancy (KsHistogramMethod method, KsGeometry geom, int channels,
+                                         int instrumented, size_t shared, int *blocks);
+cudaError_t ks_cuda_filter_occupancy (const KsFilterParams *params, uint32_t src_bpp,
+                                      KsGeometry geom, int instrumented, size_t shared,
+                                      int *blocks);
+cudaError_t ks_cuda_resize_occupancy (const KsResizeParams *params, KsGeometry geom,
+                                      int instrumented, size_t shared, int *blocks);
+
 /* Reads bytes of buf (zeros: it is never written after it is cleared) so that
  * L2 holds only clean lines of it; sink is stored to only if buf is not zero.
  * ks-evict.cu says why. */

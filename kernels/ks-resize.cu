@@ -306,3 +306,18 @@ ks_cuda_resize_attributes (const KsResizeParams *params,
     return cudaErrorInvalidValue;
   return cudaFuncGetAttributes (attr, reinterpret_cast<const void *> (kernel));
 }
+
+extern "C" cudaError_t
+ks_cuda_resize_occupancy (const KsResizeParams *params, KsGeometry geom, int instrumented,
+                          size_t shared, int *blocks)
+{
+  if (params == NULL || blocks == NULL)
+    return cudaErrorInvalidValue;
+
+  const KsResizeKernel kernel = ks_resize_pick (params, &geom, instrumented != 0);
+
+  if (kernel == NULL)
+    return cudaErrorInvalidValue;
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor (blocks, kernel, (int) (geom.block.x * geom.block.y * geom.block.z),
+                                                        shared);
+}

@@ -463,6 +463,19 @@ test_occupancy (void)
   g_assert_cmpfloat_with_epsilon (o.occupancy, 0.25, 1e-9);
   g_assert_cmpint (o.limiter, ==, KS_OCCUPANCY_LIMIT_REGISTERS);
 
+  /* Registers by sub-partition: 40 a thread is 1280 a warp, 12 warps in each
+   * quarter of 65536, 48 in all: 24 blocks of 64 threads (the whole file
+   * would seem to hold 51 warps, 25 blocks), 16 of 72 threads (3 warps). */
+  c.block.x = 64;
+  attrs.num_regs = 40;
+  ks_launch_occupancy (&c, limits (), &attrs, &o);
+  g_assert_cmpuint (o.active_blocks_per_sm, ==, 24);
+  g_assert_cmpint (o.limiter, ==, KS_OCCUPANCY_LIMIT_REGISTERS);
+  c.block.x = 72;
+  ks_launch_occupancy (&c, limits (), &attrs, &o);
+  g_assert_cmpuint (o.active_blocks_per_sm, ==, 16);
+  c.block.x = 256;
+
   /* 20000 bytes of shared memory per block: 3 blocks fit in 64 KiB, 24 warps. */
   attrs.num_regs = 16;
   attrs.shared_static = 20000;
