@@ -112,6 +112,35 @@ test_help (void)
   run_cli (&r2, "run", "--help", NULL);
   g_assert_cmpint (r2.status, ==, 0);
   g_assert_nonnull (strstr (r2.out, "--block"));
+
+  /* help COMMAND, help help and --version, for the tool and each command. */
+  {
+    const char *commands[] = { "devices", "ops", "run", "compare", "bench", "bench-display",
+                               "kernel", "bench-kernel", "sweep" };
+    g_auto (KsTestProgramResult) help_help = { 0 };
+    g_auto (KsTestProgramResult) version = { 0 };
+
+    run_cli (&help_help, "help", "help", NULL);
+    g_assert_cmpint (help_help.status, ==, 0);
+    g_assert_nonnull (strstr (help_help.out, "Commands:"));
+    run_cli (&version, "--version", NULL);
+    g_assert_cmpint (version.status, ==, 0);
+    g_assert_true (g_str_has_prefix (version.out, "kernelscope-cli " PACKAGE_VERSION "\n"));
+    for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+      {
+        g_auto (KsTestProgramResult) help = { 0 };
+        g_auto (KsTestProgramResult) own = { 0 };
+        g_autofree char *usage = g_strdup_printf ("kernelscope-cli %s [OPTION", commands[i]);
+
+        run_cli (&help, "help", commands[i], NULL);
+        g_assert_cmpint (help.status, ==, 0);
+        g_assert_nonnull (strstr (help.out, usage));
+        g_assert_cmpstr (help.err, ==, "");
+        run_cli (&own, commands[i], "--version", NULL);
+        g_assert_cmpint (own.status, ==, 0);
+        g_assert_cmpstr (own.out, ==, version.out);
+      }
+  }
 }
 
 static void
