@@ -38,6 +38,7 @@ if [ "${KS_SANITIZE:-1}" != 0 ]; then
   ks_configure "$san" -Dcuda=disabled -Db_sanitize=address,undefined -Db_lundef=false
   ks_build "$san"
   export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  export LSAN_OPTIONS="suppressions=$PWD/build-aux/lsan.supp:print_suppressions=0"
   ks_log "Running the engine suite under ASan and UBSan"
   meson test -C "$san" --print-errorlogs --suite engine || status=1
   if grep -q ':ui /' <<<"$suites"; then

@@ -885,7 +885,8 @@ check_xpm (Reader *r, const char *display, GError **error)
 static const char *
 pixbuf_reason (const char *message, const char *path)
 {
-  g_autofree char *shown = ks_file_display_name (path);
+  /* As gdk-pixbuf shows it: control characters as they are. */
+  g_autofree char *shown = g_filename_display_name (path);
   const char *at = strstr (message, shown);
   const char *colon = at != NULL ? strstr (at + strlen (shown), ": ") : NULL;
 
@@ -1016,6 +1017,14 @@ render_vector (const char *path, const char *display, int width, int height, GEr
       return NULL;
     }
   budget.bytes = RENDER_BASE_BYTES + (guint64) RENDER_SURFACES * 4 * width * height;
+  {
+    /* A limit this process already has binds the renderer too: say that one. */
+    struct rlimit current;
+
+    if (getrlimit (RLIMIT_AS, &current) == 0 && current.rlim_cur != RLIM_INFINITY
+        && (guint64) current.rlim_cur < budget.bytes)
+      budget.bytes = (guint64) current.rlim_cur;
+  }
   /* memfd_create without _GNU_SOURCE (the build does not define it). */
   err_fd = (int) syscall (SYS_memfd_create, "kernelscope-render-stderr", 1u /* MFD_CLOEXEC */);
   if (err_fd < 0)
@@ -1108,7 +1117,8 @@ _ks_image_render_main (const char *path, guint side)
   pixbuf = gdk_pixbuf_new_from_file (path, &error);
   if (pixbuf == NULL)
     {
-      fprintf (stderr, "“%s” could not be rendered: %s\n", display, error->message);
+      fprintf (stderr, "“%s” could not be rendered: %s\n", display,
+               pixbuf_reason (error->message, path));
       return 1;
     }
   if ((guint) gdk_pixbuf_get_width (pixbuf) > max_side
@@ -1122,7 +1132,8 @@ _ks_image_render_main (const char *path, guint side)
   image = image_from_pixbuf (pixbuf, &error);
   if (image == NULL)
     {
-      fprintf (stderr, "“%s” could not be rendered: %s\n", display, error->message);
+      fprintf (stderr, "“%s” could not be rendered: %s\n", display,
+               pixbuf_reason (error->message, path));
       return 1;
     }
   g_clear_object (&pixbuf);
@@ -1136,34 +1147,52 @@ _ks_image_render_main (const char *path, guint side)
   return fflush (stdout) == 0 ? 0 : 1;
 }
 
-/* GIF files whose screen or a frame is 0 pixels wide or high: gdk-pixbuf
- * 2.42 fails its own assertions on them (in gdk_pixbuf_get_file_info and the
- * GIF loader), which print criticals or, with G_DEBUG=fatal-criticals, abort.
- * The blocks are walked here first. */
+/* GIF files whose screen or a frame is 0 pixels wide or high, or with a
+ * frame that reaches past the screen: gdk-pixbuf 2.42 fails its own
+ * assertions on them (in gdk_pixbuf_get_file_info and the GIF loader), which
+ * print criticals or, with G_DEBUG=fatal-criticals, abort. The blocks are
+ * walked here first. */
 static gboolean
 check_gif_sizes (const char *path, const char *display, GError **error)
 {
   g_autoptr (GMappedFile) map = g_mapped_file_new (path, FALSE, NULL);
   const guint8 *p;
   gsize len, i;
-  guint w, h;
+  guint sw, sh;
 
   if (map == NULL || (len = g_mapped_file_get_length (map)) < 13)
     return TRUE;
   p = (const guint8 *) g_mapped_file_get_contents (map);
   if (memcmp (p, "GIF8", 4) != 0)
     return TRUE;
-  w = p[6] | p[7] << 8;
-  h = p[8] | p[9] << 8;
+  sw = p[6] | p[7] << 8;
+  sh = p[8] | p[9] << 8;
+  if (sw == 0 || sh == 0)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_IMAGE,
+                   "“%s” is damaged: its GIF screen is %u×%u pixels", display, sw, sh);
+      return FALSE;
+    }
   i = 13 + ((p[10] & 0x80) ? (gsize) 3 << ((p[10] & 7) + 1) : 0);
-  while (w != 0 && h != 0 && i < len && p[i] != 0x3b)
+  while (i < len && p[i] != 0x3b)
     {
       if (p[i] == 0x2c)
         {
+          guint x, y, w, h;
+
           if (len - i < 10)
             break;
+          x = p[i + 1] | p[i + 2] << 8;
+          y = p[i + 3] | p[i + 4] << 8;
           w = p[i + 5] | p[i + 6] << 8;
           h = p[i + 7] | p[i + 8] << 8;
+          if (w == 0 || h == 0 || x + w > sw || y + h > sh)
+            {
+              g_set_error (error, KS_ERROR, KS_ERROR_IMAGE,
+                           "“%s” is damaged: a GIF frame of %u×%u pixels at (%u, %u) does not "
+                           "fit its %u×%u screen", display, w, h, x, y, sw, sh);
+              return FALSE;
+            }
           i += 10 + ((p[i + 9] & 0x80) ? (gsize) 3 << ((p[i + 9] & 7) + 1) : 0) + 1;
         }
       else if (p[i] == 0x21)
@@ -1179,11 +1208,7 @@ check_gif_sizes (const char *path, const char *display, GError **error)
         i += (gsize) p[i] + 1;
       i++;
     }
-  if (w != 0 && h != 0)
-    return TRUE;
-  g_set_error (error, KS_ERROR, KS_ERROR_IMAGE,
-               "“%s” is damaged: the GIF data declares an image of %u×%u pixels", display, w, h);
-  return FALSE;
+  return TRUE;
 }
 
 KsImage *

@@ -320,6 +320,13 @@ lex (Lexer *lx, const char *text)
                          || lx->p[-1] == 'P')))
             lx->p++;
         }
+      else if ((guchar) *p >= 0x80)
+        {
+          /* One character outside ASCII, whole: a token cut inside its
+           * UTF-8 bytes would put invalid text into the messages. */
+          t.kind = TOK_PUNCT;
+          lx->p = g_utf8_next_char (p);
+        }
       else
         {
           t.kind = TOK_PUNCT;
@@ -1243,7 +1250,23 @@ parse_args (KsKernelSource *self, const GArray *tokens, const KernelDecl *d)
       if (i == d->close || (depth == 0 && tok_is (t, ",")))
         {
           if (i > start)
-            g_ptr_array_add (self->args, parse_arg (self, tokens, start, i, number++, d->name));
+            {
+              KsKernelArg *arg = parse_arg (self, tokens, start, i, number++, d->name);
+
+              /* Bindings name arguments: two of one name cannot be told apart. */
+              for (guint j = 0; j < self->args->len; j++)
+                {
+                  const KsKernelArg *other = g_ptr_array_index (self->args, j);
+                  if (g_strcmp0 (other->name, arg->name) == 0)
+                    {
+                      add_diagnostic (self, KS_DIAGNOSTIC_ERROR, arg->line, arg->column,
+                                      "“%s” names two arguments of %s: give each its own name",
+                                      arg->name, d->name);
+                      break;
+                    }
+                }
+              g_ptr_array_add (self->args, arg);
+            }
           start = i + 1;
           continue;
         }

@@ -82,10 +82,11 @@ typedef struct
   uint32_t reserved;  /* zero */
 } KsUserImage;
 
+/* Without the usual (a + b - 1) / b, which wraps to 0 for b near 2^32. */
 KS_HD uint32_t
 ks_ceil_div_u32 (uint32_t a, uint32_t b)
 {
-  return (a + b - 1u) / b;
+  return a / b + (a % b != 0u);
 }
 
 KS_HD uint32_t
