@@ -712,6 +712,7 @@ test_coverage_image (void)
   g_autoptr (KsImage) out = ks_test_run (engine, &spec, inputs, &result);
   g_autoptr (KsImage) map = ks_coverage_to_image (result.coverage);
 
+  g_assert_nonnull (out);
   /* White where written once, black where never. */
   g_assert_cmpuint (ks_image_get_rgba (map, 0, 0), ==, 0xffffffffu);
   g_assert_cmpuint (ks_image_get_rgba (map, 15, 7), ==, 0xffffffffu);
@@ -948,6 +949,7 @@ test_warmup_flag (void)
   g_autoptr (KsImage) o1 = ks_test_run (fresh, &spec, inputs, &r1);
   g_autoptr (KsImage) o2 = ks_test_run (fresh, &spec, inputs, &r2);
 
+  g_assert_true (ks_image_equal (o1, o2));
   /* The first run of a configuration is the warm-up; the next is not. */
   g_assert_true (r1.warmup);
   g_assert_false (r2.warmup);
