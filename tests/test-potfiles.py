@@ -23,7 +23,7 @@ import tempfile
 C_MARK = re.compile(r'(?<![A-Za-z0-9_])(?:N?_|C_|NC_|ngettext)\s*\(')
 UI_MARK = re.compile(r'translatable\s*=\s*"yes"')
 SOURCE_SUFFIXES = ('.c', '.h', '.ui')
-# The layers of the source tree (DESIGN.md); not the tests, which name the
+# The layers of the source tree (docs/architecture.md); not the tests, which name the
 # marks themselves, nor build directories, wherever they are.
 SOURCE_DIRS = ('app', 'gpu', 'kernels', 'ui', 'resources')
 
