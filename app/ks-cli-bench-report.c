@@ -114,23 +114,12 @@ ks_cli_bench_table (const KsBenchReport *report)
 /* ---- JSON --------------------------------------------------------------- */
 
 static void
-add_dim3 (JsonBuilder *b, const char *name, const KsDim3 *dim)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_begin_array (b);
-  json_builder_add_int_value (b, dim->x);
-  json_builder_add_int_value (b, dim->y);
-  json_builder_add_int_value (b, dim->z);
-  json_builder_end_array (b);
-}
-
-static void
 add_launch (JsonBuilder *b, const KsLaunchConfig *launch)
 {
   json_builder_set_member_name (b, "launch");
   json_builder_begin_object (b);
-  add_dim3 (b, "block", &launch->block);
-  add_dim3 (b, "grid", &launch->grid);
+  ks_json_add_dim3 (b, "block", &launch->block);
+  ks_json_add_dim3 (b, "grid", &launch->grid);
   json_builder_set_member_name (b, "pixels_per_thread");
   json_builder_add_int_value (b, launch->pixels_per_thread);
   json_builder_set_member_name (b, "mapping");

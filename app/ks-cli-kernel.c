@@ -248,17 +248,6 @@ print_timing (const KsWorkerRunResult *run, guint repeats)
     ks_cli_print ("kernel: %.4f ms\n", run->kernel_ms);
 }
 
-static void
-add_dim3 (JsonBuilder *b, const char *name, const KsDim3 *d)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_begin_array (b);
-  json_builder_add_int_value (b, d->x);
-  json_builder_add_int_value (b, d->y);
-  json_builder_add_int_value (b, d->z);
-  json_builder_end_array (b);
-}
-
 static JsonNode *
 report_json (const KernelReport *r)
 {
@@ -345,8 +334,8 @@ report_json (const KernelReport *r)
     {
       json_builder_set_member_name (b, "launch");
       json_builder_begin_object (b);
-      add_dim3 (b, "grid", &r->launch.grid);
-      add_dim3 (b, "block", &r->launch.block);
+      ks_json_add_dim3 (b, "grid", &r->launch.grid);
+      ks_json_add_dim3 (b, "block", &r->launch.block);
       json_builder_end_object (b);
       json_builder_set_member_name (b, "kernel_ms");
       ks_json_add_number (b, r->run.kernel_ms);

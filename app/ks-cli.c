@@ -115,17 +115,6 @@ ks_cli_emit_json (JsonNode *root, gboolean json, const char *output, GError **er
 }
 
 void
-ks_cli_json_add_dim3 (JsonBuilder *b, const char *name, const KsDim3 *d)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_begin_array (b);
-  json_builder_add_int_value (b, d->x);
-  json_builder_add_int_value (b, d->y);
-  json_builder_add_int_value (b, d->z);
-  json_builder_end_array (b);
-}
-
-void
 ks_cli_json_add_launch (JsonBuilder *b, const char *name, const KsLaunchConfig *config,
                         guint default_ppt, gboolean resolved)
 {
@@ -133,14 +122,14 @@ ks_cli_json_add_launch (JsonBuilder *b, const char *name, const KsLaunchConfig *
 
   json_builder_set_member_name (b, name);
   json_builder_begin_object (b);
-  ks_cli_json_add_dim3 (b, "block", &config->block);
+  ks_json_add_dim3 (b, "block", &config->block);
   if (config->auto_grid && !resolved)
     {
       json_builder_set_member_name (b, "grid");
       json_builder_add_string_value (b, "auto");
     }
   else
-    ks_cli_json_add_dim3 (b, "grid", &config->grid);
+    ks_json_add_dim3 (b, "grid", &config->grid);
   json_builder_set_member_name (b, "auto_grid");
   json_builder_add_boolean_value (b, config->auto_grid);
   json_builder_set_member_name (b, "mode");

@@ -44,10 +44,9 @@ void      ks_cli_set_json            (gboolean json);
  * atomically to output when that is not NULL (--output FILE); both may hold. */
 gboolean  ks_cli_emit_json           (JsonNode *root, gboolean json, const char *output,
                                       GError **error);
-/* JSON members shared by the reports: a dimension as [x, y, z]; a launch as
+/* JSON members shared by the reports (a dimension: ks_json_add_dim3): a launch as
  * {block, grid ("auto" or [x, y, z]), mode, pixels_per_thread}; a parameter's
  * value as its type (a choice by its id). */
-void      ks_cli_json_add_dim3       (JsonBuilder *b, const char *name, const KsDim3 *d);
 void      ks_cli_json_add_launch     (JsonBuilder *b, const char *name,
                                       const KsLaunchConfig *config, guint default_ppt,
                                       gboolean resolved);

@@ -132,3 +132,14 @@ ks_json_write (JsonNode *root, const char *path, GError **error)
   text = ks_json_to_data (root);
   return ks_file_replace_contents (path, text, strlen (text), error);
 }
+
+void
+ks_json_add_dim3 (JsonBuilder *builder, const char *name, const KsDim3 *dim)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_begin_array (builder);
+  json_builder_add_int_value (builder, dim->x);
+  json_builder_add_int_value (builder, dim->y);
+  json_builder_add_int_value (builder, dim->z);
+  json_builder_end_array (builder);
+}

@@ -10,6 +10,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "ks-launch.h"
 #include "ks-timing.h"
 
 G_BEGIN_DECLS
@@ -26,6 +27,8 @@ JsonNode *ks_json_from_variant   (GVariant *value);
  * count ("runs", "n") for the scripts that read it. */
 void      ks_json_add_timing     (JsonBuilder *builder, const KsTiming *timing,
                                   const char *count_key);
+/* A block or grid as a member: name: [x, y, z]. */
+void      ks_json_add_dim3       (JsonBuilder *builder, const char *name, const KsDim3 *dim);
 /* Pretty-printed, ending with a newline. */
 char     *ks_json_to_data        (JsonNode *root);
 gboolean  ks_json_write          (JsonNode *root, const char *path, GError **error);

@@ -199,17 +199,6 @@ ks_sweep_run (KsEngine *engine, const KsRunRequest *base, const GArray *blocks, 
   return g_steal_pointer (&result);
 }
 
-static void
-add_dim3 (JsonBuilder *b, const char *name, const KsDim3 *d)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_begin_array (b);
-  json_builder_add_int_value (b, d->x);
-  json_builder_add_int_value (b, d->y);
-  json_builder_add_int_value (b, d->z);
-  json_builder_end_array (b);
-}
-
 JsonNode *
 ks_sweep_to_json (const KsSweepResult *result)
 {
@@ -243,14 +232,14 @@ ks_sweep_to_json (const KsSweepResult *result)
       const KsSweepPoint *p = &g_array_index (result->points, KsSweepPoint, i);
 
       json_builder_begin_object (b);
-      add_dim3 (b, "block", &p->block);
+      ks_json_add_dim3 (b, "block", &p->block);
       json_builder_set_member_name (b, "threads");
       json_builder_add_int_value (b, (gint64) p->block.x * p->block.y * p->block.z);
       json_builder_set_member_name (b, "refused");
       ks_json_add_string (b, p->refused);
       if (p->refused == NULL)
         {
-          add_dim3 (b, "grid", &p->resolved.grid);
+          ks_json_add_dim3 (b, "grid", &p->resolved.grid);
           json_builder_set_member_name (b, "pixels_per_thread");
           json_builder_add_int_value (b, p->resolved.pixels_per_thread);
           ks_json_add_timing (b, &p->timing, "runs");
