@@ -7,3 +7,4 @@
 #include "ks-image.h"
 #include "ks-launch.h"
 #include "ks-op.h"
+#include "ks-overlay.h"

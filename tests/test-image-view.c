@@ -7,6 +7,8 @@
  * skips in TAP under meson). */
 #include "config.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ks-histogram-view.h"
@@ -318,6 +320,235 @@ test_view_zoom_and_hover (ViewFixture *f, gconstpointer data)
   g_assert_nonnull (shown);
 
   g_assert_false (ks_image_view_get_hover (f->view, NULL, NULL));
+}
+
+static GtkEventController *find_controller (GtkWidget *widget, GType type);
+
+/* Sets the launch and waits for an instrumented run of it on screen. */
+static void
+run_instrumented (ViewFixture *f, guint gx, guint gy)
+{
+  KsLaunchConfig launch;
+  g_autoptr (KsImage) shown = NULL;
+
+  ks_launch_config_init (&launch, 16, 16);
+  launch.auto_grid = FALSE;
+  launch.grid.x = gx;
+  launch.grid.y = gy;
+  launch.grid.z = 1;
+  launch.pixels_per_thread = 1;
+  ks_pipeline_set_launch (f->pipeline, &launch);
+  for (int i = 0; i < 500; i++)
+    {
+      const KsRunResult *r = ks_pipeline_get_result (f->pipeline);
+
+      if (ks_pipeline_is_idle (f->pipeline) && ks_pipeline_get_ownership (f->pipeline) != NULL
+          && r != NULL && r->launch.grid.x == gx && r->launch.grid.y == gy)
+        break;
+      iterate_for (10);
+    }
+  g_assert_nonnull (ks_pipeline_get_ownership (f->pipeline));
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+  iterate_for (100);
+}
+
+/* The same launch without an overlay: what the overlay is drawn over. */
+static void
+run_instrumented_plain (ViewFixture *f, guint gx, guint gy)
+{
+  KsLaunchConfig launch;
+  g_autoptr (KsImage) shown = NULL;
+
+  ks_launch_config_init (&launch, 16, 16);
+  launch.auto_grid = FALSE;
+  launch.grid.x = gx;
+  launch.grid.y = gy;
+  launch.grid.z = 1;
+  launch.pixels_per_thread = 1;
+  ks_pipeline_set_launch (f->pipeline, &launch);
+  settle (f->pipeline);
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+  iterate_for (100);
+}
+
+/* The screenshot's colour at image pixel (x, y), the view fitting a frame
+ * centred on (cx, cy) at `zoom` widget pixels per image pixel. */
+static guint32
+shown_at (const guint8 *pixels, int w, int h, double zoom, double cx, double cy, guint x,
+          guint y)
+{
+  int sx = (int) (w / 2.0 + (x + 0.5 - cx) * zoom);
+  int sy = (int) (h / 2.0 + (y + 0.5 - cy) * zoom);
+  const guint8 *p;
+
+  g_assert_cmpint (sx, >=, 0);
+  g_assert_cmpint (sy, >=, 0);
+  g_assert_cmpint (sx, <, w);
+  g_assert_cmpint (sy, <, h);
+  p = pixels + ((gsize) sy * w + sx) * 4;
+  return p[2] | p[1] << 8 | (guint32) p[0] << 16;
+}
+
+/* Within 2 of the blend of the result and the overlay colour at 0.6: the
+ * shader blends in floats and the framebuffer rounds to 8 bits once. */
+static void
+assert_blend (guint32 shown, guint32 under, guint32 over, const char *what)
+{
+  for (guint c = 0; c < 3; c++)
+    {
+      double expected = ((under >> (8 * c)) & 0xff) * 0.4 + ((over >> (8 * c)) & 0xff) * 0.6;
+      int got = (shown >> (8 * c)) & 0xff;
+
+      if (fabs (got - expected) > 2.0)
+        g_error ("%s: channel %u is %d on screen, %.1f expected (%06x over %06x)", what, c, got,
+                 expected, over, under & 0xffffff);
+    }
+}
+
+static gboolean
+is_idle_color (guint32 rgb)
+{
+  return abs ((int) (rgb & 0xff) - 80) < 6 && abs ((int) ((rgb >> 8) & 0xff) - 120) < 6
+         && abs ((int) ((rgb >> 16) & 0xff) - 160) < 6;
+}
+
+/* Each overlay draws the engine's ownership at known pixels: a grid of 5×4
+ * blocks of 16×16 covers 80×64 of the 200×150 image; one of 15×12 blocks
+ * reaches 240×192, past the image's edges. */
+static void
+test_view_overlays (ViewFixture *f, gconstpointer data)
+{
+  static const guint points[][2] = { { 20, 5 }, { 37, 40 }, { 70, 60 }, { 150, 100 }, { 5, 100 } };
+  g_autoptr (KsImage) shown = NULL;
+  g_autofree guint8 *plain = NULL;
+  const KsRunResult *result;
+  const KsCoverage *cov;
+  double zoom, scale;
+  int w, h;
+
+  if (!have_display)
+    {
+      g_test_skip ("no display");
+      return;
+    }
+
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+  g_assert_false (ks_pipeline_get_instrumented (f->pipeline));
+  /* What is under the overlay: the result over the checkerboard (the random
+   * input has random alpha), without the hatch of unwritten pixels. */
+  ks_image_view_set_show_coverage (f->view, FALSE);
+  run_instrumented_plain (f, 5, 4);
+  plain = screenshot_widget (GTK_WIDGET (f->view), &w, &h, NULL);
+
+  ks_image_view_set_overlay (f->view, KS_OVERLAY_BLOCK);
+  g_assert_true (ks_pipeline_get_instrumented (f->pipeline));
+  g_assert_cmpfloat (ks_image_view_get_overlay_opacity (f->view), ==, 0.6);
+  run_instrumented (f, 5, 4);
+  result = ks_pipeline_get_result (f->pipeline);
+  cov = ks_pipeline_get_coverage (f->pipeline);
+  g_assert_nonnull (cov);
+  g_assert_cmpuint (cov->unwritten_pixels, ==, 200 * 150 - 80 * 64);
+  scale = gtk_widget_get_scale_factor (GTK_WIDGET (f->view));
+  zoom = ks_image_view_get_zoom (f->view) / scale;
+
+  for (KsOverlayMode mode = KS_OVERLAY_BLOCK; mode <= KS_OVERLAY_COVERAGE; mode++)
+    {
+      g_autofree guint8 *pixels = NULL;
+      g_autofree char *png = g_strdup_printf ("test-image-view-overlay-%s.png",
+                                              ks_overlay_mode_to_string (mode));
+
+      ks_image_view_set_overlay (f->view, mode);
+      iterate_for (100);
+      g_assert_true (ks_pipeline_is_idle (f->pipeline));
+      pixels = screenshot_widget (GTK_WIDGET (f->view), &w, &h, png);
+      for (guint i = 0; i < G_N_ELEMENTS (points); i++)
+        {
+          guint x = points[i][0], y = points[i][1];
+          g_autofree char *what = g_strdup_printf ("%s overlay at (%u, %u)",
+                                                   ks_overlay_mode_to_string (mode), x, y);
+
+          assert_blend (shown_at (pixels, w, h, zoom, 100, 75, x, y),
+                        shown_at (plain, w, h, zoom, 100, 75, x, y),
+                        ks_overlay_color (cov, &result->launch, mode, x, y), what);
+        }
+    }
+
+  /* Off: the result again, exactly. */
+  ks_image_view_set_overlay (f->view, KS_OVERLAY_NONE);
+  g_assert_false (ks_pipeline_get_instrumented (f->pipeline));
+  g_clear_pointer (&shown, ks_image_unref);
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+
+  /* The oversized grid: its threads beyond the image are drawn, and fit
+   * keeps them in view (the frame is 240×192 now, centred on (120, 96)). */
+  ks_image_view_set_overlay (f->view, KS_OVERLAY_COVERAGE);
+  run_instrumented (f, 15, 12);
+  cov = ks_pipeline_get_coverage (f->pipeline);
+  g_assert_cmpuint (cov->unwritten_pixels, ==, 0);
+  g_assert_cmpuint (cov->idle_threads, ==, 240 * 192 - 200 * 150);
+  zoom = ks_image_view_get_zoom (f->view) / scale;
+  g_assert_cmpfloat (fabs (zoom - MIN (400.0 / 240, 300.0 / 192)), <, 0.02);
+  {
+    g_autofree guint8 *pixels = screenshot_widget (GTK_WIDGET (f->view), &w, &h,
+                                                   "test-image-view-overlay-oversized.png");
+    guint idle = 0, n = 0;
+
+    guint32 shown_once = shown_at (pixels, w, h, zoom, 120, 96, 100, 70);
+
+    /* Written once: tinted green (what is under it differs at this zoom). */
+    g_assert_cmpuint ((shown_once >> 8) & 0xff, >, shown_once & 0xff);
+    /* Right of the image and below it: striped in the idle colour, about
+     * half of it (the stripes), never elsewhere. */
+    for (guint y = 10; y < 140; y += 3)
+      for (guint x = 205; x < 238; x += 3, n++)
+        idle += is_idle_color (shown_at (pixels, w, h, zoom, 120, 96, x, y));
+    g_assert_cmpfloat ((double) idle / n, >, 0.3);
+    idle = n = 0;
+    for (guint y = 155; y < 190; y += 3)
+      for (guint x = 10; x < 190; x += 5, n++)
+        idle += is_idle_color (shown_at (pixels, w, h, zoom, 120, 96, x, y));
+    g_assert_cmpfloat ((double) idle / n, >, 0.3);
+    idle = n = 0;
+    for (guint y = 10; y < 140; y += 5)
+      for (guint x = 10; x < 190; x += 5, n++)
+        idle += is_idle_color (shown_at (pixels, w, h, zoom, 120, 96, x, y));
+    g_assert_cmpuint (idle, ==, 0);
+  }
+}
+
+/* Over the launch's extent beyond the image the view reports the point. */
+static void
+test_view_hover_outside (ViewFixture *f, gconstpointer data)
+{
+  GtkEventController *motion;
+  guint64 ox, oy;
+  double zoom;
+
+  if (!have_display)
+    {
+      g_test_skip ("no display");
+      return;
+    }
+
+  ks_image_view_set_overlay (f->view, KS_OVERLAY_COVERAGE);
+  run_instrumented (f, 15, 12);
+  motion = find_controller (GTK_WIDGET (f->view), GTK_TYPE_EVENT_CONTROLLER_MOTION);
+  zoom = ks_image_view_get_zoom (f->view) / gtk_widget_get_scale_factor (GTK_WIDGET (f->view));
+  /* Image point (220.5, 30.5): beyond the right edge, inside the extent. */
+  g_signal_emit_by_name (motion, "motion",
+                         gtk_widget_get_width (GTK_WIDGET (f->view)) / 2.0 + (220.5 - 120) * zoom,
+                         gtk_widget_get_height (GTK_WIDGET (f->view)) / 2.0 + (30.5 - 96) * zoom);
+  g_assert_false (ks_image_view_get_hover (f->view, NULL, NULL));
+  g_assert_true (ks_image_view_get_hover_outside (f->view, &ox, &oy));
+  g_assert_cmpuint (ox, ==, 220);
+  g_assert_cmpuint (oy, ==, 30);
+  /* Without an overlay there is nothing beyond the image to name. */
+  ks_image_view_set_overlay (f->view, KS_OVERLAY_NONE);
+  g_assert_false (ks_image_view_get_hover_outside (f->view, &ox, &oy));
 }
 
 static GtkEventController *
@@ -632,6 +863,10 @@ main (int argc, char **argv)
               test_view_survives_rerealize, view_fixture_teardown);
   g_test_add ("/ks/ui/image-view/counts-presented-frames", ViewFixture, NULL,
               view_fixture_setup, test_view_counts_presented_frames, view_fixture_teardown);
+  g_test_add ("/ks/ui/image-view/overlays", ViewFixture, NULL, view_fixture_setup,
+              test_view_overlays, view_fixture_teardown);
+  g_test_add ("/ks/ui/image-view/hover-outside", ViewFixture, NULL, view_fixture_setup,
+              test_view_hover_outside, view_fixture_teardown);
   g_test_add_func ("/ks/ui/histogram-view/stats", test_histogram_stats);
   g_test_add_func ("/ks/ui/histogram-view/draws", test_histogram_view);
   g_test_add_func ("/ks/ui/timing-chart/draws", test_timing_chart);

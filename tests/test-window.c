@@ -13,6 +13,7 @@
 #include "ks-image-view.h"
 #include "ks-timing-panel.h"
 #include "ks-window.h"
+#include "ks-window-private.h"
 
 static void
 iterate_for (guint ms)
@@ -420,6 +421,129 @@ test_screenshot (Fixture *f, gconstpointer data)
   save_screenshot (GTK_WIDGET (f->window), "kernelscope-histogram.png");
 }
 
+static GtkEventController *
+motion_controller (GtkWidget *widget)
+{
+  g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr (GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_MOTION (controller))
+        return controller;
+    }
+  return NULL;
+}
+
+/* Waits for an instrumented run of the current launch to be on screen. */
+static void
+wait_for_ownership (KsWindow *window, guint grid_x)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (window);
+  g_autoptr (KsImage) shown = NULL;
+
+  for (int i = 0; i < 500; i++)
+    {
+      const KsRunResult *r = ks_pipeline_get_result (pipeline);
+
+      if (ks_pipeline_is_idle (pipeline) && ks_pipeline_get_ownership (pipeline) != NULL
+          && r != NULL && (grid_x == 0 || r->launch.grid.x == grid_x))
+        break;
+      iterate_for (10);
+    }
+  g_assert_nonnull (ks_pipeline_get_ownership (pipeline));
+  shown = displayed_output (window);
+  g_assert_nonnull (shown);
+  iterate_for (200);
+}
+
+/* The overlays from the bottom bar's shortcuts, the pointer naming the
+ * thread that wrote a pixel, and the legend and the cost of recording. */
+static void
+test_overlays_and_hover (Fixture *f, gconstpointer data)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (f->window);
+  KsImageView *view = KS_IMAGE_VIEW (ks_window_get_view (f->window));
+  GtkWidget *vw = GTK_WIDGET (view);
+  GtkEventController *motion = motion_controller (vw);
+  KsLaunchConfig launch;
+  double zoom;
+
+  g_assert_nonnull (motion);
+  /* Teaching defaults: one pixel per thread, blocks of 16×16, an automatic grid. */
+  ks_launch_config_init (&launch, 16, 16);
+  launch.pixels_per_thread = 1;
+  ks_pipeline_set_launch (pipeline, &launch);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.overlay", "s", "block"));
+  g_assert_cmpint (ks_image_view_get_overlay (view), ==, KS_OVERLAY_BLOCK);
+  wait_for_ownership (f->window, 32);
+  g_assert_true (label_shows (GTK_WIDGET (f->window), "a grid of 32×32 blocks"));
+  g_assert_true (label_shows (GTK_WIDGET (f->window), "recorded run"));
+  save_screenshot (GTK_WIDGET (f->window), "overlay-blocks.png");
+
+  /* Pixel (21, 9) of the 512×512 sample, fitted and centred. */
+  zoom = ks_image_view_get_zoom (view) / gtk_widget_get_scale_factor (vw);
+  g_signal_emit_by_name (motion, "motion", gtk_widget_get_width (vw) / 2.0 + (21.5 - 256) * zoom,
+                         gtk_widget_get_height (vw) / 2.0 + (9.5 - 256) * zoom);
+  iterate_for (50);
+  g_assert_true (label_shows (GTK_WIDGET (f->window), "block (1, 0), thread (5, 9)"));
+  /* Thread (5, 9) is linear 149: warp 4, lane 21. */
+  g_assert_true (label_shows (GTK_WIDGET (f->window), "warp 4, lane 21"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.overlay", "s", "warp"));
+  iterate_for (200);
+  g_assert_true (label_shows (GTK_WIDGET (f->window), "one colour a warp"));
+  save_screenshot (GTK_WIDGET (f->window), "overlay-warps.png");
+
+  /* A grid of 40×20 blocks: too wide (640 pixels) and too short (320). */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.overlay", "s",
+                                             "coverage"));
+  launch.auto_grid = FALSE;
+  launch.grid = (KsDim3) { 40, 20, 1 };
+  ks_pipeline_set_launch (pipeline, &launch);
+  wait_for_ownership (f->window, 40);
+  g_assert_true (label_shows (GTK_WIDGET (f->window), "never written (98304)"));
+  g_assert_true (label_shows (GTK_WIDGET (f->window), "threads beyond the image"));
+  save_screenshot (GTK_WIDGET (f->window), "overlay-coverage.png");
+  /* An unwritten pixel names the thread an automatic grid would give it. */
+  zoom = ks_image_view_get_zoom (view) / gtk_widget_get_scale_factor (vw);
+  g_signal_emit_by_name (motion, "motion", gtk_widget_get_width (vw) / 2.0 + (40.5 - 320) * zoom,
+                         gtk_widget_get_height (vw) / 2.0 + (400.5 - 256) * zoom);
+  iterate_for (50);
+  g_assert_true (label_shows (GTK_WIDGET (f->window), "no thread wrote this pixel"));
+  g_assert_true (label_shows (GTK_WIDGET (f->window),
+                              "an automatic grid: block (2, 25), thread (8, 0)"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.overlay", "s", "none"));
+  iterate_for (100);
+  g_assert_false (ks_pipeline_get_instrumented (pipeline));
+  g_assert_false (label_shows (GTK_WIDGET (f->window), "recorded run"));
+}
+
+/* Presenter mode: large type and no header bar until Esc. */
+static void
+test_presenter_mode (Fixture *f, gconstpointer data)
+{
+  GtkWidget *w = GTK_WIDGET (f->window);
+
+  g_assert_false (_ks_window_get_presenter (f->window));
+  g_assert_true (gtk_widget_activate_action (w, "win.presenter", NULL));
+  iterate_for (300);
+  g_assert_true (_ks_window_get_presenter (f->window));
+  g_assert_true (gtk_widget_has_css_class (w, "ks-presenter"));
+  g_assert_true (adw_style_manager_get_dark (adw_style_manager_get_default ()));
+  g_assert_true (label_shows (w, "press Esc or F11 to leave"));
+  gtk_widget_activate_action (w, "win.overlay", "s", "block");
+  iterate_for (500);
+  save_screenshot (w, "presenter-mode.png");
+  gtk_widget_activate_action (w, "win.overlay", "s", "none");
+  g_assert_true (gtk_widget_activate_action (w, "win.leave-presenter", NULL));
+  iterate_for (100);
+  g_assert_false (_ks_window_get_presenter (f->window));
+  g_assert_false (gtk_widget_has_css_class (w, "ks-presenter"));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -430,6 +554,17 @@ main (int argc, char *argv[])
       return 0;
     }
   adw_init ();
+  {
+    /* The application loads its style sheet itself (AdwApplication's
+     * resource base path); a window without one needs it for screenshots
+     * that look like the application. */
+    g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
+
+    gtk_css_provider_load_from_resource (css, "/org/kernelscope/Kernelscope/style.css");
+    gtk_style_context_add_provider_for_display (gdk_display_get_default (),
+                                                GTK_STYLE_PROVIDER (css),
+                                                GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  }
 
   g_test_add ("/ks/ui/window/opens-on-sample", Fixture, NULL, fixture_setup, test_opens_on_sample,
               fixture_teardown);
@@ -451,5 +586,9 @@ main (int argc, char *argv[])
               fixture_teardown);
   g_test_add ("/ks/ui/window/samples-and-debug-info", Fixture, NULL, fixture_setup,
               test_samples_and_debug_info, fixture_teardown);
+  g_test_add ("/ks/ui/window/overlays-and-hover", Fixture, NULL, fixture_setup,
+              test_overlays_and_hover, fixture_teardown);
+  g_test_add ("/ks/ui/window/presenter-mode", Fixture, NULL, fixture_setup, test_presenter_mode,
+              fixture_teardown);
   return g_test_run ();
 }

@@ -46,9 +46,11 @@ struct _KsImageView
   guint input_tex;
   guint output_tex;
   guint coverage_tex;
+  guint owner_tex;
   guint fbo;
   int u_view_size, u_image_size, u_center, u_zoom, u_scale, u_split_x;
   int u_has_input, u_has_output, u_has_coverage, u_input_gray, u_output_gray;
+  int u_has_owner, u_overlay, u_opacity, u_grid, u_block, u_extent, u_block_lines;
 
   /* what the textures hold */
   gboolean input_dirty;
@@ -61,6 +63,8 @@ struct _KsImageView
   gboolean output_gray;
   guint output_width, output_height;
   gboolean have_coverage;
+  gboolean have_owner;
+  KsLaunchConfig owner_launch;  /* the launch whose ownership the texture holds */
   gboolean interop_dirty;       /* the engine changed: try interop again */
   char *interop_lost;           /* why the last interop upload failed, or NULL */
 
@@ -70,6 +74,8 @@ struct _KsImageView
   double center_x, center_y;    /* the image point at the centre of the view */
   double split;
   gboolean show_coverage;
+  KsOverlayMode overlay;
+  double overlay_opacity;
   double drag_center_x, drag_center_y;
   double pinch_zoom, pinch_center_x, pinch_center_y;
 
@@ -78,6 +84,8 @@ struct _KsImageView
   double pointer_x, pointer_y;  /* widget coordinates */
   gboolean hover_valid;
   guint hover_x, hover_y;
+  gboolean hover_outside;       /* over the launch's extent beyond the image */
+  guint64 outside_x, outside_y;
 
   /* frames presented with a new result, for the frame rate */
   GArray *frame_times;          /* gint64 frame clock times, oldest first, the last second */
@@ -99,6 +107,8 @@ enum
   PROP_FIT,
   PROP_SPLIT,
   PROP_SHOW_COVERAGE,
+  PROP_OVERLAY,
+  PROP_OVERLAY_OPACITY,
   PROP_DISPLAY_PATH,
   PROP_GL_RENDERER,
   PROP_INTEROP_STATUS,
@@ -163,6 +173,44 @@ display_size (KsImageView *self, double *width, double *height)
   return FALSE;
 }
 
+/* The launch's extent in image pixels while an overlay shows it: the run's
+ * resolved launch when its coverage was recorded. FALSE otherwise. */
+static gboolean
+overlay_extent (KsImageView *self, double *width, double *height)
+{
+  const KsRunResult *result;
+  guint64 ew, eh;
+
+  if (self->overlay == KS_OVERLAY_NONE || self->pipeline == NULL
+      || ks_pipeline_get_ownership (self->pipeline) == NULL)
+    return FALSE;
+  result = ks_pipeline_get_result (self->pipeline);
+  if (result == NULL || result->output == NULL)
+    return FALSE;
+  ks_overlay_launch_extent (&result->launch, &ew, &eh);
+  *width = ew;
+  *height = eh;
+  return TRUE;
+}
+
+/* What "fit" keeps visible: the image, and with an overlay the launch's
+ * threads beyond it, up to twice the image's size (a grid of a million
+ * blocks would shrink the image to nothing). */
+static gboolean
+frame_size (KsImageView *self, double *width, double *height)
+{
+  double ew, eh;
+
+  if (!display_size (self, width, height))
+    return FALSE;
+  if (overlay_extent (self, &ew, &eh))
+    {
+      *width = MAX (*width, MIN (ew, 2 * *width));
+      *height = MAX (*height, MIN (eh, 2 * *height));
+    }
+  return TRUE;
+}
+
 static double
 fit_zoom (KsImageView *self)
 {
@@ -171,7 +219,7 @@ fit_zoom (KsImageView *self)
   double vh = gtk_widget_get_height (GTK_WIDGET (self)) * scale;
   double iw, ih;
 
-  if (!display_size (self, &iw, &ih) || vw <= 0 || vh <= 0)
+  if (!frame_size (self, &iw, &ih) || vw <= 0 || vh <= 0)
     return 1.0;
   return CLAMP (MIN (vw / iw, vh / ih), ZOOM_MIN, ZOOM_MAX);
 }
@@ -189,7 +237,7 @@ current_center (KsImageView *self, double *cx, double *cy)
     {
       double iw, ih;
 
-      display_size (self, &iw, &ih);
+      frame_size (self, &iw, &ih);
       *cx = iw / 2;
       *cy = ih / 2;
     }
@@ -216,9 +264,10 @@ widget_to_image (KsImageView *self, double wx, double wy, double *ix, double *iy
 static void
 update_hover (KsImageView *self)
 {
-  gboolean valid = FALSE;
+  gboolean valid = FALSE, outside = FALSE;
   guint hx = 0, hy = 0;
-  double iw, ih;
+  guint64 ox = 0, oy = 0;
+  double iw, ih, ew, eh;
 
   if (self->pointer_inside && display_size (self, &iw, &ih))
     {
@@ -231,13 +280,24 @@ update_hover (KsImageView *self)
           hx = (guint) ix;
           hy = (guint) iy;
         }
+      else if (ix >= 0 && iy >= 0 && overlay_extent (self, &ew, &eh) && ix < ew && iy < eh)
+        {
+          outside = TRUE;
+          ox = (guint64) ix;
+          oy = (guint64) iy;
+        }
     }
 
-  if (valid == self->hover_valid && (!valid || (hx == self->hover_x && hy == self->hover_y)))
+  if (valid == self->hover_valid && outside == self->hover_outside
+      && (!valid || (hx == self->hover_x && hy == self->hover_y))
+      && (!outside || (ox == self->outside_x && oy == self->outside_y)))
     return;
   self->hover_valid = valid;
   self->hover_x = hx;
   self->hover_y = hy;
+  self->hover_outside = outside;
+  self->outside_x = ox;
+  self->outside_y = oy;
   g_signal_emit (self, signals[SIGNAL_HOVER_CHANGED], 0);
 }
 
@@ -486,6 +546,27 @@ upload_coverage (KsImageView *self)
                         mask->stride, mask->data, TRUE);
 }
 
+/* The overlay's ownership data, with the launch that produced it. */
+static void
+upload_ownership (KsImageView *self)
+{
+  const guint32 *owner = self->pipeline != NULL ? ks_pipeline_get_ownership (self->pipeline)
+                                                : NULL;
+  const KsRunResult *result = self->pipeline != NULL ? ks_pipeline_get_result (self->pipeline)
+                                                     : NULL;
+  const KsCoverage *cov = self->pipeline != NULL ? ks_pipeline_get_coverage (self->pipeline)
+                                                 : NULL;
+
+  self->have_owner = owner != NULL && result != NULL && cov != NULL;
+  if (!self->have_owner)
+    return;
+  self->owner_launch = result->launch;
+  glBindTexture (GL_TEXTURE_2D, self->owner_tex);
+  glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
+  glTexImage2D (GL_TEXTURE_2D, 0, GL_RG32UI, cov->width, cov->height, 0, GL_RG_INTEGER,
+                GL_UNSIGNED_INT, owner);
+}
+
 /* ---- frames per second ------------------------------------------------------------------ */
 
 static void
@@ -574,6 +655,7 @@ upload_output (KsImageView *self)
   self->uploaded_serial = self->run_serial;
 
   upload_coverage (self);
+  upload_ownership (self);
   result = ks_pipeline_get_result (self->pipeline);
   if (result == NULL)
     {
@@ -688,10 +770,12 @@ delete_gl_objects (KsImageView *self)
     glDeleteTextures (1, &self->output_tex);
   if (self->coverage_tex != 0)
     glDeleteTextures (1, &self->coverage_tex);
+  if (self->owner_tex != 0)
+    glDeleteTextures (1, &self->owner_tex);
   if (self->fbo != 0)
     glDeleteFramebuffers (1, &self->fbo);
   self->program = self->vao = self->input_tex = self->output_tex = 0;
-  self->coverage_tex = self->fbo = 0;
+  self->coverage_tex = self->owner_tex = self->fbo = 0;
 }
 
 /* GtkGLArea in GTK 4.8 asks for desktop GL only (or GLES only, with
@@ -768,10 +852,27 @@ ks_image_view_realize (GtkWidget *widget)
   self->u_has_coverage = glGetUniformLocation (self->program, "u_has_coverage");
   self->u_input_gray = glGetUniformLocation (self->program, "u_input_gray");
   self->u_output_gray = glGetUniformLocation (self->program, "u_output_gray");
+  self->u_has_owner = glGetUniformLocation (self->program, "u_has_owner");
+  self->u_overlay = glGetUniformLocation (self->program, "u_overlay");
+  self->u_opacity = glGetUniformLocation (self->program, "u_opacity");
+  self->u_grid = glGetUniformLocation (self->program, "u_grid");
+  self->u_block = glGetUniformLocation (self->program, "u_block");
+  self->u_extent = glGetUniformLocation (self->program, "u_extent");
+  self->u_block_lines = glGetUniformLocation (self->program, "u_block_lines");
   glUseProgram (self->program);
   glUniform1i (glGetUniformLocation (self->program, "u_input"), 0);
   glUniform1i (glGetUniformLocation (self->program, "u_output"), 1);
   glUniform1i (glGetUniformLocation (self->program, "u_coverage"), 2);
+  glUniform1i (glGetUniformLocation (self->program, "u_owner"), 3);
+  {
+    float palette[3 * KS_OVERLAY_PALETTE_SIZE];
+
+    for (guint i = 0; i < KS_OVERLAY_PALETTE_SIZE; i++)
+      for (guint c = 0; c < 3; c++)
+        palette[3 * i + c] = ((ks_overlay_palette[i] >> (8 * c)) & 0xff) / 255.0f;
+    glUniform3fv (glGetUniformLocation (self->program, "u_palette"), KS_OVERLAY_PALETTE_SIZE,
+                  palette);
+  }
   glUseProgram (0);
 
   /* Core profiles draw nothing without a bound vertex array, even an empty one. */
@@ -780,6 +881,8 @@ ks_image_view_realize (GtkWidget *widget)
   self->output_tex = create_texture (GL_LINEAR);
   /* The mask is looked up per image pixel: never blend written and unwritten. */
   self->coverage_tex = create_texture (GL_NEAREST);
+  /* Integer textures are never filtered. */
+  self->owner_tex = create_texture (GL_NEAREST);
   glGenFramebuffers (1, &self->fbo);
 
   /* A new context: nothing it holds is current. */
@@ -787,6 +890,7 @@ ks_image_view_realize (GtkWidget *widget)
   self->have_input = FALSE;
   self->have_output = FALSE;
   self->have_coverage = FALSE;
+  self->have_owner = FALSE;
   self->uploaded_serial = 0;
   if (self->run_serial == 0)
     self->run_serial = 1;
@@ -810,7 +914,7 @@ ks_image_view_unrealize (GtkWidget *widget)
       delete_gl_objects (self);
     }
   self->interop_engine = NULL;
-  self->have_input = self->have_output = self->have_coverage = FALSE;
+  self->have_input = self->have_output = self->have_coverage = self->have_owner = FALSE;
   stop_counting_frames (self);
 
   GTK_WIDGET_CLASS (ks_image_view_parent_class)->unrealize (widget);
@@ -853,6 +957,8 @@ ks_image_view_render (GtkGLArea *area, GdkGLContext *context)
   glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
   glActiveTexture (GL_TEXTURE2);
   glBindTexture (GL_TEXTURE_2D, self->coverage_tex);
+  glActiveTexture (GL_TEXTURE3);
+  glBindTexture (GL_TEXTURE_2D, self->owner_tex);
   glActiveTexture (GL_TEXTURE0);
 
   glUseProgram (self->program);
@@ -868,12 +974,31 @@ ks_image_view_render (GtkGLArea *area, GdkGLContext *context)
                self->have_coverage && self->have_output && self->show_coverage);
   glUniform1i (self->u_input_gray, self->input_gray);
   glUniform1i (self->u_output_gray, self->output_gray);
+  {
+    const KsLaunchConfig *l = &self->owner_launch;
+    gboolean owner = self->have_owner && self->have_output && self->overlay != KS_OVERLAY_NONE;
+    guint ppt = l->pixels_per_thread != 0 ? l->pixels_per_thread : 1;
+    guint64 ew = 0, eh = 0;
+
+    if (owner)
+      ks_overlay_launch_extent (l, &ew, &eh);
+    glUniform1i (self->u_has_owner, owner);
+    glUniform1i (self->u_overlay, owner ? (int) self->overlay : 0);
+    glUniform1f (self->u_opacity, self->overlay_opacity);
+    glUniform2i (self->u_grid, (int) MIN (MAX (l->grid.x, 1u), (guint) G_MAXINT),
+                 (int) MIN (MAX (l->grid.y, 1u), (guint) G_MAXINT));
+    glUniform2i (self->u_block, (int) MAX (l->block.x, 1u), (int) MAX (l->block.y, 1u));
+    glUniform2f (self->u_extent, (float) ew, (float) eh);
+    /* Lines closer than six widget pixels would hide the colours. */
+    glUniform1i (self->u_block_lines,
+                 zoom / scale * MIN ((double) l->block.x * ppt, (double) l->block.y) >= 6.0);
+  }
 
   glBindVertexArray (self->vao);
   glDrawArrays (GL_TRIANGLES, 0, 3);
   glBindVertexArray (0);
   glUseProgram (0);
-  for (int unit = 2; unit >= 0; unit--)
+  for (int unit = 3; unit >= 0; unit--)
     {
       glActiveTexture (GL_TEXTURE0 + unit);
       glBindTexture (GL_TEXTURE_2D, 0);
@@ -899,6 +1024,9 @@ static void
 on_pipeline_result_cb (KsPipeline *pipeline, GParamSpec *pspec, KsImageView *self)
 {
   self->run_serial++;
+  /* A new launch can change the extent that "fit" keeps in view. */
+  if (self->fit && self->overlay != KS_OVERLAY_NONE)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
   update_hover (self);
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
 }
@@ -1051,6 +1179,12 @@ ks_image_view_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_SHOW_COVERAGE:
       g_value_set_boolean (value, self->show_coverage);
       break;
+    case PROP_OVERLAY:
+      g_value_set_int (value, self->overlay);
+      break;
+    case PROP_OVERLAY_OPACITY:
+      g_value_set_double (value, self->overlay_opacity);
+      break;
     case PROP_DISPLAY_PATH:
       g_value_set_string (value, ks_image_view_get_display_path (self));
       break;
@@ -1091,6 +1225,12 @@ ks_image_view_set_property (GObject *object, guint prop_id, const GValue *value,
     case PROP_SHOW_COVERAGE:
       ks_image_view_set_show_coverage (self, g_value_get_boolean (value));
       break;
+    case PROP_OVERLAY:
+      ks_image_view_set_overlay (self, g_value_get_int (value));
+      break;
+    case PROP_OVERLAY_OPACITY:
+      ks_image_view_set_overlay_opacity (self, g_value_get_double (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1128,6 +1268,13 @@ ks_image_view_class_init (KsImageViewClass *klass)
   properties[PROP_SHOW_COVERAGE] =
     g_param_spec_boolean ("show-coverage", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_OVERLAY] =
+    g_param_spec_int ("overlay", NULL, NULL, KS_OVERLAY_NONE, KS_OVERLAY_N_MODES - 1,
+                      KS_OVERLAY_NONE,
+                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_OVERLAY_OPACITY] =
+    g_param_spec_double ("overlay-opacity", NULL, NULL, 0.0, 1.0, 0.6,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_DISPLAY_PATH] =
     g_param_spec_string ("display-path", NULL, NULL, "",
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -1155,6 +1302,7 @@ ks_image_view_init (KsImageView *self)
   self->fit = TRUE;
   self->zoom = 1.0;
   self->show_coverage = TRUE;
+  self->overlay_opacity = 0.6;
   self->display_path = g_strdup ("");
   self->gl_renderer = g_strdup ("");
   self->interop_status = g_strdup ("");
@@ -1215,8 +1363,12 @@ ks_image_view_set_pipeline (KsImageView *self, KsPipeline *pipeline)
   if (self->pipeline == pipeline)
     return;
   stop_counting_frames (self);
+  if (self->pipeline != NULL && self->overlay != KS_OVERLAY_NONE)
+    ks_pipeline_set_instrumented (self->pipeline, FALSE);
   g_set_object (&self->pipeline, pipeline);
   g_signal_group_set_target (self->pipeline_signals, pipeline);
+  if (pipeline != NULL && self->overlay != KS_OVERLAY_NONE)
+    ks_pipeline_set_instrumented (pipeline, TRUE);
 
   self->input_dirty = TRUE;
   self->interop_dirty = TRUE;
@@ -1321,6 +1473,62 @@ ks_image_view_set_show_coverage (KsImageView *self, gboolean show)
   self->show_coverage = show;
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_COVERAGE]);
+}
+
+void
+ks_image_view_set_overlay (KsImageView *self, KsOverlayMode mode)
+{
+  g_return_if_fail (KS_IS_IMAGE_VIEW (self));
+  g_return_if_fail ((guint) mode < KS_OVERLAY_N_MODES);
+
+  if (self->overlay == mode)
+    return;
+  self->overlay = mode;
+  /* Every run records who wrote what while an overlay is on, whatever the grid. */
+  if (self->pipeline != NULL)
+    ks_pipeline_set_instrumented (self->pipeline, mode != KS_OVERLAY_NONE);
+  if (self->fit)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
+  update_hover (self);
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OVERLAY]);
+}
+
+KsOverlayMode
+ks_image_view_get_overlay (KsImageView *self)
+{
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), KS_OVERLAY_NONE);
+  return self->overlay;
+}
+
+void
+ks_image_view_set_overlay_opacity (KsImageView *self, double opacity)
+{
+  g_return_if_fail (KS_IS_IMAGE_VIEW (self));
+
+  opacity = CLAMP (opacity, 0.0, 1.0);
+  if (self->overlay_opacity == opacity)
+    return;
+  self->overlay_opacity = opacity;
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OVERLAY_OPACITY]);
+}
+
+double
+ks_image_view_get_overlay_opacity (KsImageView *self)
+{
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), 0.6);
+  return self->overlay_opacity;
+}
+
+gboolean
+ks_image_view_get_hover_outside (KsImageView *self, guint64 *x, guint64 *y)
+{
+  g_return_val_if_fail (KS_IS_IMAGE_VIEW (self), FALSE);
+
+  *x = self->hover_outside ? self->outside_x : 0;
+  *y = self->hover_outside ? self->outside_y : 0;
+  return self->hover_outside;
 }
 
 gboolean

@@ -6,6 +6,7 @@
 
 #include <gtk/gtk.h>
 
+#include "ks-overlay.h"
 #include "ks-pipeline.h"
 
 G_BEGIN_DECLS
@@ -37,6 +38,15 @@ double      ks_image_view_get_split      (KsImageView *self);
 void        ks_image_view_set_show_coverage (KsImageView *self, gboolean show);
 gboolean    ks_image_view_get_show_coverage (KsImageView *self);
 
+/* "overlay" (KsOverlayMode as an int): the block, thread, warp or coverage
+ * overlay over the output, drawn by the shader from the run's ownership data
+ * (the pipeline instruments every run while one is on); "overlay-opacity"
+ * 0..1 (default 0.6). */
+void          ks_image_view_set_overlay         (KsImageView *self, KsOverlayMode mode);
+KsOverlayMode ks_image_view_get_overlay         (KsImageView *self);
+void          ks_image_view_set_overlay_opacity (KsImageView *self, double opacity);
+double        ks_image_view_get_overlay_opacity (KsImageView *self);
+
 /* Read-only properties, notified when they change:
  *   "display-path"  how the last result reached the screen, and why
  *   "gl-renderer"   GL_RENDERER of the view's context ("" before realize)
@@ -48,6 +58,9 @@ const char *ks_image_view_get_interop_status (KsImageView *self);
 /* The image pixel under the pointer, or FALSE when it is outside the image.
  * Signal "hover-changed" () is emitted when it changes. */
 gboolean    ks_image_view_get_hover      (KsImageView *self, guint *x, guint *y);
+/* With an overlay on: the point under the pointer when it is beyond the
+ * image but inside the launch's extent (threads that reached no pixel). */
+gboolean    ks_image_view_get_hover_outside (KsImageView *self, guint64 *x, guint64 *y);
 
 /* What the output texture holds, read back with GL (tests and screenshots):
  * an RGBA8 image of the output's size, or NULL with an error. */

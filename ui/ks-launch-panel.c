@@ -25,6 +25,7 @@ struct _KsLaunchPanel
   GtkSpinButton *grid_z_spin;
   GtkDropDown *mapping_dropdown;
   GtkDropDown *pixels_dropdown;
+  AdwActionRow *mapping_row;
   AdwActionRow *threads_row;
   AdwActionRow *blocks_row;
   AdwActionRow *occupancy_row;
@@ -195,6 +196,41 @@ update_validation (KsLaunchPanel *self)
     }
 }
 
+/* How the threads that run find their pixels, in words a student can check
+ * against a grid computed by hand: the pixels per thread the op chose and
+ * the number of passes are said, never implied. */
+static char *
+describe_mapping (const KsLaunchConfig *resolved, guint width, guint height)
+{
+  guint ppt = resolved->pixels_per_thread != 0 ? resolved->pixels_per_thread : 1;
+  guint64 sx = (guint64) resolved->grid.x * resolved->block.x * ppt;
+  guint64 sy = (guint64) resolved->grid.y * resolved->block.y;
+
+  if (resolved->mode == KS_LAUNCH_PER_PIXEL)
+    {
+      if (ppt == 1)
+        return g_strdup (_("One pass: the thread at (x, y) of the grid writes pixel (x, y)"));
+      return g_strdup_printf (_("One pass: each thread writes %u neighbouring pixels along x, "
+                                "so the thread at (x, y) writes pixels %u·x to %u·x + %u of row y"),
+                              ppt, ppt, ppt, ppt - 1);
+    }
+  if (sx == 0 || sy == 0 || width == 0 || height == 0)
+    return g_strdup (_("Grid-stride loop"));
+  {
+    guint64 passes = ((width + sx - 1) / sx) * ((height + sy - 1) / sy);
+    g_autofree char *right = format_count (sx);
+    g_autofree char *down = format_count (sy);
+    g_autofree char *count = format_count (passes);
+
+    return g_strdup_printf (ngettext ("Grid-stride loop: each thread writes %u pixels along x, then "
+                                      "steps %s pixels right and %s down; %s pass",
+                                      "Grid-stride loop: each thread writes %u pixels along x, then "
+                                      "steps %s pixels right and %s down; %s passes",
+                                      passes),
+                            ppt, right, down, count);
+  }
+}
+
 static void
 update_facts (KsLaunchPanel *self)
 {
@@ -227,6 +263,24 @@ update_facts (KsLaunchPanel *self)
                             unreached_text);
   adw_action_row_set_subtitle (self->threads_row, text);
   g_clear_pointer (&text, g_free);
+
+  if (resolved != NULL)
+    {
+      /* The walk is over the output (an op may resize); before the first
+       * run, over the input it will have. */
+      const KsRunResult *result = ks_pipeline_get_result (self->pipeline);
+      KsImage *a = ks_pipeline_get_input (self->pipeline, KS_INPUT_A);
+      guint w = a != NULL ? a->width : 0, h = a != NULL ? a->height : 0;
+
+      if (result != NULL && result->output != NULL)
+        {
+          w = ks_buffer_get_width (result->output);
+          h = ks_buffer_get_height (result->output);
+        }
+      text = describe_mapping (resolved, w, h);
+      adw_action_row_set_subtitle (self->mapping_row, text);
+      g_clear_pointer (&text, g_free);
+    }
 
   blocks = format_count (totals.blocks);
   if (resolved != NULL)
@@ -504,6 +558,7 @@ ks_launch_panel_class_init (KsLaunchPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsLaunchPanel, grid_z_spin);
   gtk_widget_class_bind_template_child (widget_class, KsLaunchPanel, mapping_dropdown);
   gtk_widget_class_bind_template_child (widget_class, KsLaunchPanel, pixels_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, KsLaunchPanel, mapping_row);
   gtk_widget_class_bind_template_child (widget_class, KsLaunchPanel, threads_row);
   gtk_widget_class_bind_template_child (widget_class, KsLaunchPanel, blocks_row);
   gtk_widget_class_bind_template_child (widget_class, KsLaunchPanel, occupancy_row);

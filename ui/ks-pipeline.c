@@ -94,6 +94,11 @@ typedef struct
   KsRunResult result;
   guint32 histogram[4][256];    /* of the output, or the histogram op's result */
   KsImage *coverage_mask;
+  /* When instrumented: per pixel the last writer's linear block, and its
+   * linear thread with the write count (saturated) above it — what the
+   * view's overlay texture holds, packed on the worker. */
+  guint32 *ownership;
+  double plain_ms;              /* a plain run of the same configuration; negative: none made */
 } Outcome;
 
 static void
@@ -103,6 +108,7 @@ outcome_free (gpointer data)
 
   ks_run_result_clear (&o->result);
   g_clear_pointer (&o->coverage_mask, ks_image_unref);
+  g_free (o->ownership);
   source_unref (o->source);
   g_free (o);
 }
@@ -142,6 +148,9 @@ struct _KsPipeline
   double progress;
   guint run_source;
   GTask *live_task;             /* the newest live run's, until it is done */
+  gboolean instrumented;        /* every run records its coverage (an overlay is on) */
+  char *plain_key;              /* the configuration plain_ms was measured for */
+  double plain_ms;
 
   /* the user's kernel, when it runs in place of the op */
   KsWorker *worker;           /* created on first use, for the current device */
@@ -180,6 +189,7 @@ enum
   PROP_BUSY,
   PROP_PROGRESS,
   PROP_USER_KERNEL,
+  PROP_INSTRUMENTED,
   N_PROPS
 };
 
@@ -236,6 +246,7 @@ ks_pipeline_finalize (GObject *object)
   g_free (self->cpu_reason);
   g_free (self->validation_message);
   g_free (self->display_path);
+  g_free (self->plain_key);
   g_array_unref (self->history);
   g_main_context_unref (self->context);
   G_OBJECT_CLASS (ks_pipeline_parent_class)->finalize (object);
@@ -293,6 +304,9 @@ ks_pipeline_get_property (GObject *object, guint prop_id, GValue *value, GParamS
     case PROP_USER_KERNEL:
       g_value_set_pointer (value, self->user_kernel);
       break;
+    case PROP_INSTRUMENTED:
+      g_value_set_boolean (value, self->instrumented);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -311,6 +325,9 @@ ks_pipeline_set_property (GObject *object, guint prop_id, const GValue *value,
       break;
     case PROP_FPS:
       ks_pipeline_set_fps (self, g_value_get_double (value));
+      break;
+    case PROP_INSTRUMENTED:
+      ks_pipeline_set_instrumented (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -347,6 +364,7 @@ ks_pipeline_class_init (KsPipelineClass *klass)
   properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE, RO);
   properties[PROP_PROGRESS] = g_param_spec_double ("progress", NULL, NULL, 0, 1, 0, RO);
   properties[PROP_USER_KERNEL] = g_param_spec_pointer ("user-kernel", NULL, NULL, RO);
+  properties[PROP_INSTRUMENTED] = g_param_spec_boolean ("instrumented", NULL, NULL, FALSE, RW);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[SIGNAL_RAN] = g_signal_new ("ran", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -1046,6 +1064,53 @@ ks_pipeline_get_coverage_mask (KsPipeline *self)
   return self->outcome != NULL ? self->outcome->coverage_mask : NULL;
 }
 
+static char *config_key (KsPipeline *self, guint width, guint height);
+
+const guint32 *
+ks_pipeline_get_ownership (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  return self->outcome != NULL ? self->outcome->ownership : NULL;
+}
+
+void
+ks_pipeline_set_instrumented (KsPipeline *self, gboolean instrumented)
+{
+  g_return_if_fail (KS_IS_PIPELINE (self));
+  instrumented = !!instrumented;
+  if (self->instrumented == instrumented)
+    return;
+  self->instrumented = instrumented;
+  notify (self, PROP_INSTRUMENTED);
+  ks_pipeline_queue_run (self);
+}
+
+gboolean
+ks_pipeline_get_instrumented (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), FALSE);
+  return self->instrumented;
+}
+
+void
+ks_pipeline_get_instrument_cost (KsPipeline *self, double *instrumented_ms, double *plain_ms)
+{
+  const Outcome *o;
+  g_autofree char *key = NULL;
+  guint w, h;
+
+  g_return_if_fail (KS_IS_PIPELINE (self));
+  *instrumented_ms = *plain_ms = -1;
+  o = self->outcome;
+  if (o == NULL || o->result.coverage == NULL || o->op == NULL || o->op != self->op)
+    return;
+  *instrumented_ms = o->result.kernel_ms;
+  output_size (self, &w, &h);
+  key = config_key (self, w, h);
+  if (g_strcmp0 (key, self->plain_key) == 0)
+    *plain_ms = self->plain_ms;
+}
+
 KsImage *
 ks_pipeline_download_output (KsPipeline *self, GError **error)
 {
@@ -1243,6 +1308,9 @@ typedef struct
   KsBuffer *spare;              /* written into when it fits; never a published buffer */
   guint out_width, out_height;
   gboolean poison;              /* the grid leaves pixels out */
+  gboolean instrument;          /* an overlay is on: record who wrote what */
+  gboolean need_plain;          /* also time a plain run: the overlay's cost */
+  char *key;                    /* the configuration, for the plain time */
   GMutex lock;
   gint64 started_us;            /* under lock: when the worker began it; 0: queued */
 } LiveJob;
@@ -1259,8 +1327,31 @@ live_job_free (gpointer data)
 
   g_clear_pointer (&job->spare, ks_buffer_unref);
   source_unref (job->source);
+  g_free (job->key);
   g_mutex_clear (&job->lock);
   g_free (job);
+}
+
+/* The overlay's texture data (see Outcome.ownership). */
+static guint32 *
+pack_ownership (const KsCoverage *coverage)
+{
+  gsize n;
+  guint32 *packed;
+
+  if (coverage == NULL || coverage->writes == NULL || coverage->width == 0)
+    return NULL;
+  n = (gsize) coverage->width * coverage->height;
+  packed = g_try_new (guint32, 2 * n);
+  if (packed == NULL)
+    return NULL;
+  for (gsize i = 0; i < n; i++)
+    {
+      packed[2 * i] = coverage->owner_block[i];
+      packed[2 * i + 1] = (coverage->owner_thread[i] & 0xffffu)
+                          | MIN (coverage->writes[i], 0xffffu) << 16;
+    }
+  return packed;
 }
 
 static KsImage *
@@ -1295,6 +1386,7 @@ live_run (LiveJob *job, GCancellable *cancellable, GError **error)
   o->source = source_ref (job->source);
   o->op = job->op;
   o->params = job->params;
+  o->plain_ms = -1;
   ks_run_request_init (&request, job->op);
   request.params = job->params;
   request.launch = job->launch;
@@ -1305,19 +1397,40 @@ live_run (LiveJob *job, GCancellable *cancellable, GError **error)
       && ks_buffer_get_height (job->spare) == job->out_height
       && ks_buffer_get_format (job->spare) == job->op->output_format)
     output = g_steal_pointer (&job->spare);
-  if (job->poison)
+  if (job->poison || job->instrument)
     {
       /* Poison the output so that what no thread wrote shows, and record
        * which pixels those are. */
       if (output == NULL)
         output = ks_engine_new_buffer (engine, job->op->output_format, job->out_width,
                                        job->out_height, error);
-      if (output == NULL || !ks_engine_fill (engine, output, POISON, error))
+      if (output == NULL)
         return NULL;
       request.instrument = (guint64) job->out_width * job->out_height <= MAX_INSTRUMENTED_PIXELS;
     }
   request.output = output;
   request.cancellable = cancellable;
+
+  if (request.instrument && job->need_plain)
+    {
+      KsRunRequest plain = request;
+      KsRunResult r;
+
+      /* The overlay's cost: the same configuration without the recording.
+       * Its first run may pay for a first launch; the second is the one kept. */
+      plain.instrument = FALSE;
+      for (guint i = 0; i < 2; i++)
+        {
+          memset (&r, 0, sizeof r);
+          if (!ks_engine_run (engine, &plain, &r, error))
+            return NULL;
+          o->plain_ms = r.kernel_ms;
+          ks_run_result_clear (&r);
+        }
+    }
+  if (output != NULL && (job->poison || job->instrument)
+      && !ks_engine_fill (engine, output, POISON, error))
+    return NULL;
 
   if (!ks_engine_run (engine, &request, &o->result, error))
     {
@@ -1329,6 +1442,8 @@ live_run (LiveJob *job, GCancellable *cancellable, GError **error)
   else if (!run_histogram (engine, o->result.output, o->histogram, error))
     return NULL;
   o->coverage_mask = coverage_mask (o->result.coverage);
+  if (job->instrument)
+    o->ownership = pack_ownership (o->result.coverage);
   return g_steal_pointer (&o);
 }
 
@@ -1390,6 +1505,12 @@ on_live_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
       g_clear_pointer (&self->spare, ks_buffer_unref);
       self->spare = ks_buffer_ref (self->outcome->result.output);
     }
+  if (o->plain_ms >= 0)
+    {
+      g_free (self->plain_key);
+      self->plain_key = g_strdup (job->key);
+      self->plain_ms = o->plain_ms;
+    }
   g_clear_pointer (&self->outcome, outcome_free);
   self->outcome = g_steal_pointer (&o);
   record_sample (self);
@@ -1398,6 +1519,19 @@ on_live_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 }
 
 static void submit_user_live (KsPipeline *self);
+
+/* What a plain run's time depends on: the op, the launch that runs, the
+ * output's size and the engine (not the parameters' values). */
+static char *
+config_key (KsPipeline *self, guint width, guint height)
+{
+  const KsLaunchConfig *l = &self->resolved;
+
+  return g_strdup_printf ("%s %p %ux%u b%ux%ux%u g%ux%ux%u m%u p%u", self->op->id,
+                          (gpointer) self->source->engine, width, height, l->block.x, l->block.y,
+                          l->block.z, l->grid.x, l->grid.y, l->grid.z, (guint) l->mode,
+                          l->pixels_per_thread);
+}
 
 static void
 submit_live (KsPipeline *self)
@@ -1422,6 +1556,9 @@ submit_live (KsPipeline *self)
   output_size (self, &job->out_width, &job->out_height);
   ks_launch_totals (&self->resolved, job->out_width, job->out_height, &totals);
   job->poison = totals.unreached_pixels > 0 && self->op->output_kind == KS_OP_OUTPUT_IMAGE;
+  job->instrument = self->instrumented && self->op->output_kind == KS_OP_OUTPUT_IMAGE;
+  job->key = config_key (self, job->out_width, job->out_height);
+  job->need_plain = job->instrument && g_strcmp0 (job->key, self->plain_key) != 0;
   g_mutex_init (&job->lock);
   if (self->live_task != NULL)
     {
@@ -1477,6 +1614,7 @@ typedef struct
   KsParams params;
   KsLaunchConfig launch;
   guint number;
+  gboolean instrumented;        /* an overlay is on */
   /* filled on the runner */
   gboolean checked;             /* the launch was validated: resolved and attributes are set */
   KsLaunchConfig resolved;
@@ -1542,7 +1680,7 @@ user_live_run (UserJob *job, GCancellable *cancellable, GError **error)
       /* An expression walks the image like a built-in op: where its grid
        * leaves pixels out, record which, for the view's hatching. */
       ks_launch_totals (&job->resolved, w, h, &totals);
-      request.instrument = totals.unreached_pixels > 0
+      request.instrument = (totals.unreached_pixels > 0 || job->instrumented)
                            && (guint64) w * h <= MAX_INSTRUMENTED_PIXELS;
     }
   if (!ks_user_kernel_run (job->worker, engine, &request, &job->run, cancellable, error))
@@ -1574,6 +1712,9 @@ user_live_run (UserJob *job, GCancellable *cancellable, GError **error)
   if (!run_histogram (engine, o->result.output, o->histogram, error))
     return NULL;
   o->coverage_mask = coverage_mask (o->result.coverage);
+  o->plain_ms = -1;
+  if (job->instrumented)
+    o->ownership = pack_ownership (o->result.coverage);
   return g_steal_pointer (&o);
 }
 
@@ -1687,6 +1828,7 @@ submit_user_live (KsPipeline *self)
   job->params = self->user_params;
   job->launch = self->launch;
   job->number = ++self->user_launches;
+  job->instrumented = self->instrumented;
   task = g_task_new (NULL, NULL, on_user_done_cb, g_object_ref (self));
   g_task_set_task_data (task, job, user_job_free);
   self->n_tasks++;

@@ -131,6 +131,19 @@ const KsParams    *ks_pipeline_get_result_params    (KsPipeline *self);
  * (255 written, 0 not), built on the worker. */
 const KsCoverage  *ks_pipeline_get_coverage         (KsPipeline *self);
 KsImage           *ks_pipeline_get_coverage_mask    (KsPipeline *self);
+/* "instrumented" (writable): record the coverage of every run, whatever
+ * the grid (an overlay is on). The cost is measured: the last instrumented
+ * kernel time against the last plain one of the same configuration (negative
+ * when not known yet). */
+void               ks_pipeline_set_instrumented     (KsPipeline *self, gboolean instrumented);
+gboolean           ks_pipeline_get_instrumented     (KsPipeline *self);
+void               ks_pipeline_get_instrument_cost  (KsPipeline *self, double *instrumented_ms,
+                                                     double *plain_ms);
+/* Of an instrumented run: two guint32 per output pixel, row by row — the
+ * linear block that wrote it last, then its linear thread (low 16 bits) and
+ * its write count saturated at 65535 (high 16 bits); NULL when the run was
+ * not instrumented. Built on the worker for the view's overlay texture. */
+const guint32     *ks_pipeline_get_ownership        (KsPipeline *self);
 /* A host copy of the output image (to test, for the copy path). */
 KsImage           *ks_pipeline_download_output      (KsPipeline *self, GError **error);
 /* The published output image, downloaded and written to a PNG file in a

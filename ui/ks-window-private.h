@@ -10,6 +10,17 @@ G_BEGIN_DECLS
 void _ks_window_class_init_actions (GtkWidgetClass *widget_class);
 void _ks_window_setup_dnd         (KsWindow *self);
 void _ks_window_toast              (KsWindow *self, const char *message);
+/* The primary menu's "Recent" submenu, filled from GtkRecentManager. */
+GMenu *_ks_window_get_recent_menu  (KsWindow *self);
+/* The view's overlay (the Alt+0 … Alt+4 shortcuts and the bottom bar's menu). */
+void _ks_window_set_overlay        (KsWindow *self, KsOverlayMode mode);
+/* Presenter mode: full screen, large type, high contrast; F11 or Esc leave. */
+void     _ks_window_set_presenter  (KsWindow *self, gboolean presenter);
+gboolean _ks_window_get_presenter  (KsWindow *self);
+/* Where an input came from: the file it was read from, or the name of the
+ * bundled sample ("astronaut"); both NULL for a pasted image or the test card. */
+GFile      *_ks_window_get_input_file   (KsWindow *self, KsInputSlot slot);
+const char *_ks_window_get_input_sample (KsWindow *self, KsInputSlot slot);
 void _ks_window_set_panels_visible (KsWindow *self, gboolean left, gboolean right);
 gboolean _ks_window_get_left_visible (KsWindow *self);
 gboolean _ks_window_get_right_visible (KsWindow *self);

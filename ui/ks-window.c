@@ -44,13 +44,26 @@ struct _KsWindow
   GtkWidget *kernel_pane;
   KsKernelPanel *kernel_panel;
   KsConsolePanel *console_panel;
+  GMenu *recent_section;
+  GtkWidget *header_bar;
+  GtkDropDown *overlay_dropdown;
+  GtkWidget *opacity_scale;
+  GtkAdjustment *opacity_adjustment;
+  GtkLabel *cost_label;
+  GtkLabel *legend_label;
 
   /* owned */
   KsPipeline *pipeline;
   char *last_message;
   GSettings *settings;
+  /* Where each input came from: a file, a bundled sample's name, or neither
+   * (pasted, the test card). */
+  GFile *input_files[2];
+  char *input_samples[2];
 
   guint display_info_source;
+  gboolean presenter;
+  AdwColorScheme scheme_before_presenter;
 };
 
 G_DEFINE_FINAL_TYPE (KsWindow, ks_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -63,6 +76,12 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
+
+GMenu *
+_ks_window_get_recent_menu (KsWindow *self)
+{
+  return self->recent_section;
+}
 
 void
 _ks_window_toast (KsWindow *self, const char *message)
@@ -172,6 +191,70 @@ format_rgba (GString *s, guint32 p)
                           p >> 24);
 }
 
+/* Who wrote the pixel, when the run recorded it: a class's "which thread
+ * wrote this?" answered under the pointer. */
+static void
+append_owner (KsWindow *self, GString *s, guint x, guint y)
+{
+  const KsCoverage *cov = ks_pipeline_get_coverage (self->pipeline);
+  const KsRunResult *result = ks_pipeline_get_result (self->pipeline);
+  KsPixelOwner o;
+
+  if (cov == NULL || result == NULL
+      || !ks_overlay_pixel_owner (cov, &result->launch, x, y, &o))
+    return;
+  if (o.writes == 0)
+    {
+      KsDim3 block, thread;
+
+      ks_overlay_auto_owner (&result->launch, x, y, &block, &thread);
+      g_string_append_printf (s, "\n%s", _("no thread wrote this pixel"));
+      g_string_append_printf (s, "\n");
+      g_string_append_printf (s, _("an automatic grid: block (%u, %u), thread (%u, %u)"),
+                              block.x, block.y, thread.x, thread.y);
+      return;
+    }
+  g_string_append_printf (s, "\n");
+  g_string_append_printf (s, _("block (%u, %u), thread (%u, %u)"), o.block.x, o.block.y,
+                          o.thread.x, o.thread.y);
+  g_string_append_printf (s, "\n");
+  g_string_append_printf (s, _("warp %u, lane %u"), o.warp, o.lane);
+  if (o.writes > 1)
+    {
+      g_string_append_printf (s, "\n");
+      g_string_append_printf (s, ngettext ("written %u time, by this thread last",
+                                           "written %u times, by this thread last", o.writes),
+                              o.writes);
+    }
+}
+
+/* The pointer over the launch's threads beyond the image: which thread it
+ * is, and that it reached no pixel. */
+static gboolean
+append_outside (KsWindow *self, GString *s)
+{
+  const KsRunResult *result = ks_pipeline_get_result (self->pipeline);
+  guint64 x, y;
+  guint ppt, bx, by;
+  guint64 gx;
+
+  if (result == NULL || !ks_image_view_get_hover_outside (self->view, &x, &y))
+    return FALSE;
+  ppt = result->launch.pixels_per_thread != 0 ? result->launch.pixels_per_thread : 1;
+  bx = MAX (result->launch.block.x, 1u);
+  by = MAX (result->launch.block.y, 1u);
+  gx = x / ppt;
+  {
+    g_autofree char *block_x = g_strdup_printf ("%" G_GUINT64_FORMAT, gx / bx);
+    g_autofree char *block_y = g_strdup_printf ("%" G_GUINT64_FORMAT, y / by);
+
+    g_string_append_printf (s, _("beyond the image: block (%s, %s), thread (%u, %u)"), block_x,
+                            block_y, (guint) (gx % bx), (guint) (y % by));
+  }
+  g_string_append_printf (s, "\n%s", _("this thread reached no pixel"));
+  return TRUE;
+}
+
 static void
 on_view_hover_changed_cb (KsImageView *view, gpointer user_data)
 {
@@ -181,6 +264,12 @@ on_view_hover_changed_cb (KsImageView *view, gpointer user_data)
   guint x, y;
   guint32 out;
 
+  if (a != NULL && append_outside (self, s))
+    {
+      gtk_label_set_text (self->inspector_label, s->str);
+      gtk_widget_set_visible (GTK_WIDGET (self->inspector_label), TRUE);
+      return;
+    }
   if (a == NULL || !ks_image_view_get_hover (view, &x, &y) || x >= a->width || y >= a->height)
     {
       gtk_widget_set_visible (GTK_WIDGET (self->inspector_label), FALSE);
@@ -191,14 +280,237 @@ on_view_hover_changed_cb (KsImageView *view, gpointer user_data)
   format_rgba (s, ks_image_get_rgba (a, x, y));
   if (ks_pipeline_read_output_pixel (self->pipeline, x, y, &out))
     {
-      const KsCoverage *cov = ks_pipeline_get_coverage (self->pipeline);
       g_string_append_printf (s, "\n%-5s", C_("pixel inspector", "out"));
       format_rgba (s, out);
-      if (cov != NULL && cov->writes[(gsize) y * cov->width + x] == 0)
-        g_string_append_printf (s, "\n%s", _("no thread wrote this pixel"));
+      append_owner (self, s, x, y);
     }
   gtk_label_set_text (self->inspector_label, s->str);
   gtk_widget_set_visible (GTK_WIDGET (self->inspector_label), TRUE);
+}
+
+/* ---- overlays ---------------------------------------------------------------------------- */
+
+static char *
+swatch (guint32 rgb)
+{
+  return g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span>", rgb & 0xff,
+                          (rgb >> 8) & 0xff, (rgb >> 16) & 0xff);
+}
+
+/* What the colours of the overlay mean, for the launch that ran. */
+static void
+update_legend (KsWindow *self)
+{
+  KsOverlayMode mode = ks_image_view_get_overlay (self->view);
+  const KsRunResult *result = ks_pipeline_get_result (self->pipeline);
+  gboolean recorded = ks_pipeline_get_ownership (self->pipeline) != NULL;
+  g_autofree char *never = swatch (KS_OVERLAY_NEVER_RGB);
+  g_autofree char *text = NULL;
+
+  if (mode == KS_OVERLAY_NONE)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->legend_label), FALSE);
+      return;
+    }
+  if (result == NULL || !recorded)
+    {
+      const char *why = ks_pipeline_get_user_kernel (self->pipeline) != NULL
+                          ? _("Overlays need an expression kernel: an image kernel writes "
+                              "wherever it likes, and who wrote what is not recorded.")
+                        : result != NULL && result->output == NULL
+                          ? _("This op's result is a histogram: there are no output pixels "
+                              "to colour.")
+                          : _("Recording who wrote each pixel…");
+      text = g_markup_escape_text (why, -1);
+    }
+  else
+    {
+      const KsLaunchConfig *l = &result->launch;
+      g_autofree char *idle = swatch (KS_OVERLAY_IDLE_RGB);
+      guint64 ew, eh;
+      g_autofree char *beyond = NULL;
+
+      ks_overlay_launch_extent (l, &ew, &eh);
+      if (ks_buffer_get_width (result->output) < ew || ks_buffer_get_height (result->output) < eh)
+        beyond = g_strdup_printf (_("%s threads beyond the image"), idle);
+      switch (mode)
+        {
+        case KS_OVERLAY_BLOCK:
+          {
+            g_autofree char *a = swatch (ks_overlay_palette[0]);
+            g_autofree char *b = swatch (ks_overlay_palette[1]);
+            g_autofree char *c = swatch (ks_overlay_palette[3]);
+
+            text = g_strdup_printf (_("%s%s%s one colour a block of %u×%u threads, a grid of "
+                                      "%u×%u blocks; lines are block edges · %s not written"),
+                                    a, b, c, l->block.x, l->block.y, l->grid.x, l->grid.y,
+                                    never);
+            break;
+          }
+        case KS_OVERLAY_THREAD:
+          text = g_strdup_printf (_("red: threadIdx.x from 0 to %u · green: threadIdx.y from 0 "
+                                    "to %u · %s not written"),
+                                  l->block.x - 1, l->block.y - 1, never);
+          break;
+        case KS_OVERLAY_WARP:
+          {
+            g_autofree char *a = swatch (ks_overlay_palette[0]);
+            g_autofree char *b = swatch (ks_overlay_palette[1]);
+
+            text = g_strdup_printf (_("%s%s one colour a warp of 32 threads, its lanes from dark "
+                                      "(lane 0) to light (lane 31) · %s not written"),
+                                    a, b, never);
+            break;
+          }
+        case KS_OVERLAY_COVERAGE:
+        default:
+          {
+            const KsCoverage *cov = ks_pipeline_get_coverage (self->pipeline);
+            g_autofree char *once = swatch (KS_OVERLAY_ONCE_RGB);
+            g_autofree char *twice = swatch (KS_OVERLAY_TWICE_RGB);
+            /* Counts as text: xgettext cannot read G_GUINT64_FORMAT. */
+            g_autofree char *unwritten = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                                          cov->unwritten_pixels);
+            g_autofree char *multiple = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                                         cov->multiply_written_pixels);
+            g_autofree char *idle_threads = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                                             cov->idle_threads);
+
+            text = g_strdup_printf (_("%s never written (%s) · %s written once · %s written "
+                                      "more than once (%s) · %s idle threads"),
+                                    never, unwritten, once, twice, multiple, idle_threads);
+            break;
+          }
+        }
+      if (beyond != NULL)
+        {
+          char *with = g_strdup_printf ("%s · %s", text, beyond);
+          g_free (text);
+          text = with;
+        }
+    }
+  gtk_label_set_markup (self->legend_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->legend_label), TRUE);
+}
+
+/* What recording costs: the instrumented kernel against a plain run of the
+ * same configuration. */
+static void
+update_cost (KsWindow *self)
+{
+  double with, without;
+  g_autofree char *text = NULL;
+
+  ks_pipeline_get_instrument_cost (self->pipeline, &with, &without);
+  if (ks_image_view_get_overlay (self->view) == KS_OVERLAY_NONE || with < 0)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->cost_label), FALSE);
+      return;
+    }
+  if (ks_pipeline_get_result (self->pipeline)->warmup)
+    text = g_strdup_printf (_("recorded run %.3f ms (its first, a warm-up)"), with);
+  else if (without > 0)
+    text = g_strdup_printf (_("recorded run %.3f ms, plain %.3f ms"), with, without);
+  else
+    text = g_strdup_printf (_("recorded run %.3f ms"), with);
+  gtk_label_set_text (self->cost_label, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->cost_label),
+                               _("Recording which thread wrote each pixel makes the kernel "
+                                 "slower: this is its time with the recording, and without"));
+  gtk_widget_set_visible (GTK_WIDGET (self->cost_label), TRUE);
+}
+
+static void
+on_overlay_notify_cb (GObject *object, GParamSpec *pspec, KsWindow *self)
+{
+  KsOverlayMode mode = ks_image_view_get_overlay (self->view);
+
+  if (gtk_drop_down_get_selected (self->overlay_dropdown) != (guint) mode)
+    gtk_drop_down_set_selected (self->overlay_dropdown, mode);
+  gtk_widget_set_visible (self->opacity_scale, mode != KS_OVERLAY_NONE);
+  update_legend (self);
+  update_cost (self);
+  on_view_hover_changed_cb (self->view, self);
+}
+
+static void
+on_overlay_selected_cb (GtkDropDown *dropdown, GParamSpec *pspec, KsWindow *self)
+{
+  guint selected = gtk_drop_down_get_selected (dropdown);
+
+  if (selected < KS_OVERLAY_N_MODES)
+    ks_image_view_set_overlay (self->view, selected);
+}
+
+static void
+on_pipeline_ran_cb (KsPipeline *pipeline, KsWindow *self)
+{
+  if (ks_image_view_get_overlay (self->view) == KS_OVERLAY_NONE)
+    return;
+  update_legend (self);
+  update_cost (self);
+  on_view_hover_changed_cb (self->view, self);
+}
+
+void
+_ks_window_set_overlay (KsWindow *self, KsOverlayMode mode)
+{
+  ks_image_view_set_overlay (self->view, mode);
+}
+
+/* ---- presenter mode -------------------------------------------------------------------------- */
+
+gboolean
+_ks_window_get_presenter (KsWindow *self)
+{
+  return self->presenter;
+}
+
+/* Full screen, large type, the header bar gone and the dark style for a
+ * projector's contrast; everything else as the teacher arranged it. */
+void
+_ks_window_set_presenter (KsWindow *self, gboolean presenter)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+
+  presenter = !!presenter;
+  if (self->presenter == presenter)
+    return;
+  self->presenter = presenter;
+  gtk_widget_set_visible (self->header_bar, !presenter);
+  if (presenter)
+    {
+      self->scheme_before_presenter = adw_style_manager_get_color_scheme (style);
+      adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+      gtk_widget_add_css_class (GTK_WIDGET (self), "ks-presenter");
+      gtk_window_fullscreen (GTK_WINDOW (self));
+      _ks_window_toast (self, _("Presenter mode: press Esc or F11 to leave"));
+    }
+  else
+    {
+      adw_style_manager_set_color_scheme (style, self->scheme_before_presenter);
+      gtk_widget_remove_css_class (GTK_WIDGET (self), "ks-presenter");
+      gtk_window_unfullscreen (GTK_WINDOW (self));
+    }
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.leave-presenter", presenter);
+}
+
+static void
+presenter_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  _ks_window_set_presenter (self, g_str_equal (action_name, "win.presenter")
+                                    ? !self->presenter : FALSE);
+}
+
+static void
+overlay_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsOverlayMode mode;
+
+  if (ks_overlay_mode_from_string (g_variant_get_string (parameter, NULL), &mode))
+    ks_image_view_set_overlay (KS_WINDOW (widget)->view, mode);
 }
 
 static void
@@ -337,10 +649,28 @@ on_panel_toggled_cb (GtkToggleButton *button, KsWindow *self)
                                  gtk_toggle_button_get_active (self->right_toggle));
 }
 
+typedef struct
+{
+  KsWindow *window;
+  KsInputSlot slot;
+  GFile *file;
+  char *sample;
+} InputSetData;
+
+static void
+input_set_data_free (InputSetData *d)
+{
+  g_object_unref (d->window);
+  g_clear_object (&d->file);
+  g_free (d->sample);
+  g_free (d);
+}
+
 static void
 on_input_set_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 {
-  g_autoptr (KsWindow) self = user_data;
+  InputSetData *d = user_data;
+  KsWindow *self = d->window;
   g_autoptr (GError) error = NULL;
 
   if (!ks_pipeline_set_input_finish (KS_PIPELINE (object), result, &error))
@@ -349,14 +679,50 @@ on_input_set_cb (GObject *object, GAsyncResult *result, gpointer user_data)
                                                   error->message);
       _ks_window_toast (self, message);
     }
+  else
+    {
+      g_set_object (&self->input_files[d->slot], d->file);
+      g_free (self->input_samples[d->slot]);
+      self->input_samples[d->slot] = g_strdup (d->sample);
+      if (d->file != NULL)
+        {
+          g_autofree char *uri = g_file_get_uri (d->file);
+          gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+        }
+    }
+  input_set_data_free (d);
+}
+
+static void
+open_image_from (KsWindow *self, KsImage *image, const char *name, KsInputSlot slot,
+                 GFile *file, const char *sample)
+{
+  InputSetData *d = g_new0 (InputSetData, 1);
+
+  d->window = g_object_ref (self);
+  d->slot = slot;
+  d->file = file != NULL ? g_object_ref (file) : NULL;
+  d->sample = g_strdup (sample);
+  ks_pipeline_set_input_async (self->pipeline, slot, image, name, NULL, on_input_set_cb, d);
 }
 
 void
 ks_window_open_image (KsWindow *self, KsImage *image, const char *name, KsInputSlot slot)
 {
   g_return_if_fail (KS_IS_WINDOW (self) && image != NULL);
-  ks_pipeline_set_input_async (self->pipeline, slot, image, name, NULL, on_input_set_cb,
-                               g_object_ref (self));
+  open_image_from (self, image, name, slot, NULL, NULL);
+}
+
+GFile *
+_ks_window_get_input_file (KsWindow *self, KsInputSlot slot)
+{
+  return self->input_files[slot];
+}
+
+const char *
+_ks_window_get_input_sample (KsWindow *self, KsInputSlot slot)
+{
+  return self->input_samples[slot];
 }
 
 typedef struct
@@ -417,7 +783,7 @@ on_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       _ks_window_toast (self, message);
       return;
     }
-  ks_window_open_image (self, image, name, d->slot);
+  open_image_from (self, image, name, d->slot, d->file, NULL);
 }
 
 void
@@ -492,7 +858,8 @@ ks_window_open_named_sample (KsWindow *self, const char *name)
       _ks_window_toast (self, _("Not enough memory for the sample image"));
       return;
     }
-  ks_window_open_image (self, image, bytes != NULL ? file : _("Test card"), KS_INPUT_A);
+  open_image_from (self, image, bytes != NULL ? file : _("Test card"), KS_INPUT_A, NULL,
+                   bytes != NULL ? name : NULL);
 }
 
 static void
@@ -531,6 +898,11 @@ ks_window_finalize (GObject *object)
   KsWindow *self = KS_WINDOW (object);
 
   g_free (self->last_message);
+  for (guint i = 0; i < G_N_ELEMENTS (self->input_files); i++)
+    {
+      g_clear_object (&self->input_files[i]);
+      g_free (self->input_samples[i]);
+    }
   G_OBJECT_CLASS (ks_window_parent_class)->finalize (object);
 }
 
@@ -594,6 +966,13 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, kernel_pane);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, kernel_panel);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, console_panel);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_section);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, header_bar);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, overlay_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, opacity_scale);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, opacity_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, cost_label);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, legend_label);
   gtk_widget_class_bind_template_callback (widget_class, on_kernel_toggled_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_arrays_ran_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_banner_dismiss_cb);
@@ -601,6 +980,17 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_panel_error_cb);
 
   _ks_window_class_init_actions (widget_class);
+
+  gtk_widget_class_install_action (widget_class, "win.overlay", "s", overlay_action);
+  for (guint m = 0; m < KS_OVERLAY_N_MODES; m++)
+    gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0 + m, GDK_ALT_MASK, "win.overlay",
+                                         "s", ks_overlay_mode_to_string (m));
+  gtk_widget_class_install_action (widget_class, "win.presenter", NULL, presenter_action);
+  gtk_widget_class_install_action (widget_class, "win.leave-presenter", NULL, presenter_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F11, 0, "win.presenter", NULL);
+  /* Enabled only while presenting, so that Esc keeps its meaning elsewhere. */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.leave-presenter",
+                                       NULL);
 }
 
 static GSettings *
@@ -682,6 +1072,13 @@ ks_window_init (KsWindow *self)
   g_signal_connect (self->view, "notify::gl-renderer", G_CALLBACK (on_view_notify_cb), self);
   g_signal_connect (self->view, "notify::interop-status", G_CALLBACK (on_view_notify_cb), self);
   g_signal_connect (self->view, "hover-changed", G_CALLBACK (on_view_hover_changed_cb), self);
+  g_signal_connect (self->view, "notify::overlay", G_CALLBACK (on_overlay_notify_cb), self);
+  g_signal_connect (self->overlay_dropdown, "notify::selected",
+                    G_CALLBACK (on_overlay_selected_cb), self);
+  g_signal_connect (self->pipeline, "ran", G_CALLBACK (on_pipeline_ran_cb), self);
+  g_object_bind_property (self->opacity_adjustment, "value", self->view, "overlay-opacity",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.leave-presenter", FALSE);
   g_signal_connect (self->split_adjustment, "value-changed", G_CALLBACK (on_split_changed_cb),
                     self);
   ks_image_view_set_split (self->view, 0);

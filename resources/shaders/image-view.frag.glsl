@@ -2,7 +2,9 @@
 // coordinate and draws, in this order, the background outside the image, a
 // checkerboard behind transparent pixels, the input (left of the split line)
 // or the output (right of it), the coverage hatch over pixels that no thread
-// wrote, and the split line. The #version line and, for GLES, the default
+// wrote or, instead, a teaching overlay (who wrote each pixel, and the
+// launch's threads beyond the image), and the split line. The overlay's
+// colours are those of gpu/ks-overlay.c, which tests compare with these. The #version line and, for GLES, the default
 // precision are prepended at run time.
 
 uniform vec2 u_view_size;      // framebuffer pixels
@@ -21,6 +23,18 @@ uniform bool u_has_coverage;
 uniform bool u_input_gray;     // R8 textures hold gray values: show them as gray
 uniform bool u_output_gray;
 
+// The overlay: RG32UI, per image pixel the last writer's linear block, and
+// its linear thread with the write count (saturated) in the high 16 bits.
+uniform highp usampler2D u_owner;
+uniform bool u_has_owner;
+uniform int u_overlay;         // 0 none, 1 block, 2 thread, 3 warp, 4 coverage
+uniform float u_opacity;
+uniform ivec2 u_grid;          // gridDim.x, gridDim.y of the run
+uniform ivec2 u_block;         // blockDim.x, blockDim.y
+uniform vec2 u_extent;         // the launch's extent in image pixels
+uniform bool u_block_lines;    // blocks are large enough on screen for lines
+uniform vec3 u_palette[8];
+
 out vec4 frag_color;
 
 vec4
@@ -29,6 +43,54 @@ fetch (sampler2D tex, bool gray, vec2 uv)
   vec4 c = texture (tex, uv);
 
   return gray ? vec4 (c.rrr, 1.0) : c;
+}
+
+const vec3 NEVER = vec3 (1.0, 0.0, 1.0);
+const vec3 ONCE = vec3 (64.0, 192.0, 64.0) / 255.0;
+const vec3 TWICE = vec3 (255.0, 32.0, 32.0) / 255.0;
+const vec3 IDLE = vec3 (80.0, 120.0, 160.0) / 255.0;
+const vec3 LINE = vec3 (26.0) / 255.0;
+
+uvec2
+owner_at (ivec2 p)
+{
+  return texelFetch (u_owner, p, 0).rg;
+}
+
+// A region per block; every unwritten pixel belongs to none.
+uint
+region (uvec2 o)
+{
+  return (o.y >> 16u) == 0u ? 0xffffffffu : o.x;
+}
+
+vec3
+overlay_color (uvec2 o)
+{
+  uint writes = o.y >> 16u;
+  uint t = o.y & 0xffffu;
+
+  if (writes == 0u)
+    return NEVER;
+  if (u_overlay == 1)
+    {
+      uint bx = o.x % uint (u_grid.x);
+      uint by = (o.x / uint (u_grid.x)) % uint (u_grid.y);
+
+      return u_palette[int ((bx + 3u * by) % 8u)];
+    }
+  if (u_overlay == 2)
+    {
+      uint tx = t % uint (u_block.x);
+      uint ty = (t / uint (u_block.x)) % uint (u_block.y);
+      float r = u_block.x > 1 ? float (tx) / float (u_block.x - 1) : 0.0;
+      float g = u_block.y > 1 ? float (ty) / float (u_block.y - 1) : 0.0;
+
+      return vec3 (r, g, 64.0 / 255.0);
+    }
+  if (u_overlay == 3)
+    return u_palette[int ((t / 32u) % 8u)] * (0.45 + 0.55 * float (t % 32u) / 31.0);
+  return writes == 1u ? ONCE : TWICE;
 }
 
 void
@@ -50,6 +112,15 @@ main ()
   if (uv.x < 0.0 || uv.y < 0.0 || uv.x >= 1.0 || uv.y >= 1.0)
     {
       color = vec3 (0.16, 0.16, 0.17);
+      // Threads of the launch that fell outside the image: its extent beyond
+      // the edge, striped, so that an oversized grid shows as well as a short one.
+      if (u_overlay != 0 && u_has_owner && u_has_output && !left && pos.x >= 0.0
+          && pos.y >= 0.0 && pos.x < u_extent.x && pos.y < u_extent.y)
+        {
+          float band = mod (floor ((frag.x - frag.y) / (6.0 * u_scale)), 2.0);
+
+          color = band < 1.0 ? IDLE : mix (color, IDLE, 0.35);
+        }
     }
   else
     {
@@ -62,7 +133,22 @@ main ()
 
       color = mix (vec3 (check), c.rgb, c.a);
 
-      if (show_output && u_has_coverage && texture (u_coverage, uv).r < 0.5)
+      if (show_output && u_overlay != 0 && u_has_owner)
+        {
+          ivec2 p = ivec2 (floor (pos));
+          uvec2 o = owner_at (p);
+          // One widget pixel to the left and above, in image pixels: the
+          // block grid's lines are one widget pixel wide at every zoom.
+          float step = u_scale / u_zoom;
+          ivec2 pl = ivec2 (floor (pos - vec2 (step, 0.0)));
+          ivec2 pu = ivec2 (floor (pos - vec2 (0.0, step)));
+          bool line = u_overlay == 1 && u_block_lines
+                      && ((pl.x >= 0 && pl.x != p.x && region (owner_at (pl)) != region (o))
+                          || (pu.y >= 0 && pu.y != p.y && region (owner_at (pu)) != region (o)));
+
+          color = line ? LINE : mix (color, overlay_color (o), u_opacity);
+        }
+      else if (show_output && u_has_coverage && texture (u_coverage, uv).r < 0.5)
         {
           // Diagonal magenta stripes in widget pixels: unwritten pixels stay
           // recognisable at any zoom and whatever garbage the buffer held.
