@@ -9,6 +9,7 @@
 #include "ks-image-view.h"
 #include "ks-kernel-panel.h"
 #include "ks-panel-types.h"
+#include "ks-sweep-window.h"
 #include "ks-timing-panel.h"
 #include "ks-window-private.h"
 
@@ -64,6 +65,7 @@ struct _KsWindow
   guint display_info_source;
   gboolean presenter;
   AdwColorScheme scheme_before_presenter;
+  GtkWidget *sweep_window;      /* weak: the open Sweep Block Sizes window */
 };
 
 G_DEFINE_FINAL_TYPE (KsWindow, ks_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -314,7 +316,9 @@ update_legend (KsWindow *self)
     }
   if (result == NULL || !recorded)
     {
-      const char *why = ks_pipeline_get_user_kernel (self->pipeline) != NULL
+      KsKernelSource *user = ks_pipeline_get_user_kernel (self->pipeline);
+      const char *why = user != NULL
+                            && ks_kernel_source_get_mode (user) != KS_KERNEL_MODE_EXPRESSION
                           ? _("Overlays need an expression kernel: an image kernel writes "
                               "wherever it likes, and who wrote what is not recorded.")
                         : result != NULL && result->output == NULL
@@ -511,6 +515,20 @@ overlay_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 
   if (ks_overlay_mode_from_string (g_variant_get_string (parameter, NULL), &mode))
     ks_image_view_set_overlay (KS_WINDOW (widget)->view, mode);
+}
+
+/* One sweep window a main window: a second activation brings it forward. */
+static void
+sweep_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  if (self->sweep_window == NULL)
+    {
+      self->sweep_window = ks_sweep_window_new (GTK_WINDOW (self), self->pipeline);
+      g_object_add_weak_pointer (G_OBJECT (self->sweep_window), (gpointer *) &self->sweep_window);
+    }
+  gtk_window_present (GTK_WINDOW (self->sweep_window));
 }
 
 static void
@@ -868,6 +886,10 @@ ks_window_dispose (GObject *object)
   KsWindow *self = KS_WINDOW (object);
 
   g_clear_handle_id (&self->display_info_source, g_source_remove);
+  if (self->sweep_window != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->sweep_window),
+                                  (gpointer *) &self->sweep_window);
+  self->sweep_window = NULL;
   if (self->pipeline != NULL)
     g_signal_handlers_disconnect_by_data (self->pipeline, self);
   if (self->settings != NULL)
@@ -991,6 +1013,7 @@ ks_window_class_init (KsWindowClass *klass)
   /* Enabled only while presenting, so that Esc keeps its meaning elsewhere. */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.leave-presenter",
                                        NULL);
+  gtk_widget_class_install_action (widget_class, "win.sweep", NULL, sweep_action);
 }
 
 static GSettings *
