@@ -6,6 +6,7 @@
 #include "kernelscope.h"
 #include "ks-application.h"
 #include "ks-nvrtc.h"
+#include "ks-session.h"
 #include "ks-window.h"
 
 #define KS_WEBSITE "https://github.com/kernelscope/kernelscope"
@@ -82,27 +83,47 @@ ks_application_activate (GApplication *app)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
+  /* The last session (restore-last), or the bundled sample. */
   if (window == NULL)
     {
       window = GTK_WINDOW (new_window (KS_APPLICATION (app)));
-      ks_window_open_sample (KS_WINDOW (window));
+      ks_session_start_window (KS_WINDOW (window), NULL, FALSE);
     }
   gtk_window_present (window);
 }
 
-/* `kernelscope a.png [b.png]`: the first file is the input, the second the
- * second input of two-image ops. */
+/* `kernelscope a.png [b.png]`: the first image is the input, the second the
+ * second input of two-image ops; a session file (*.kscope.json) opens as a
+ * session. A new window takes the rest of the last session, but not its
+ * inputs: the files named here win. */
 static void
 ks_application_open (GApplication *app, GFile **files, int n_files, const char *hint)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
+  GFile *session = NULL;
+  GFile *images[2] = { NULL, NULL };
+  guint n_images = 0;
 
+  for (int i = 0; i < n_files; i++)
+    {
+      g_autofree char *name = g_file_get_basename (files[i]);
+
+      if (name != NULL && g_str_has_suffix (name, KS_SESSION_EXTENSION))
+        session = files[i];
+      else if (n_images < G_N_ELEMENTS (images))
+        images[n_images++] = files[i];
+    }
+  /* A session named here takes the last one's place. */
   if (window == NULL)
-    window = GTK_WINDOW (new_window (KS_APPLICATION (app)));
-  if (n_files > 0)
-    ks_window_open_file (KS_WINDOW (window), files[0], KS_INPUT_A);
-  if (n_files > 1)
-    ks_window_open_file (KS_WINDOW (window), files[1], KS_INPUT_B);
+    {
+      window = GTK_WINDOW (new_window (KS_APPLICATION (app)));
+      ks_session_start_window (KS_WINDOW (window), session, n_images > 0);
+    }
+  else if (session != NULL)
+    ks_session_open (KS_WINDOW (window), session,
+                     n_images > 0 ? KS_SESSION_APPLY_SKIP_INPUTS : KS_SESSION_APPLY_ALL);
+  for (guint i = 0; i < n_images; i++)
+    ks_window_open_file (KS_WINDOW (window), images[i], i == 0 ? KS_INPUT_A : KS_INPUT_B);
   gtk_window_present (window);
 }
 
@@ -133,10 +154,18 @@ about_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
   gtk_window_present (GTK_WINDOW (about));
 }
 
+/* Each window closes as if its close button were pressed, so that it saves
+ * its settings and its session; the application ends when the last one has
+ * gone and the session file is written (the window holds the application
+ * until then). g_application_quit would end it at once, with neither. */
 static void
 quit_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
-  g_application_quit (G_APPLICATION (user_data));
+  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (user_data)));
+
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_destroy (l->data);
+  g_list_free (windows);
 }
 
 static const GActionEntry app_actions[] = {

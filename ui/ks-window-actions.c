@@ -5,7 +5,11 @@
 
 #include "ks-image-view.h"
 #include "ks-preferences-window.h"
+#include "ks-session.h"
 #include "ks-window-private.h"
+
+/* Entries of the "Recent" submenu: the newest images and sessions. */
+#define RECENT_MAX 8
 
 static void
 add_image_filters (GtkFileChooser *chooser)
@@ -287,6 +291,248 @@ edit_kernel_action (GtkWidget *widget, const char *action_name, GVariant *parame
   _ks_window_set_kernel_visible (self, !_ks_window_get_kernel_visible (self));
 }
 
+static void
+add_session_filters (GtkFileChooser *chooser)
+{
+  g_autoptr (GtkFileFilter) sessions = gtk_file_filter_new ();
+  g_autoptr (GtkFileFilter) json = gtk_file_filter_new ();
+  g_autoptr (GtkFileFilter) all = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (sessions, _("Kernelscope sessions"));
+  gtk_file_filter_add_pattern (sessions, "*" KS_SESSION_EXTENSION);
+  gtk_file_filter_set_name (json, _("JSON files"));
+  gtk_file_filter_add_pattern (json, "*.json");
+  gtk_file_filter_set_name (all, _("All files"));
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (chooser, sessions);
+  gtk_file_chooser_add_filter (chooser, json);
+  gtk_file_chooser_add_filter (chooser, all);
+}
+
+static void
+on_open_session_response_cb (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  KsWindow *self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      if (file != NULL)
+        ks_session_open (self, file, KS_SESSION_APPLY_ALL);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+open_session_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
+    _("Open Session"), GTK_WINDOW (widget), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"),
+    _("_Cancel"));
+
+  add_session_filters (GTK_FILE_CHOOSER (dialog));
+  g_signal_connect (dialog, "response", G_CALLBACK (on_open_session_response_cb), widget);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+on_save_session_response_cb (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  KsWindow *self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      if (file != NULL)
+        ks_session_save (self, file);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+save_session_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
+    _("Save Session"), GTK_WINDOW (widget), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
+    _("_Cancel"));
+
+  add_session_filters (GTK_FILE_CHOOSER (dialog));
+  /* TRANSLATORS: the file name a session is saved under unless the user types
+   * another; keep the .kscope.json ending. */
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), _("session.kscope.json"));
+  g_signal_connect (dialog, "response", G_CALLBACK (on_save_session_response_cb), widget);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+on_export_response_cb (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  KsWindow *self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      if (folder != NULL)
+        ks_session_export_bundle (self, folder);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+export_bundle_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
+    _("Export Bundle Into Folder"), GTK_WINDOW (widget), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+    _("_Export"), _("_Cancel"));
+
+  g_signal_connect (dialog, "response", G_CALLBACK (on_export_response_cb), widget);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static gboolean
+recent_is_session (const char *uri)
+{
+  g_autoptr (GtkRecentInfo) info = gtk_recent_manager_lookup_item (gtk_recent_manager_get_default (),
+                                                                   uri, NULL);
+
+  if (info != NULL)
+    return gtk_recent_info_has_group (info, KS_SESSION_RECENT_GROUP);
+  return g_str_has_suffix (uri, ".json");
+}
+
+static void
+on_recent_checked_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (KsWindow) self = user_data;
+  GFile *file = G_FILE (source);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GFileInfo) info = g_file_query_info_finish (file, result, &error);
+  g_autofree char *uri = g_file_get_uri (file);
+
+  if (ks_window_get_pipeline (self) == NULL)
+    return;
+  if (info == NULL)
+    {
+      g_autofree char *name = g_file_get_parse_name (file);
+      g_autofree char *message = NULL;
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        {
+          /* Gone for good: it leaves the menu too. */
+          gtk_recent_manager_remove_item (gtk_recent_manager_get_default (), uri, NULL);
+          message = g_strdup_printf (_("%s is not there any more, so it was taken off the recent "
+                                       "files"), name);
+        }
+      else
+        message = g_strdup_printf (_("Could not open %s: %s"), name, error->message);
+      _ks_window_toast (self, message);
+      return;
+    }
+  if (recent_is_session (uri))
+    ks_session_open (self, file, KS_SESSION_APPLY_ALL);
+  else
+    ks_window_open_file (self, file, KS_INPUT_A);
+}
+
+static void
+open_recent_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  g_autoptr (GFile) file = g_file_new_for_uri (g_variant_get_string (parameter, NULL));
+
+  /* Asked first, off the main thread: a file that has gone gets a message
+   * of its own, and a folder on a slow mount does not block the window. */
+  g_file_query_info_async (file, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
+                           G_PRIORITY_DEFAULT, NULL, on_recent_checked_cb, g_object_ref (widget));
+}
+
+static void
+recent_info_unref (gpointer info)
+{
+  gtk_recent_info_unref (info);
+}
+
+static int
+compare_newest_first (gconstpointer a, gconstpointer b)
+{
+  GtkRecentInfo *ia = *(GtkRecentInfo *const *) a;
+  GtkRecentInfo *ib = *(GtkRecentInfo *const *) b;
+
+  return g_date_time_compare (gtk_recent_info_get_modified (ib),
+                              gtk_recent_info_get_modified (ia));
+}
+
+/* A menu label shows "_" as a mnemonic: a file name's own are doubled. */
+static char *
+escape_underscores (const char *text)
+{
+  g_auto (GStrv) parts = g_strsplit (text, "_", -1);
+
+  return g_strjoinv ("__", parts);
+}
+
+static void
+update_recent_menu (KsWindow *self)
+{
+  GMenu *menu = _ks_window_get_recent_menu (self);
+  const char *application = g_get_application_name ();
+  g_autoptr (GPtrArray) mine = g_ptr_array_new_with_free_func (recent_info_unref);
+  GList *items;
+
+  if (menu == NULL)
+    return;
+  /* Only what Kernelscope itself opened or saved: other programs' files
+   * are not its to offer. */
+  items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
+  for (GList *l = items; l != NULL; l = l->next)
+    {
+      if (application != NULL && gtk_recent_info_has_application (l->data, application))
+        g_ptr_array_add (mine, l->data);
+      else
+        gtk_recent_info_unref (l->data);
+    }
+  g_list_free (items);
+  g_ptr_array_sort (mine, compare_newest_first);
+
+  g_menu_remove_all (menu);
+  for (guint i = 0; i < mine->len && i < RECENT_MAX; i++)
+    {
+      GtkRecentInfo *info = g_ptr_array_index (mine, i);
+      g_autofree char *name = escape_underscores (gtk_recent_info_get_display_name (info));
+      g_autofree char *label = gtk_recent_info_has_group (info, KS_SESSION_RECENT_GROUP)
+                               ? g_strdup_printf (_("%s (session)"), name)
+                               : g_strdup (name);
+      g_autoptr (GMenuItem) item = g_menu_item_new (label, NULL);
+
+      g_menu_item_set_action_and_target_value (item, "win.open-recent",
+                                               g_variant_new_string (gtk_recent_info_get_uri (info)));
+      g_menu_append_item (menu, item);
+    }
+  if (mine->len == 0)
+    {
+      /* An item without an action is shown greyed out. */
+      g_autoptr (GMenuItem) item = g_menu_item_new (_("No recent files"), NULL);
+
+      g_menu_append_item (menu, item);
+    }
+}
+
+static void
+on_recent_changed_cb (GtkRecentManager *manager, gpointer user_data)
+{
+  update_recent_menu (user_data);
+}
+
+void
+_ks_window_setup_recent (KsWindow *self)
+{
+  g_signal_connect (gtk_recent_manager_get_default (), "changed",
+                    G_CALLBACK (on_recent_changed_cb), self);
+  update_recent_menu (self);
+}
+
 static gboolean
 on_drop_cb (GtkDropTarget *target, const GValue *value, double x, double y, gpointer user_data)
 {
@@ -336,6 +582,11 @@ _ks_window_class_init_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.toggle-left", NULL, toggle_panel_action);
   gtk_widget_class_install_action (widget_class, "win.toggle-right", NULL, toggle_panel_action);
   gtk_widget_class_install_action (widget_class, "win.edit-kernel", NULL, edit_kernel_action);
+  gtk_widget_class_install_action (widget_class, "win.open-session", NULL, open_session_action);
+  gtk_widget_class_install_action (widget_class, "win.save-session", NULL, save_session_action);
+  gtk_widget_class_install_action (widget_class, "win.export-bundle", NULL,
+                                   export_bundle_action);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
@@ -362,4 +613,12 @@ _ks_window_class_init_actions (GtkWidgetClass *widget_class)
                                        "win.edit-kernel", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, GDK_CONTROL_MASK,
                                        "win.toggle-right", NULL);
+  /* Ctrl+Shift+O opens the second image and Ctrl+E the kernel editor: the
+   * sessions take Alt and Shift of their own. */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK | GDK_ALT_MASK,
+                                       "win.open-session", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "win.save-session", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "win.export-bundle", NULL);
 }

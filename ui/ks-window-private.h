@@ -31,6 +31,13 @@ gboolean _ks_window_get_kernel_visible (KsWindow *self);
 KsKernelPanel  *ks_window_get_kernel_panel  (KsWindow *self);
 KsConsolePanel *ks_window_get_console_panel (KsWindow *self);
 
+/* ks-window-actions.c: the "Recent" submenu, filled with the images and
+ * sessions Kernelscope opened or saved, and kept up to date. */
+void _ks_window_setup_recent (KsWindow *self);
+/* ks-session.c: a window that ks_session_start_window set up writes its
+ * session to the last session file (off the main thread). */
+void _ks_window_session_dispose (KsWindow *self);
+
 /* The application's settings; NULL where the schema is not installed. */
 GSettings *_ks_window_get_settings (KsWindow *self);
 

@@ -2,7 +2,12 @@
  * parameters, launch and engine (given back at the next start), the engine and
  * launch defaults of the preferences, and the style. A value that does not
  * fit (an op that no longer exists, a parameter out of its range, a launch
- * with a zero side) is skipped on its own: the rest still comes back. */
+ * with a zero side) is skipped on its own: the rest still comes back.
+ *
+ * An application window that finds a last session file (ks-session.c) is
+ * set up from it once it is read, after these: the session was written by
+ * the same close as these keys, so both agree, and where they do not the
+ * session wins. These keys are what a window starts from without one. */
 #include "config.h"
 
 #include <adwaita.h>

@@ -908,6 +908,7 @@ ks_window_dispose (GObject *object)
       if (self->pipeline != NULL)
         _ks_window_settings_save (self->settings, self->pipeline);
     }
+  _ks_window_session_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_WINDOW);
   g_clear_object (&self->settings);
   g_clear_object (&self->pipeline);
@@ -1131,6 +1132,7 @@ ks_window_init (KsWindow *self)
       _ks_window_settings_restore (self->settings, self->pipeline);
       start_on_preferred_device (self);
     }
+  _ks_window_setup_recent (self);
   update_zoom_label (self);
   update_display_info (self);
   update_title (self);
