@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "ks-cpu-simd.h"
 #include "ks-engine-private.h"
 #include "ks-pixel.h"
 
@@ -260,19 +261,31 @@ separable_piece (const KsKernelRun *run, const Plan *pl, gint64 x0, guint y, gui
 
   for (guint k = 0; k <= 2 * e; k++)
     rows[k] = src_row (src, (gint64) y - e + k) + 4 * lo;
-  weighted_sum_u8 (v + 4 * (lo - first), rows, &pl->taps, 4 * (gsize) (hi - lo));
+  if (!pl->taps.symmetric
+      || !_ks_cpu_simd_vsum_u8 (v + 4 * (lo - first), rows, pl->taps.w, e, 4 * (gsize) (hi - lo)))
+    weighted_sum_u8 (v + 4 * (lo - first), rows, &pl->taps, 4 * (gsize) (hi - lo));
   for (gint64 x = first; x < lo; x++)
     memcpy (v + 4 * (x - first), v + 4 * (lo - first), 16);
   for (gint64 x = hi; x < end; x++)
     memcpy (v + 4 * (x - first), v + 4 * (hi - 1 - first), 16);
 
-  for (guint k = 0; k <= 2 * e; k++)
-    cols[k] = v + 4 * k;
-  weighted_sum_u32 (acc, cols, &pl->taps, 4 * (gsize) n);
-  if (pl->pow2)
-    round_shift (acc, 4 * (gsize) n, pl->half, pl->shift, out);
+  /* The vector loop rounds and puts the centre's alpha back as it goes. */
+  if (pl->taps.symmetric && pl->pow2
+      && _ks_cpu_simd_hsum_shift (out, v, pl->taps.w, e, n, pl->half, pl->shift, centre))
+    {
+      if (run->filter.kind != KS_FILTER_UNSHARP)
+        return;
+    }
   else
-    round_divide (acc, 4 * (gsize) n, pl->half, pl->dv, out);
+    {
+      for (guint k = 0; k <= 2 * e; k++)
+        cols[k] = v + 4 * k;
+      weighted_sum_u32 (acc, cols, &pl->taps, 4 * (gsize) n);
+      if (pl->pow2)
+        round_shift (acc, 4 * (gsize) n, pl->half, pl->shift, out);
+      else
+        round_divide (acc, 4 * (gsize) n, pl->half, pl->dv, out);
+    }
   if (run->filter.kind == KS_FILTER_UNSHARP)
     unsharp_lanes (centre, blurred, 4 * (gsize) n, run->filter.amount, dst);
   keep_alpha (centre, n, dst);
