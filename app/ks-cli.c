@@ -29,6 +29,7 @@ static const Command commands[] = {
     "Benchmark your own kernels: compiling, an edit to its result, restarts, speed" },
   { "sweep", ks_cli_cmd_sweep,
     "Measure an op under a set of block shapes: time, GB/s, occupancy, the fastest" },
+  { "lesson", ks_cli_cmd_lesson, "Run the tutorial's examples as lessons, as in the book or fixed" },
 };
 
 static char *

@@ -89,6 +89,7 @@ int       ks_cli_cmd_bench_display   (int argc, char **argv);
 int       ks_cli_cmd_kernel          (int argc, char **argv);
 int       ks_cli_cmd_bench_kernel    (int argc, char **argv);
 int       ks_cli_cmd_sweep           (int argc, char **argv);
+int       ks_cli_cmd_lesson          (int argc, char **argv);
 
 
 /* ---- bench (ks-cli-bench-report.c) --------------------------------------- */

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Runs on the GPU host, from the project root, after the GPU runtime bundle's
-# install-runtime.sh: the kernel editor's ui tests in a real window on the
-# CUDA engine, under Xvfb (without OpenGL there: the view says so, and the
-# panels draw with cairo). Screenshots go to $OUT/screenshots (or
+# install-runtime.sh: the kernel editor's and the sweep window's ui tests in
+# real windows on the CUDA engine, under Xvfb (without OpenGL there: the view
+# says so, and the panels and charts draw with cairo). Screenshots go to $OUT/screenshots (or
 # BUILD_DIR/gpu-ui-check).
 # Usage: build-aux/gpu-ui-check.sh BUILD_DIR [UI_RUNTIME_DIR]   (default .gpu-ui-runtime)
 set -u
@@ -31,8 +31,14 @@ sleep 3
 export DISPLAY=:7 GTK_A11Y=none GSETTINGS_BACKEND=memory GSETTINGS_SCHEMA_DIR="$PWD/$rt/schemas"
 export G_TEST_SRCDIR="$PWD/tests" KS_WORKER_PATH="$PWD/$build/app/kernelscope-worker"
 export KS_SCREENSHOT_DIR="$out_dir/screenshots"
-timeout 300 "$build/tests/test-kernel-editor" --tap > "$out_dir/test-kernel-editor.tap" 2>&1
-status=$?
+status=0
+# The kernel editor, and the sweep window with its points coloured by the
+# CUDA engine's occupancy: each that was built and carried.
+for t in test-kernel-editor test-sweep-window; do
+  [ -x "$build/tests/$t" ] || continue
+  timeout 300 "$build/tests/$t" --tap > "$out_dir/$t.tap" 2>&1 || status=1
+  echo "$t:"
+  grep -E '^(ok|not ok)' "$out_dir/$t.tap" | sed 's/^/  /'
+done
 kill "$xvfb" 2>/dev/null
-grep -E '^(ok|not ok)' "$out_dir/test-kernel-editor.tap"
 exit "$status"

@@ -1,0 +1,151 @@
+/* ks-lesson-private.h: what ks-lesson.c (registry, data, checks, the CUDA
+ * path) and ks-lesson-cpu.c (the CPU model and the kernels' twins) share. */
+#pragma once
+
+#include "ks-lesson.h"
+
+G_BEGIN_DECLS
+
+typedef struct _KsSim KsSim;
+
+/* One thread of the CPU model, as the kernel sees itself. */
+typedef struct
+{
+  KsDim3 block_idx;
+  KsDim3 thread_idx;
+  guint block;               /* linear block index */
+  guint thread;              /* linear thread index in its block */
+} KsSimThread;
+
+/* A CPU twin runs `n_blocks` blocks from `first` (in the model's order) as
+ * one wave; most twins handle them one after the other. */
+typedef void (*KsSimTwin) (KsSim *sim, guint first, guint n_blocks);
+
+/* A kernel argument of a lesson: an array (its data before the run) or a scalar. */
+typedef struct
+{
+  char *name;
+  gboolean is_array;
+  KsArray *array;
+  KsArrayDirection direction;  /* in, or inout for what the kernel writes */
+  const char *book_binding;    /* how the book binds it ("drv.Out"), or NULL */
+  KsElemType scalar_type;
+  double scalar;
+} KsLessonArg;
+
+/* One run being prepared and carried out. */
+typedef struct
+{
+  const KsLesson *lesson;
+  const KsLessonVariant *variant;
+  KsLessonOptions options;
+  KsLessonReport *report;
+  GPtrArray *args;             /* KsLessonArg, in the kernel's order */
+  KsDim3 grid;
+  KsDim3 block;
+  guint64 shared;
+  KsSimTwin twin;
+  guint wave;                  /* blocks per wave in the CPU model (1: one at a time) */
+  gboolean shuffle_blocks;     /* run blocks in a seeded order (11-03) */
+  guint size;                  /* the lesson's size after options */
+  /* the check: outputs by argument index against expected arrays */
+  int checked_arg;             /* -1: the lesson's finish sets the check itself */
+  KsArray *expected;
+  double abs_tol;
+  double rel_tol;
+  /* after the CPU model ran */
+  GPtrArray *results;          /* KsArray per arg (NULL for scalars and inputs) */
+  gint32 **block_of;           /* per arg, or NULL */
+  gint32 **thread_of;
+  gpointer lesson_data;        /* a lesson's own state */
+  GDestroyNotify lesson_data_free;
+} KsLessonRun;
+
+struct _KsLessonImpl
+{
+  /* Builds the args, the launch and the twin for run->variant. */
+  gboolean (*setup) (KsLessonRun *run, GError **error);
+  /* The independent reference: run->expected for run->checked_arg. */
+  void (*reference) (KsLessonRun *run);
+  /* After the kernel ran (run->results hold its outputs): host results,
+   * images, steps, the book's check, notes; may set the check itself. */
+  void (*finish) (KsLessonRun *run);
+};
+
+/* ---- the CPU model (ks-lesson-cpu.c) ------------------------------------- */
+
+/* Runs run->twin over run->grid in the model's order on copies of the
+ * arrays; run->results get the arrays after the run, the report its
+ * faults, atomics and printf. Owner maps for tracked outputs. */
+void          _ks_lesson_sim_run       (KsLessonRun *run);
+/* The same without touching the report (for timing). */
+void          _ks_lesson_sim_run_quiet (KsLessonRun *run, GPtrArray *arrays);
+
+guint         _ks_sim_threads_per_block (const KsSim *sim);
+void          _ks_sim_thread           (const KsSim *sim, guint block, guint thread,
+                                        KsSimThread *t);
+const KsLessonRun *_ks_sim_get_run     (const KsSim *sim);
+gint64        _ks_sim_scalar           (const KsSim *sim, guint arg);
+double        _ks_sim_scalar_double    (const KsSim *sim, guint arg);
+
+/* Checked global accesses to argument `arg` (element type as the kernel reads it). */
+float         _ks_sim_ldf              (KsSim *sim, const KsSimThread *t, guint arg, gint64 i);
+void          _ks_sim_stf              (KsSim *sim, const KsSimThread *t, guint arg, gint64 i,
+                                        float v);
+gint32        _ks_sim_ldi              (KsSim *sim, const KsSimThread *t, guint arg, gint64 i);
+void          _ks_sim_sti              (KsSim *sim, const KsSimThread *t, guint arg, gint64 i,
+                                        gint32 v);
+gint32        _ks_sim_atomic_addi      (KsSim *sim, const KsSimThread *t, guint arg, gint64 i,
+                                        gint32 v);
+
+/* A block's shared table of `length` 32-bit words. */
+typedef struct
+{
+  const char *name;
+  guint length;
+  gint32 *words;
+} KsSimShared;
+
+void          _ks_sim_shared_init      (KsSimShared *shared, const char *name, guint length);
+void          _ks_sim_shared_clear     (KsSimShared *shared);
+gint32        _ks_sim_sh_ldi           (KsSim *sim, const KsSimThread *t, KsSimShared *sh,
+                                        gint64 i);
+void          _ks_sim_sh_sti           (KsSim *sim, const KsSimThread *t, KsSimShared *sh,
+                                        gint64 i, gint32 v);
+float         _ks_sim_sh_ldf           (KsSim *sim, const KsSimThread *t, KsSimShared *sh,
+                                        gint64 i);
+void          _ks_sim_sh_stf           (KsSim *sim, const KsSimThread *t, KsSimShared *sh,
+                                        gint64 i, float v);
+gint32        _ks_sim_sh_atomic_addi   (KsSim *sim, const KsSimThread *t, KsSimShared *sh,
+                                        gint64 i, gint32 v);
+void          _ks_sim_printf           (KsSim *sim, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+/* The twins, by the source they mirror. */
+void          _ks_twin_hello           (KsSim *sim, guint first, guint n);
+void          _ks_twin_hello_book      (KsSim *sim, guint first, guint n);
+void          _ks_twin_blocks          (KsSim *sim, guint first, guint n);
+void          _ks_twin_blocks_book     (KsSim *sim, guint first, guint n);
+void          _ks_twin_add_thread      (KsSim *sim, guint first, guint n);  /* 11-04, 11-05 book */
+void          _ks_twin_add_checked     (KsSim *sim, guint first, guint n);  /* 11-05 */
+void          _ks_twin_add_stride      (KsSim *sim, guint first, guint n);  /* 11-06 */
+void          _ks_twin_square          (KsSim *sim, guint first, guint n);
+void          _ks_twin_square_book     (KsSim *sim, guint first, guint n);
+void          _ks_twin_dot             (KsSim *sim, guint first, guint n);
+void          _ks_twin_matmul          (KsSim *sim, guint first, guint n);
+void          _ks_twin_matmul_book     (KsSim *sim, guint first, guint n);
+void          _ks_twin_matmul_tiled    (KsSim *sim, guint first, guint n);
+void          _ks_twin_matmul_tiled_book (KsSim *sim, guint first, guint n);
+void          _ks_twin_elementwise_add (KsSim *sim, guint first, guint n);
+void          _ks_twin_reduce          (KsSim *sim, guint first, guint n);
+void          _ks_twin_scan            (KsSim *sim, guint first, guint n);
+void          _ks_twin_hist            (KsSim *sim, guint first, guint n);
+void          _ks_twin_hist_book       (KsSim *sim, guint first, guint n);
+void          _ks_twin_hist_race       (KsSim *sim, guint first, guint n);
+void          _ks_twin_hist_shared     (KsSim *sim, guint first, guint n);
+void          _ks_twin_hist_shared_book (KsSim *sim, guint first, guint n);
+void          _ks_twin_gray            (KsSim *sim, guint first, guint n);
+void          _ks_twin_gray_book       (KsSim *sim, guint first, guint n);
+void          _ks_twin_add_clamp       (KsSim *sim, guint first, guint n);
+void          _ks_twin_axpbz           (KsSim *sim, guint first, guint n);
+
+G_END_DECLS

@@ -1,0 +1,250 @@
+/* ks-lesson.h: the tutorial's examples as lessons that run, show and break.
+ *
+ * A lesson is one example of the PyCUDA tutorial (chapters 11 and 12): a
+ * short explanation, a kernel in the "any" mode (ks-user-kernel.h: a
+ * __global__ function whose pointers are bound to host arrays), its launch,
+ * its data, and a check of the result against an independent CPU reference.
+ * Where the tutorial has a defect, a lesson has variants: the fixed one
+ * (variants[0]) and one or more "as in the book" that reproduce the defect's
+ * consequence deterministically on the CPU engine.
+ *
+ * Engines. Every lesson kernel has a CPU twin written in C with the same
+ * geometry semantics: it loops over the blocks and threads exactly as
+ * launched, with the same index math and the same bounds checks or lack of
+ * them. Every access to an array or to shared memory goes through a checked
+ * accessor, so an access past the end is caught, counted and reported, never
+ * made (a read yields 0). Races are modelled deterministically: the blocks
+ * of a grid run in waves of KS_LESSON_RACE_WAVE blocks, and where a lesson's
+ * kernel races (the non-atomic histogram, 11-07's overlapping cells) every
+ * thread of a wave (or warp, for 11-07) reads before any of them writes, so
+ * updates are lost the same way on every run. On CUDA the lesson's kernel
+ * source (or an edited copy) is compiled with NVRTC and run in the worker
+ * process (ks-worker.h); the CPU twin runs too, on the same data, for the
+ * side-by-side time and the equality check. An edited source runs on CUDA
+ * only (the twins are the pristine kernels'): on the CPU engine it is
+ * refused with KS_ERROR_UNAVAILABLE.
+ *
+ * Sources are in the GResource bundle (/org/kernelscope/lessons/NAME.cu,
+ * from resources/lessons/): ks_lesson_get_source gives the pristine text,
+ * which is what "Reset" restores. The image lessons read
+ * /org/kernelscope/lessons/samples/lesson-*.png (256×256, derived from the
+ * bundled astronaut photo, and drawn circles).
+ *
+ * For a panel: list ks_lesson_registry; show lesson->title, ->explanation
+ * and the variants (variant->book marks the ones that reproduce a defect,
+ * variant->defects names them, variant->description says what to look for);
+ * put ks_lesson_get_source in the editor; run with ks_lesson_run in a GTask
+ * (it blocks: the CUDA path talks to the worker); show the report's inputs
+ * and outputs (KsArray with rows × cols; small arrays carry per element the
+ * block and thread that wrote it, for hovering), images, printf, check,
+ * steps, atomics, faults, timings and notes. ks_lesson_report_to_json is the
+ * same report as data.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "ks-array.h"
+#include "ks-engine.h"
+#include "ks-image.h"
+#include "ks-timing.h"
+#include "ks-worker.h"
+
+G_BEGIN_DECLS
+
+/* Blocks the CPU model runs at the same time when a kernel races: a wave. */
+#define KS_LESSON_RACE_WAVE 32
+/* Arrays up to this many elements record which block and thread wrote each element. */
+#define KS_LESSON_OWNER_LIMIT 4096
+/* Accesses past an array or shared table listed one by one (all are counted). */
+#define KS_LESSON_MAX_LISTED_FAULTS 16
+/* The bytes a never-initialised output (an Out binding) starts with in the
+ * book variants: the "garbage" an allocator may leave, made visible. */
+#define KS_LESSON_POISON_BYTE 0x5A
+
+typedef struct
+{
+  const char *id;            /* "fixed", "book", "int64", "race", "tiled", "tiled-book" */
+  const char *title;         /* "As in the book" */
+  const char *description;   /* what it shows and what to look for, 1–3 sentences */
+  gboolean book;             /* reproduces a defect of the tutorial */
+  const char *defects;       /* the tutorial-facts defects it shows: "P2 P3"; "" none */
+  const char *source_name;   /* "12-01-book.cu": the resource under /org/kernelscope/lessons/ */
+  const char *sanitizer;     /* NULL, or what compute-sanitizer would report on CUDA */
+  gboolean cuda_deterministic; /* FALSE: CUDA's result varies from run to run (a race) */
+} KsLessonVariant;
+
+typedef struct _KsLessonImpl KsLessonImpl;
+
+typedef struct
+{
+  const char *id;            /* "11-06" */
+  const char *slug;          /* "million-additions" */
+  const char *title;         /* "A million additions, GPU against CPU" */
+  const char *script;        /* the tutorial's file: "Chapter11/06_add_number.py" */
+  const char *explanation;   /* 2–3 sentences: what it teaches */
+  const KsLessonVariant *variants;  /* variants[0]: the default (fixed) */
+  guint n_variants;
+  const KsLessonImpl *impl;  /* private */
+} KsLesson;
+
+/* Every lesson in the tutorial's order; *n gets how many. */
+const KsLesson *const *ks_lesson_registry (guint *n);
+/* By id ("11-06") or slug ("million-additions"); NULL when unknown. */
+const KsLesson *ks_lesson_lookup (const char *name);
+/* By variant id; NULL (or "") gives variants[0]; NULL when unknown. */
+const KsLessonVariant *ks_lesson_lookup_variant (const KsLesson *lesson, const char *id);
+/* The first variant with book set; NULL when the lesson has none. */
+const KsLessonVariant *ks_lesson_get_book_variant (const KsLesson *lesson);
+
+/* The pristine kernel source of a variant (what Reset restores). */
+char         *ks_lesson_get_source     (const KsLesson *lesson, const KsLessonVariant *variant,
+                                        GError **error);
+
+typedef struct
+{
+  guint repeats;             /* timed runs after the warm-up (at least 1) */
+  guint size;                /* 0: the lesson's size; else N (11-05), the matrix side (11-07,
+                              * 11-09) — the other lessons refuse it */
+  guint64 seed;              /* random data and the CPU model's block order (11-03) */
+  const char *source;        /* NULL: the pristine kernel; else an edited one (CUDA only) */
+  gboolean skip_cpu_twin;    /* CUDA runs: do not run the CPU twin beside it */
+} KsLessonOptions;
+
+void          ks_lesson_options_init   (KsLessonOptions *options);
+
+/* The launch a variant uses with these options. */
+void          ks_lesson_get_launch     (const KsLesson *lesson, const KsLessonVariant *variant,
+                                        const KsLessonOptions *options, KsDim3 *grid,
+                                        KsDim3 *block, guint64 *dynamic_shared);
+
+/* One array of the report: a kernel argument (name as in the source) or a
+ * value the host derives ("dot", "bins as int64"). */
+typedef struct
+{
+  char *name;
+  char *role;                /* "input", "output", "inout", "host" */
+  KsArray *array;            /* with its shape (rows × cols; vectors cols = 0) */
+  /* Per element (arrays of at most KS_LESSON_OWNER_LIMIT elements that the
+   * kernel writes): the linear index of the block and of the thread in its
+   * block that wrote it last, -1 where nothing wrote it. NULL otherwise. On
+   * CUDA they come from the CPU twin of the same launch. */
+  gint32 *block_of;
+  gint32 *thread_of;
+} KsLessonArray;
+
+typedef struct
+{
+  char *name;                /* "input", "circles", "result" */
+  KsImage *image;
+} KsLessonImage;
+
+/* A stage of a reduction or scan: the values after it. */
+typedef struct
+{
+  char *title;               /* "after halving to 4" */
+  KsArray *values;
+} KsLessonStep;
+
+typedef struct
+{
+  gboolean passed;
+  char *against;             /* what the reference is, in words */
+  gsize compared;            /* elements compared */
+  gsize differing;
+  gsize first_difference;    /* G_MAXSIZE when none */
+  double expected;           /* at first_difference */
+  double actual;
+  char *summary;             /* one line */
+} KsLessonCheck;
+
+/* The tutorial's own check, where it is wrong (P6, P9): its verdict on the
+ * run's result and on a deliberately wrong one. */
+typedef struct
+{
+  gboolean present;
+  char *description;         /* the check as the book writes it, in words */
+  gboolean says_correct_on_result;
+  char *wrong_description;   /* how the wrong result differs */
+  gboolean says_correct_on_wrong;
+  gboolean real_check_catches_wrong;
+} KsLessonBookCheck;
+
+typedef struct
+{
+  gboolean counted;          /* the lesson uses atomics */
+  guint64 global;            /* atomic operations on global memory */
+  guint64 shared;            /* on shared memory */
+  char *how;                 /* "counted by the CPU model", with the arithmetic */
+} KsLessonAtomics;
+
+typedef struct
+{
+  double compile_ms;         /* NVRTC in the worker; NAN on the CPU engine */
+  gboolean compile_cached;
+  KsTiming upload;           /* host → device of the in and inout arrays */
+  KsTiming kernel;
+  KsTiming download;         /* device → host of the out and inout arrays */
+  KsTiming cpu_kernel;       /* the CPU twin on the same data (NAN median when not run) */
+  KsTiming reference;        /* the plain C reference loop, the fair CPU baseline */
+  double book_total_ms;      /* the book's way: one span around allocation, copies,
+                              * first-use compilation and the kernel, no warm-up */
+  char *book_total_covers;   /* what that span holds here */
+  char *method;              /* how each number above was measured */
+} KsLessonTimings;
+
+typedef struct
+{
+  const KsLesson *lesson;
+  const KsLessonVariant *variant;
+  gboolean cuda;             /* the engine that ran the kernel */
+  char *engine_name;         /* "CPU engine", or the device's name */
+  gboolean edited;           /* an edited source ran */
+  KsDim3 grid;
+  KsDim3 block;
+  guint64 dynamic_shared;
+  guint64 threads;           /* grid × block */
+  GPtrArray *inputs;         /* KsLessonArray */
+  GPtrArray *outputs;        /* KsLessonArray: what the kernel wrote, and host results */
+  GPtrArray *images;         /* KsLessonImage (image lessons) */
+  char *printf_output;       /* device printf (CPU: the twin's, in the model's block order) */
+  KsLessonCheck check;
+  KsLessonBookCheck book_check;
+  KsLessonAtomics atomics;
+  GPtrArray *steps;          /* KsLessonStep (11-11, 11-12) */
+  guint64 n_faults;          /* accesses the CPU model caught past an array or table */
+  GPtrArray *faults;         /* char *, the first KS_LESSON_MAX_LISTED_FAULTS in words */
+  gboolean matches_cpu;      /* CUDA runs: the outputs equal the CPU twin's */
+  char *cpu_difference;      /* CUDA runs where they do not: where */
+  KsLessonTimings timings;
+  GPtrArray *notes;          /* char *: what the run shows, in plain words */
+} KsLessonReport;
+
+void          ks_lesson_report_free    (KsLessonReport *report);
+/* An output (or input) by name; NULL when none. */
+const KsLessonArray *ks_lesson_report_find (const KsLessonReport *report, const char *name);
+
+/* Runs a lesson. engine: NULL or a CPU engine runs the CPU twin; a CUDA
+ * engine runs the kernel in `worker` (required then; its device should be
+ * the engine's), times the copies on the engine, and runs the CPU twin
+ * beside it. A check that fails is not an error: the report says so (that
+ * is what the book variants show). Errors: KS_ERROR_INVALID_ARGUMENT (an
+ * option the lesson does not take), KS_ERROR_LAUNCH_CONFIG (a block of
+ * more than 1024 threads, …), KS_ERROR_UNAVAILABLE (an edited source
+ * without CUDA), KS_ERROR_COMPILE (the report is still returned, with the
+ * diagnostics in notes), and the worker's errors. */
+gboolean      ks_lesson_run            (const KsLesson *lesson, const KsLessonVariant *variant,
+                                        KsEngine *engine, KsWorker *worker,
+                                        const KsLessonOptions *options, KsLessonReport **report,
+                                        GError **error);
+
+/* The report as JSON: {lesson, variant, engine, launch, inputs, outputs
+ * (name, role, type, shape, values, block_of, thread_of), printf, check,
+ * book_check, atomics, steps, faults, timings, notes}. Arrays of more than
+ * `max_values` elements are given by their first max_values values (and
+ * "length"); 0: all. */
+JsonNode     *ks_lesson_report_to_json (const KsLessonReport *report, gsize max_values);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsLessonReport, ks_lesson_report_free)
+
+G_END_DECLS

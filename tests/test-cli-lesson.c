@@ -1,0 +1,173 @@
+/* test-cli-lesson.c: `kernelscope-cli lesson` as a user runs it: the list,
+ * a run with its JSON report on stdout, the book switch, and wrong names. */
+#include "config.h"
+
+#include <string.h>
+#include <json-glib/json-glib.h>
+
+#include "ks-test-helpers.h"
+
+static char *cli_path;
+
+static void
+run_cli (KsTestProgramResult *r, const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+
+  g_ptr_array_add (argv, (gpointer) "lesson");
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  ks_test_run_program (r, cli_path, NULL, (const char *const *) argv->pdata);
+}
+
+#define RUN(r, ...) run_cli ((r), (const char *const[]) { __VA_ARGS__, NULL })
+
+static JsonObject *
+parse_object (JsonParser *parser, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (json_parser_load_from_data (parser, text, -1, &error));
+  g_assert_no_error (error);
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+static void
+test_list (void)
+{
+  g_auto (KsTestProgramResult) r = { 0 };
+  g_auto (KsTestProgramResult) j = { 0 };
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  JsonArray *list;
+
+  RUN (&r, "list");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "11-06"));
+  g_assert_nonnull (strstr (r.out, "million-additions"));
+  g_assert_nonnull (strstr (r.out, "12-06"));
+  g_assert_null (strstr (r.out, "11-02"));
+
+  RUN (&j, "list", "--json");
+  g_assert_cmpint (j.status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, j.out, -1, &error));
+  g_assert_no_error (error);
+  list = json_node_get_array (json_parser_get_root (parser));
+  g_assert_cmpuint (json_array_get_length (list), ==, 16);
+}
+
+static void
+test_run_json (void)
+{
+  g_auto (KsTestProgramResult) r = { 0 };
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o, *check;
+  JsonArray *outputs;
+  gboolean found = FALSE;
+
+  RUN (&r, "run", "11-11", "--json", "--engine", "cpu", "--repeat", "3");
+  g_assert_cmpint (r.status, ==, 0);
+  /* stdout holds only the document. */
+  o = parse_object (parser, r.out);
+  g_assert_cmpstr (json_object_get_string_member (o, "lesson"), ==, "11-11");
+  g_assert_cmpstr (json_object_get_string_member (o, "engine"), ==, "cpu");
+  check = json_object_get_object_member (o, "check");
+  g_assert_true (json_object_get_boolean_member (check, "passed"));
+  outputs = json_object_get_array_member (o, "outputs");
+  for (guint i = 0; i < json_array_get_length (outputs); i++)
+    {
+      JsonObject *a = json_array_get_object_element (outputs, i);
+
+      if (g_str_equal (json_object_get_string_member (a, "name"), "out"))
+        {
+          g_assert_cmpfloat (json_array_get_double_element (
+                               json_object_get_array_member (a, "values"), 0), ==, 30);
+          found = TRUE;
+        }
+    }
+  g_assert_true (found);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "steps")), ==, 4);
+  g_assert_cmpint (json_object_get_int_member (
+                     json_object_get_object_member (json_object_get_object_member (o, "timings"),
+                                                    "kernel"), "runs"), ==, 3);
+}
+
+static void
+test_run_text_and_book (void)
+{
+  g_auto (KsTestProgramResult) r = { 0 };
+  g_auto (KsTestProgramResult) b = { 0 };
+  g_auto (KsTestProgramResult) none = { 0 };
+
+  RUN (&r, "run", "histogram", "--engine", "cpu", "--repeat", "1");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "check (against"));
+  g_assert_nonnull (strstr (r.out, "correct"));
+  g_assert_nonnull (strstr (r.out, "kernel"));
+  g_assert_nonnull (strstr (r.out, "book's way"));
+
+  /* The book's variant: a wrong result is the lesson, not a failure. */
+  RUN (&b, "run", "12-01", "--book", "--engine", "cpu", "--repeat", "1");
+  g_assert_cmpint (b.status, ==, 0);
+  g_assert_nonnull (strstr (b.out, "wrong"));
+  g_assert_nonnull (strstr (b.out, "out-of-range accesses caught"));
+
+  RUN (&none, "run", "11-04", "--book", "--engine", "cpu");
+  g_assert_cmpint (none.status, ==, 2);
+  g_assert_nonnull (strstr (none.err, "no book variant"));
+}
+
+static void
+test_bad_usage (void)
+{
+  g_auto (KsTestProgramResult) r = { 0 };
+  g_auto (KsTestProgramResult) v = { 0 };
+  g_auto (KsTestProgramResult) s = { 0 };
+  g_auto (KsTestProgramResult) e = { 0 };
+
+  RUN (&r, "run", "no-such-lesson", "--engine", "cpu");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "no lesson “no-such-lesson”"));
+  g_assert_cmpstr (r.out, ==, "");
+
+  RUN (&v, "run", "11-09", "--variant", "nope", "--engine", "cpu");
+  g_assert_cmpint (v.status, ==, 2);
+  g_assert_nonnull (strstr (v.err, "tiled-book"));
+
+  RUN (&s, "run", "12-06", "--size", "7", "--engine", "cpu");
+  g_assert_cmpint (s.status, ==, 1);
+  g_assert_nonnull (strstr (s.err, "takes no size"));
+
+  RUN (&e, "frobnicate");
+  g_assert_cmpint (e.status, ==, 2);
+}
+
+static void
+test_help (void)
+{
+  g_auto (KsTestProgramResult) r = { 0 };
+  const char *args[] = { "help", "lesson", NULL };
+
+  ks_test_run_program (&r, cli_path, NULL, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "--book"));
+  g_assert_nonnull (strstr (r.out, "list | run NAME"));
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  cli_path = g_test_build_filename (G_TEST_BUILT, "..", "app", "kernelscope-cli", NULL);
+  g_test_add_func ("/ks/cli/lesson/list", test_list);
+  g_test_add_func ("/ks/cli/lesson/run-json", test_run_json);
+  g_test_add_func ("/ks/cli/lesson/run-text-and-book", test_run_text_and_book);
+  g_test_add_func ("/ks/cli/lesson/bad-usage", test_bad_usage);
+  g_test_add_func ("/ks/cli/lesson/help", test_help);
+  ret = g_test_run ();
+  g_free (cli_path);
+  return ret;
+}
