@@ -46,8 +46,10 @@ ks_cli_bench_table (const KsBenchReport *report)
   g_return_val_if_fail (report != NULL, NULL);
 
   s = g_string_new (NULL);
-  g_string_append_printf (s, "Benchmark on %s (%s), %u×%u, median of %u runs after a warm-up\n",
+  g_string_append_printf (s, "Benchmark on %s (%s), %u×%u%s, median of %u runs after a "
+                             "warm-up\n",
                           report->device_name, report->device_id, report->width, report->height,
+                          report->random_input ? " random" : " from the given image",
                           report->repeats);
   if (report->is_cuda)
     g_string_append_printf (s, "L2 evicted before every timed run by %s\n",
@@ -106,6 +108,10 @@ ks_cli_bench_table (const KsBenchReport *report)
         {
           g_string_append_printf (s, "  NPP: %s", row->npp_note);
         }
+      if (isfinite (row->atomics_limit_ms))
+        g_string_append_printf (s, "\n%-24s as many shared atomics at random bins: %.4f ms "
+                                   "(the row at %.0f %% of that limit)",
+                                "", row->atomics_limit_ms, 100.0 * row->share_of_atomics_limit);
       g_string_append_c (s, '\n');
     }
   return g_string_free (s, FALSE);
@@ -174,6 +180,10 @@ add_row (JsonBuilder *b, const KsBenchRow *row)
   add_npp (b, row->npp);
   json_builder_set_member_name (b, "npp_note");
   ks_json_add_string (b, row->npp_note);
+  json_builder_set_member_name (b, "atomics_limit_ms");
+  ks_json_add_number (b, row->atomics_limit_ms);
+  json_builder_set_member_name (b, "share_of_atomics_limit");
+  ks_json_add_number (b, row->share_of_atomics_limit);
   json_builder_end_object (b);
 }
 
@@ -200,6 +210,8 @@ ks_cli_bench_json (const KsBenchReport *report)
   json_builder_add_int_value (b, report->height);
   json_builder_set_member_name (b, "repeats");
   json_builder_add_int_value (b, report->repeats);
+  json_builder_set_member_name (b, "input");
+  json_builder_add_string_value (b, report->random_input ? "random" : "image");
   /* The CPU engine has no L2 eviction to speak of. */
   json_builder_set_member_name (b, "l2_flush");
   ks_json_add_string (b, !report->is_cuda ? NULL : report->dirty_flush ? "write" : "read");

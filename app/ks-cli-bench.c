@@ -55,11 +55,16 @@ ks_cli_cmd_bench (int argc, char **argv)
   g_autofree char *engine_name = NULL;
   g_autofree char *json_path = NULL;
   g_autofree char *block = NULL;
+  g_autofree char *input_spec = NULL;
+  g_autoptr (KsImage) input = NULL;
   int repeat = 0, device = -1, ppt = 0;
   gboolean json = FALSE;
   gboolean no_npp = FALSE, help = FALSE, stride = FALSE, per_pixel = FALSE, dirty = FALSE;
   const GOptionEntry entries[] = {
     { "size", 0, 0, G_OPTION_ARG_STRING, &size, "Image size (default 7680x4320)", "WxH" },
+    { "in", 'i', 0, G_OPTION_ARG_STRING, &input_spec,
+      "An image every op reads instead of random data, at its own size (a file, testcard:WxH, "
+      "random:WxH)", "INPUT" },
     { "ops", 0, 0, G_OPTION_ARG_STRING, &ops,
       "Ops to measure (default: all): op, op[method] or op[method,rgba8]", "a,b,…" },
     { "repeat", 'r', 0, G_OPTION_ARG_INT, &repeat,
@@ -95,7 +100,7 @@ ks_cli_cmd_bench (int argc, char **argv)
   KsBenchOptions options;
 
   g_option_context_set_summary (
-    context, "Measures each op on random images: median kernel time after a warm-up, "
+    context, "Measures each op on random images (or on --in): median kernel time after a warm-up, "
              "effective GB/s (bytes read and written counted once), its share of the "
              "device-to-device copy bandwidth measured in the same run, and NPP's time on the "
              "same buffers where NPP has an equivalent.");
@@ -117,6 +122,12 @@ ks_cli_cmd_bench (int argc, char **argv)
   ks_bench_options_init (&options);
   if (size != NULL && !ks_cli_parse_size (size, &options.width, &options.height, &error))
     return ks_cli_report_error (error);
+  if (size != NULL && input_spec != NULL)
+    {
+      ks_cli_usage_error (&error, "--size and --in exclude each other: an input is measured at "
+                          "its own size");
+      return ks_cli_report_error (error);
+    }
   if (repeat < 0 || repeat > 100000)
     {
       ks_cli_usage_error (&error, "--repeat must be between 1 and 100000 (0: the default), "
@@ -155,6 +166,17 @@ ks_cli_cmd_bench (int argc, char **argv)
           return ks_cli_report_error (error);
         }
       options.ops = (const char *const *) op_list;
+    }
+
+  /* Read before the engine starts, as run does. */
+  if (input_spec != NULL)
+    {
+      g_autoptr (KsImage) loaded = ks_cli_load_input (input_spec, 0, &error);
+
+      if (loaded == NULL)
+        return ks_cli_report_error (error);
+      input = ks_image_to_rgba (loaded);
+      options.input = input;
     }
 
   engine = ks_cli_open_engine (engine_name, device, &error);

@@ -8,6 +8,9 @@
 #include "ks-engine-private.h"
 #include "ks-error.h"
 #include "ks-npp.h"
+#if HAVE_CUDA
+# include "ks-kernels.h"
+#endif
 
 /* Fixed seeds: every run of the benchmark sees the same pixels. */
 #define SEED_A 0x5eed0001u
@@ -290,8 +293,21 @@ select_items (const char *const *ops, GError **error)
 static KsBuffer *
 random_buffer (BenchState *state, KsFormat format, guint32 seed, GError **error)
 {
-  g_autoptr (KsImage) image = ks_image_new (format, state->width, state->height, error);
+  g_autoptr (KsImage) image = NULL;
 
+  /* The given image is the first input, as RGBA or as its luma. */
+  if (state->options->input != NULL && seed == SEED_A)
+    {
+      if (format == KS_FORMAT_GRAY8)
+        {
+          image = ks_image_to_gray (state->options->input, error);
+          if (image == NULL)
+            return NULL;
+          return ks_engine_upload (state->engine, image, NULL, error);
+        }
+      return ks_engine_upload (state->engine, state->options->input, NULL, error);
+    }
+  image = ks_image_new (format, state->width, state->height, error);
   if (image == NULL)
     return NULL;
   ks_image_fill_random (image, seed);
@@ -608,6 +624,83 @@ npp_failed:
 }
 
 /* The options' launch over the op's own, field by field. */
+#if HAVE_CUDA
+typedef struct
+{
+  KsEngine *engine;
+  int channels;
+  KsDim3 grid;
+  KsDim3 block;
+  guint32 per_thread;
+  guint32 *sink;
+} AtomicsRun;
+
+static gboolean
+atomics_run (KsClock *clock, gpointer user_data, GError **error)
+{
+  AtomicsRun *r = user_data;
+
+  if (!ks_clock_start (clock, error))
+    return FALSE;
+  if (!_ks_cuda_check ((int) ks_cuda_shared_atomics_launch (r->channels, r->grid, r->block,
+                                                            r->per_thread, r->sink,
+                                                            ks_engine_get_stream (r->engine)),
+                       "ks_cuda_shared_atomics_launch", error))
+    return FALSE;
+  return ks_clock_stop (clock, error);
+}
+#endif
+
+/* The shared histogram's limit (KsBenchRow.atomics_limit_ms): as many
+ * shared-memory atomics as its image has pixels and channels, from its
+ * launch, timed with the same protocol. */
+static gboolean
+measure_atomics_limit (BenchState *state, const BenchItem *item, KsBenchRow *row,
+                       GError **error)
+{
+#if HAVE_CUDA
+  AtomicsRun r = { 0 };
+  KsTiming timing = { 0 };
+  g_autoptr (KsBuffer) sink = NULL;
+  guint64 threads, blocks, atomics, issued;
+  gboolean ok;
+
+  r.engine = state->engine;
+  r.channels = item->format == KS_FORMAT_GRAY8 ? 1 : KS_HIST_CHANNELS;
+  r.grid = row->launch.grid;
+  r.block = row->launch.block;
+  blocks = (guint64) r.grid.x * r.grid.y * r.grid.z;
+  threads = blocks * r.block.x * r.block.y * r.block.z;
+  atomics = (guint64) state->width * state->height * (guint64) r.channels;
+  if (threads == 0)
+    return TRUE;
+  /* Whole groups of four per thread: the count is scaled back to the image's. */
+  r.per_thread = (guint32) MAX (((atomics + threads - 1) / threads + 3) & ~G_GUINT64_CONSTANT (3),
+                                4);
+  issued = threads * r.per_thread;
+  sink = linear_buffer (state->engine, (gsize) blocks * sizeof (guint32), error);
+  if (sink == NULL)
+    return FALSE;
+  r.sink = ks_buffer_get_data (sink);
+  ok = ks_timing_measure (state->engine, &state->timing, atomics_run, &r, &timing, error);
+  if (ok)
+    {
+      row->atomics_limit_ms = timing.median_ms * (double) atomics / (double) issued;
+      row->share_of_atomics_limit = row->timing.median_ms > 0
+                                      ? row->atomics_limit_ms / row->timing.median_ms
+                                      : NAN;
+    }
+  ks_timing_clear (&timing);
+  return ok;
+#else
+  (void) state;
+  (void) item;
+  (void) row;
+  (void) error;
+  return TRUE;
+#endif
+}
+
 static void
 apply_launch (const KsBenchOptions *options, KsLaunchConfig *launch)
 {
@@ -667,6 +760,12 @@ measure_item (BenchState *state, const BenchItem *item, KsBenchRow *row, GError 
     goto out;
   row->gbs = gbs_of (row->bytes, row->timing.median_ms);
   row->launch = result.launch;
+  row->atomics_limit_ms = NAN;
+  row->share_of_atomics_limit = NAN;
+  if (ks_engine_is_cuda (state->engine) && item->op->output_kind == KS_OP_OUTPUT_HISTOGRAM
+      && g_strcmp0 (item->method, "shared") == 0
+      && !measure_atomics_limit (state, item, row, error))
+    goto out;
 
   if (ks_engine_is_cuda (state->engine) && !measure_npp (state, item, &request, &result, row,
                                                         error))
@@ -715,6 +814,17 @@ ks_bench_run (KsEngine *engine, const KsBenchOptions *options, KsBenchProgressFu
   state.options = options;
   state.width = options->width != 0 ? options->width : KS_BENCH_DEFAULT_WIDTH;
   state.height = options->height != 0 ? options->height : KS_BENCH_DEFAULT_HEIGHT;
+  if (options->input != NULL)
+    {
+      if (options->input->format != KS_FORMAT_RGBA8)
+        {
+          g_set_error_literal (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                               "the benchmark's input image must be RGBA8");
+          return NULL;
+        }
+      state.width = options->input->width;
+      state.height = options->input->height;
+    }
   state.repeats = options->repeats;
   if (state.repeats == 0)
     state.repeats = cuda ? KS_BENCH_DEFAULT_REPEATS : KS_BENCH_DEFAULT_REPEATS_CPU;
@@ -756,6 +866,7 @@ ks_bench_run (KsEngine *engine, const KsBenchOptions *options, KsBenchProgressFu
   report->height = state.height;
   report->repeats = state.repeats;
   report->dirty_flush = options->dirty_flush;
+  report->random_input = options->input == NULL;
   report->peak_bandwidth_gbs = ks_device_get_peak_bandwidth_gbs (device);
   report->copy_gbs = NAN;
   report->copy_bytes = options->copy_bytes != 0 ? options->copy_bytes

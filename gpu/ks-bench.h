@@ -1,6 +1,6 @@
 /* ks-bench.h: the benchmark, for the CLI and the GUI.
  *
- * Per op: random inputs uploaded once, a warm-up, the median kernel time of
+ * Per op: random inputs (or a given image) uploaded once, a warm-up, the median kernel time of
  * many runs (CUDA events), effective GB/s (bytes read and written counted
  * once), its share of the device-to-device copy bandwidth measured in the
  * same run, and NPP's equivalent on the same device buffers where there is one.
@@ -47,6 +47,10 @@ typedef struct
   KsDim3 block;             /* {0, 0, 0}: the op's block */
   guint pixels_per_thread;  /* 0: the op's */
   KsBenchMapping mapping;
+  /* An RGBA8 image every op reads instead of random data (the second input
+   * of two-input ops stays random; gray ops read its luma); its size is the
+   * benchmark's. NULL: random inputs of width × height. */
+  const KsImage *input;
 } KsBenchOptions;
 
 void ks_bench_options_init (KsBenchOptions *options);
@@ -73,6 +77,12 @@ typedef struct
   double share_of_copy;     /* gbs / copy bandwidth; NAN without a copy measurement */
   KsBenchNpp *npp;          /* NULL: no equivalent, NPP missing, or skipped */
   char *npp_note;           /* why npp is NULL when NPP has an equivalent; or NULL */
+  /* The shared histogram on CUDA: the time as many shared-memory atomics
+   * take as the image has pixels and channels, with the row's launch and
+   * bins at random (ks_cuda_shared_atomics_launch), and the row's time
+   * against it (1: at the limit). NAN when not measured. */
+  double atomics_limit_ms;
+  double share_of_atomics_limit;
 } KsBenchRow;
 
 typedef struct
@@ -91,6 +101,7 @@ typedef struct
   char *copy_note;            /* why the copy was not measured, or NULL */
   char *npp_version;          /* NULL when NPP was not used */
   char *npp_note;             /* why NPP was not used, or NULL */
+  gboolean random_input;      /* FALSE: options->input was read */
   GArray *rows;               /* KsBenchRow */
 } KsBenchReport;
 

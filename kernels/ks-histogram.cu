@@ -238,7 +238,61 @@ ks_hist_pick (KsHistogramMethod method, const KsGeometry *g, int channels, bool 
     }
 }
 
+/* The limit the shared method is bound by: shared-memory atomics into the
+ * same per-warp copies of the bins, from blocks and a grid like the
+ * histogram's, with the bins drawn uniformly at random (an xorshift per
+ * thread, four bins from each 32-bit draw, as the kernel takes four pixels
+ * from each word) and no global memory touched. Each thread issues `count`
+ * atomics. */
+__global__ void
+ks_shared_atomics_kernel (uint32_t channels, uint32_t count, uint32_t seed, uint32_t *sink)
+{
+  extern __shared__ uint32_t ks_hist_smem[];
+  const uint32_t n_bins = channels * KS_HIST_BINS;
+  const uint32_t tid = ks_linear_thread ();
+  const uint32_t threads = blockDim.x * blockDim.y * blockDim.z;
+  const uint32_t copies = ks_histogram_copies (channels, threads);
+  uint32_t x = (seed ^ (ks_linear_block () * threads + tid) * 0x9e3779b9u) | 1u;
+  uint32_t addr;
+
+  for (uint32_t i = tid; i < copies * n_bins; i += threads)
+    ks_hist_smem[i] = 0u;
+  __syncthreads ();
+  addr = (uint32_t) __cvta_generic_to_shared (ks_hist_smem)
+         + (tid / 32u % copies) * n_bins * (uint32_t) sizeof (uint32_t);
+
+  for (uint32_t i = 0; i < count; i += 4)
+    {
+      x ^= x << 13;
+      x ^= x >> 17;
+      x ^= x << 5;
+#pragma unroll
+      for (uint32_t k = 0; k < 4; k++)
+        ks_shared_add (addr + ((k % channels) * KS_HIST_BINS + ks_byte (x, k)) * 4u, 1u);
+    }
+
+  /* One word a block leaves the kernel, so that nothing above is dead. */
+  __syncthreads ();
+  if (tid == 0)
+    sink[ks_linear_block ()] = ks_hist_smem[0];
+}
+
 } /* namespace */
+
+extern "C" cudaError_t
+ks_cuda_shared_atomics_launch (int channels, KsDim3 grid, KsDim3 block, uint32_t per_thread,
+                               uint32_t *sink, cudaStream_t stream)
+{
+  const size_t shared_bytes = ks_cuda_histogram_shared_bytes (KS_HIST_SHARED, channels, block);
+
+  if ((channels != 1 && channels != KS_HIST_CHANNELS) || sink == NULL || per_thread == 0
+      || grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0
+      || block.z == 0)
+    return cudaErrorInvalidValue;
+  ks_shared_atomics_kernel<<<ks_dim3 (grid), ks_dim3 (block), shared_bytes, stream>>> (
+    (uint32_t) channels, per_thread, 0x2545f491u, sink);
+  return cudaGetLastError ();
+}
 
 extern "C" size_t
 ks_cuda_histogram_shared_bytes (KsHistogramMethod method, int channels, KsDim3 block)

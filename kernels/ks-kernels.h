@@ -47,6 +47,14 @@ cudaError_t ks_cuda_histogram_launch (KsHistogramMethod method,
                                       KsCoverageBuffers cov,
                                       cudaStream_t stream);
 
+/* The shared method's limit: `per_thread` shared-memory atomics (rounded up
+ * to a multiple of 4) from each thread of the grid into per-warp copies of
+ * the bins, as the histogram kernel has them, at uniformly random bins, with
+ * no global memory read. sink has one word per block. */
+cudaError_t ks_cuda_shared_atomics_launch (int channels, KsDim3 grid, KsDim3 block,
+                                           uint32_t per_thread, uint32_t *sink,
+                                           cudaStream_t stream);
+
 /* Dynamic shared memory the histogram kernel asks for with this block. */
 size_t ks_cuda_histogram_shared_bytes (KsHistogramMethod method, int channels, KsDim3 block);
 

@@ -571,6 +571,34 @@ test_bench_command (void)
   g_remove (path);
 }
 
+/* bench --in: the ops read the given image at its own size; on the CPU
+ * engine the shared-atomic limit is not measured. */
+static void
+test_bench_input (void)
+{
+  g_autofree char *path = tmp_file ("bench-input.json");
+  const char *const args[] = { "bench", "--engine", "cpu", "--in", "testcard:40x30", "--repeat",
+                               "5", "--ops", "histogram[shared]", "--output", path, NULL };
+  g_autofree char *out = NULL;
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *top, *row;
+
+  if (!have_cli ())
+    return;
+  out = run_cli (args);
+  g_assert_nonnull (strstr (out, "40×30 from the given image"));
+  root = parse_file (path);
+  top = json_node_get_object (root);
+  assert_int (top, "width", 40);
+  assert_int (top, "height", 30);
+  assert_string (top, "input", "image");
+  row = json_array_get_object_element (array_member (top, "ops"), 0);
+  assert_string (row, "id", "histogram[shared]");
+  assert_null (row, "atomics_limit_ms");
+  assert_null (row, "share_of_atomics_limit");
+  g_remove (path);
+}
+
 static JsonObject *
 parse_stdout (const char *out, JsonParser *parser)
 {
@@ -685,6 +713,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/json/variant", test_variant);
   g_test_add_func ("/ks/cli/json/devices-command", test_devices_command);
   g_test_add_func ("/ks/cli/json/bench-command", test_bench_command);
+  g_test_add_func ("/ks/cli/json/bench-input", test_bench_input);
   g_test_add_func ("/ks/cli/json/every-command", test_every_command);
 
   ret = g_test_run ();
