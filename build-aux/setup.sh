@@ -14,7 +14,8 @@
 KS_PACKAGES="meson ninja-build pkg-config gcc g++ libglib2.0-dev libgdk-pixbuf-2.0-dev
 libjson-glib-dev libepoxy-dev libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev xvfb xauth
 libegl-dev python3 librsvg2-common desktop-file-utils appstream libglib2.0-bin libgtk-4-bin
-groff-base gettext"
+groff-base gettext libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-pipewire"
 
 ks_log ()
 {

@@ -1,6 +1,7 @@
 /* What ks-window.c and ks-window-actions.c share. */
 #pragma once
 
+#include "ks-camera.h"
 #include "ks-console-panel.h"
 #include "ks-kernel-panel.h"
 #include "ks-window.h"
@@ -49,5 +50,15 @@ void      _ks_window_settings_save         (GSettings *settings, KsPipeline *pip
 void      _ks_window_settings_restore      (GSettings *settings, KsPipeline *pipeline);
 KsDevice *_ks_window_settings_start_device (GSettings *settings, GError **error);
 void      _ks_window_settings_follow_style (GSettings *settings, gpointer owner);
+
+/* ---- the window's camera (ks-window-camera.c) ------------------------------ */
+/* Installs win.open-camera ("s": an element description, "" to find a
+ * camera) and win.stop-camera, and binds the primary menu's
+ * "camera_section", which it fills. Call after the template is set. */
+void          _ks_window_class_init_camera (GtkWidgetClass *widget_class);
+/* Looks for cameras for the menu and follows the window's inputs and life. */
+void          _ks_window_setup_camera      (KsWindow *self);
+/* The window's camera (running or last run), or NULL. */
+KsCamera     *_ks_window_get_camera        (KsWindow *self);
 
 G_END_DECLS

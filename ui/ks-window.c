@@ -9,7 +9,9 @@
 #include "ks-image-view.h"
 #include "ks-kernel-panel.h"
 #include "ks-panel-types.h"
+#include "ks-camera.h"
 #include "ks-sweep-window.h"
+#include "ks-window-lessons.h"
 #include "ks-timing-panel.h"
 #include "ks-window-private.h"
 
@@ -1003,6 +1005,8 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_panel_error_cb);
 
   _ks_window_class_init_actions (widget_class);
+  _ks_window_class_init_camera (widget_class);
+  _ks_window_class_init_lessons (widget_class);
 
   gtk_widget_class_install_action (widget_class, "win.overlay", "s", overlay_action);
   for (guint m = 0; m < KS_OVERLAY_N_MODES; m++)
@@ -1133,6 +1137,7 @@ ks_window_init (KsWindow *self)
       start_on_preferred_device (self);
     }
   _ks_window_setup_recent (self);
+  _ks_window_setup_camera (self);
   update_zoom_label (self);
   update_display_info (self);
   update_title (self);
