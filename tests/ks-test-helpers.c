@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <glib/gstdio.h>
 
+#include "ks-nvrtc.h"
 #include "ks-test-helpers.h"
 
 char *
@@ -30,6 +31,57 @@ ks_test_cpu_engine (void)
   g_assert_nonnull (engine);
   g_assert_false (ks_engine_is_cuda (engine));
   return engine;
+}
+
+gboolean
+ks_test_require_cuda (KsTestNeeds needs)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!ks_cuda_available (&error))
+    {
+      g_print ("1..0 # SKIP CUDA is not available: %s\n", error->message);
+      return FALSE;
+    }
+  if ((needs & KS_TEST_NEEDS_NVRTC) && !ks_nvrtc_load (&error))
+    {
+      g_print ("1..0 # SKIP NVRTC is not available: %s\n", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+ks_test_have_nvrtc (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (ks_nvrtc_load (&error))
+    return TRUE;
+  g_test_skip_printf ("NVRTC is not available: %s", error->message);
+  return FALSE;
+}
+
+KsEngine *
+ks_test_cuda_engine (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsDevice) device = ks_device_get_cuda (0, &error);
+  KsEngine *engine;
+
+  g_assert_no_error (error);
+  engine = ks_engine_new (device, &error);
+  g_assert_no_error (error);
+  return engine;
+}
+
+guint32
+ks_test_next_seed (const char *what)
+{
+  guint32 seed = g_test_rand_int ();
+
+  g_test_message ("%s: image seed %u", what, seed);
+  return seed;
 }
 
 KsImage *

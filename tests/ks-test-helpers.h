@@ -14,6 +14,32 @@ char       *ks_test_data_path        (const char *name);
 char       *ks_test_sample_path      (const char *name);
 
 KsEngine   *ks_test_cpu_engine       (void);
+
+/* The exit status meson's exitcode protocol reports as a skip; the cuda and
+ * interop suites use that protocol, since meson 1.0 counts a TAP program that
+ * exits non-zero as an error. */
+#define KS_TEST_SKIPPED 77
+
+typedef enum
+{
+  KS_TEST_NEEDS_CUDA = 0,
+  KS_TEST_NEEDS_NVRTC = 1 << 0, /* user kernels, compiled at run time */
+} KsTestNeeds;
+
+/* For a CUDA test program's main, after g_test_init and before g_test_run:
+ * whether a CUDA device (and what `needs` adds) is there. Where it is not,
+ * prints a TAP plan of no tests, skipped, with the reason; main then returns
+ * KS_TEST_SKIPPED. */
+gboolean    ks_test_require_cuda     (KsTestNeeds needs);
+/* For a test that compiles kernels: TRUE where NVRTC loads; where it does
+ * not, marks the test skipped with the reason and returns FALSE. */
+gboolean    ks_test_have_nvrtc       (void);
+/* The CUDA engine on device 0: once CUDA is there, the device and the engine
+ * must open. */
+KsEngine   *ks_test_cuda_engine      (void);
+/* A fresh seed from the test's random generator (g_test_rand_int: --seed
+ * replays a run), named in the log with `what` so a failure can be rebuilt. */
+guint32     ks_test_next_seed        (const char *what);
 KsImage    *ks_test_image_new        (KsFormat format, guint width, guint height);
 KsImage    *ks_test_random_image     (KsFormat format, guint width, guint height, guint32 seed);
 KsImage    *ks_test_load_sample      (void);

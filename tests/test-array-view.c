@@ -11,27 +11,7 @@
 
 #include "ks-array-view.h"
 #include "ks-error.h"
-
-static gboolean have_display;
-
-static gboolean
-skip_without_display (void)
-{
-  if (!have_display)
-    g_test_skip ("No display: run under xvfb-run");
-  return !have_display;
-}
-
-static void
-iterate (void)
-{
-  for (int i = 0; i < 3; i++)
-    {
-      g_usleep (1000);
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-    }
-}
+#include "ks-ui-test-helpers.h"
 
 /* ---- fixture: a view in a window ---------------------------------------------------- */
 
@@ -51,7 +31,7 @@ on_bindings_changed_cb (KsArrayView *view, Fixture *fixture)
 static void
 fixture_set_up (Fixture *fixture, gconstpointer data)
 {
-  if (!have_display)
+  if (!ks_ui_test_have_display ())
     return;
   fixture->window = GTK_WINDOW (gtk_window_new ());
   gtk_window_set_default_size (fixture->window, 600, 800);
@@ -60,7 +40,7 @@ fixture_set_up (Fixture *fixture, gconstpointer data)
                     fixture);
   gtk_window_set_child (fixture->window, GTK_WIDGET (fixture->view));
   gtk_window_present (fixture->window);
-  iterate ();
+  ks_ui_test_iterate ();
 }
 
 static void
@@ -70,7 +50,7 @@ fixture_tear_down (Fixture *fixture, gconstpointer data)
     return;
   g_object_ref (fixture->view);
   gtk_window_destroy (fixture->window);
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_finalize_object (fixture->view);
 }
 
@@ -125,34 +105,10 @@ find_binding (GPtrArray *bindings, const char *name)
   return NULL;
 }
 
-typedef gboolean (*WidgetMatch) (GtkWidget *widget, gconstpointer data);
-
-static GtkWidget *
-find_widget (GtkWidget *root, WidgetMatch match, gconstpointer data)
-{
-  if (match (root, data))
-    return root;
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_widget (child, match, data);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static gboolean
 match_name (GtkWidget *widget, gconstpointer data)
 {
   return g_str_equal (gtk_widget_get_name (widget), data);
-}
-
-static gboolean
-match_type (GtkWidget *widget, gconstpointer data)
-{
-  return G_TYPE_CHECK_INSTANCE_TYPE (widget, GPOINTER_TO_SIZE (data));
 }
 
 static gboolean
@@ -183,7 +139,8 @@ match_dropdown (GtkWidget *widget, gconstpointer data)
 static GtkWidget *
 arg_row (Fixture *fixture, const char *name)
 {
-  GtkWidget *row = find_widget (GTK_WIDGET (fixture->view), match_name, name);
+  GtkWidget *row = ks_ui_test_find_widget_matching (GTK_WIDGET (fixture->view), match_name,
+                                                    name);
 
   g_assert_nonnull (row);
   return row;
@@ -192,7 +149,8 @@ arg_row (Fixture *fixture, const char *name)
 static GtkDropDown *
 type_dropdown (Fixture *fixture, const char *name)
 {
-  GtkWidget *dropdown = find_widget (arg_row (fixture, name), match_dropdown, "i8");
+  GtkWidget *dropdown = ks_ui_test_find_widget_matching (arg_row (fixture, name), match_dropdown,
+                                                         "i8");
 
   g_assert_nonnull (dropdown);
   return GTK_DROP_DOWN (dropdown);
@@ -230,8 +188,7 @@ one_result (KsArray *array)
 static GListModel *
 column_view_model (Fixture *fixture)
 {
-  GtkWidget *view = find_widget (GTK_WIDGET (fixture->view), match_type,
-                                 GSIZE_TO_POINTER (GTK_TYPE_COLUMN_VIEW));
+  GtkWidget *view = ks_ui_test_find_widget (GTK_WIDGET (fixture->view), GTK_TYPE_COLUMN_VIEW);
 
   g_assert_nonnull (view);
   return G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
@@ -242,35 +199,12 @@ static void
 maybe_screenshot (Fixture *fixture, const char *name)
 {
   const char *dir = g_getenv ("KS_TEST_SCREENSHOTS");
-  GtkWidget *widget = GTK_WIDGET (fixture->window);
-  g_autoptr (GdkPaintable) paintable = NULL;
-  g_autoptr (GskRenderNode) node = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
   g_autofree char *file = NULL;
-  g_autofree char *path = NULL;
-  int width = 0, height = 0;
 
   if (dir == NULL)
     return;
-  /* Changed widgets draw only after their next layout: wait for a frame. */
-  paintable = gtk_widget_paintable_new (widget);
-  for (int i = 0; i < 500 && node == NULL; i++)
-    {
-      GtkSnapshot *snapshot = gtk_snapshot_new ();
-
-      iterate ();
-      width = gtk_widget_get_width (widget);
-      height = gtk_widget_get_height (widget);
-      gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), width, height);
-      node = gtk_snapshot_free_to_node (snapshot);
-    }
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
   file = g_strconcat (name, ".png", NULL);
-  path = g_build_filename (dir, file, NULL);
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s", path);
+  ks_ui_test_save_screenshot_in (GTK_WIDGET (fixture->window), dir, file);
 }
 
 /* ---- the tests ---------------------------------------------------------------------- */
@@ -284,7 +218,7 @@ test_defaults (Fixture *fixture, gconstpointer data)
   g_autofree char *n_text = NULL;
   GtkWidget *row;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   args = add_signature ();
   ks_array_view_set_signature (fixture->view, args);
@@ -325,10 +259,10 @@ test_defaults (Fixture *fixture, gconstpointer data)
   row = arg_row (fixture, "n");
   g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "int n");
   g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_OK);
-  g_assert_null (find_widget (GTK_WIDGET (fixture->view), match_visible_icon,
-                              "dialog-warning-symbolic"));
-  g_assert_null (find_widget (GTK_WIDGET (fixture->view), match_visible_icon,
-                              "dialog-error-symbolic"));
+  g_assert_null (ks_ui_test_find_widget_matching (GTK_WIDGET (fixture->view), match_visible_icon,
+                                                  "dialog-warning-symbolic"));
+  g_assert_null (ks_ui_test_find_widget_matching (GTK_WIDGET (fixture->view), match_visible_icon,
+                                                  "dialog-error-symbolic"));
   g_assert_cmpuint (fixture->changes, ==, 0);
 }
 
@@ -342,7 +276,7 @@ test_type_mismatch (Fixture *fixture, gconstpointer data)
   g_autoptr (GError) error = NULL;
   GtkWidget *row;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   /* __global__ void scale(int *counts, float *x) */
   g_ptr_array_add (args, make_arg ("counts", "int *", KS_ELEM_INT32, TRUE, FALSE, 23));
@@ -357,10 +291,11 @@ test_type_mismatch (Fixture *fixture, gconstpointer data)
   g_assert_cmpint (find_binding (bindings, "counts")->type, ==, KS_ELEM_UINT32);
   g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_WARNING);
   row = arg_row (fixture, "counts");
-  g_assert_nonnull (find_widget (row, match_visible_icon, "dialog-warning-symbolic"));
+  g_assert_nonnull (ks_ui_test_find_widget_matching (row, match_visible_icon,
+                                                     "dialog-warning-symbolic"));
   g_assert_nonnull (strchr (row_subtitle (row), '\n'));   /* the message under the binding */
-  g_assert_null (find_widget (arg_row (fixture, "x"), match_visible_icon,
-                              "dialog-warning-symbolic"));
+  g_assert_null (ks_ui_test_find_widget_matching (arg_row (fixture, "x"), match_visible_icon,
+                                                  "dialog-warning-symbolic"));
   messages = ks_array_view_get_messages (fixture->view);
   g_assert_cmpuint (messages->len, ==, 1);
   g_assert_cmpint (((KsDiagnostic *) g_ptr_array_index (messages, 0))->severity, ==,
@@ -374,8 +309,8 @@ test_type_mismatch (Fixture *fixture, gconstpointer data)
   gtk_drop_down_set_selected (type_dropdown (fixture, "x"), KS_ELEM_FLOAT64);
   g_assert_cmpuint (fixture->changes, ==, 2);
   g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_ERROR);
-  g_assert_nonnull (find_widget (arg_row (fixture, "x"), match_visible_icon,
-                                 "dialog-error-symbolic"));
+  g_assert_nonnull (ks_ui_test_find_widget_matching (arg_row (fixture, "x"), match_visible_icon,
+                                                     "dialog-error-symbolic"));
   arrays = ks_array_view_create_arrays (fixture->view, &error);
   g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
   g_assert_null (arrays);
@@ -388,8 +323,8 @@ test_type_mismatch (Fixture *fixture, gconstpointer data)
   gtk_drop_down_set_selected (type_dropdown (fixture, "x"), KS_ELEM_FLOAT32);
   gtk_drop_down_set_selected (type_dropdown (fixture, "counts"), KS_ELEM_INT32);
   g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_OK);
-  g_assert_null (find_widget (GTK_WIDGET (fixture->view), match_visible_icon,
-                              "dialog-error-symbolic"));
+  g_assert_null (ks_ui_test_find_widget_matching (GTK_WIDGET (fixture->view), match_visible_icon,
+                                                  "dialog-error-symbolic"));
 }
 
 static void
@@ -401,14 +336,15 @@ test_matrix (Fixture *fixture, gconstpointer data)
   GtkWidget *grid;
   guint cells = 0;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   matrix->rows = 5;
   matrix->cols = 5;
   ks_array_view_set_results (fixture->view, results, names);
-  iterate ();
+  ks_ui_test_iterate ();
 
-  grid = find_widget (GTK_WIDGET (fixture->view), match_name, "matrix-grid");
+  grid = ks_ui_test_find_widget_matching (GTK_WIDGET (fixture->view), match_name,
+                                          "matrix-grid");
   g_assert_nonnull (grid);
   g_assert_true (gtk_widget_is_drawable (grid));
   for (guint r = 0; r < 5; r++)
@@ -439,18 +375,17 @@ test_large_vector (Fixture *fixture, gconstpointer data)
   gint64 start;
   GtkWidget *label;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   start = g_get_monotonic_time ();
   ks_array_view_set_results (fixture->view, results, names);
-  iterate ();
+  ks_ui_test_iterate ();
   model = column_view_model (fixture);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, length);
   /* Only the rows on screen exist: showing 10^6 elements is immediate. */
   g_assert_cmpint (g_get_monotonic_time () - start, <, 2 * G_USEC_PER_SEC);
 
-  label = find_widget (GTK_WIDGET (fixture->view), match_type,
-                       GSIZE_TO_POINTER (GTK_TYPE_COLUMN_VIEW));
+  label = ks_ui_test_find_widget (GTK_WIDGET (fixture->view), GTK_TYPE_COLUMN_VIEW);
   g_assert_true (gtk_widget_is_drawable (label));
 
   first = g_list_model_get_item (model, 1);
@@ -477,7 +412,7 @@ test_save_csv (Fixture *fixture, gconstpointer data)
   g_auto (GStrv) lines = NULL;
   guint n_lines;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
 
   /* Nothing shown yet: nothing to save, and the reason says so. */
@@ -533,13 +468,12 @@ test_bindings_kept (Fixture *fixture, gconstpointer data)
   GtkWidget *length;
   const KsBinding *a;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   ks_array_view_set_signature (fixture->view, args);
 
   /* The user makes a 400 normal-random doubles... of float: a's length and data. */
-  length = find_widget (arg_row (fixture, "a"), match_type,
-                        GSIZE_TO_POINTER (GTK_TYPE_SPIN_BUTTON));
+  length = ks_ui_test_find_widget (arg_row (fixture, "a"), GTK_TYPE_SPIN_BUTTON);
   g_assert_nonnull (length);
   gtk_spin_button_set_value (GTK_SPIN_BUTTON (length), 400);
   g_assert_cmpuint (fixture->changes, ==, 1);
@@ -571,8 +505,7 @@ test_bindings_kept (Fixture *fixture, gconstpointer data)
   g_assert_cmpstr (find_binding (bindings, "gain")->value, ==, "0");
   g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_OK);
   /* The rebuilt row shows the kept length. */
-  length = find_widget (arg_row (fixture, "a"), match_type,
-                        GSIZE_TO_POINTER (GTK_TYPE_SPIN_BUTTON));
+  length = ks_ui_test_find_widget (arg_row (fixture, "a"), GTK_TYPE_SPIN_BUTTON);
   g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (length)), ==, 400);
   g_assert_cmpuint (fixture->changes, ==, 1);
 }
@@ -588,7 +521,7 @@ test_set_bindings (Fixture *fixture, gconstpointer data)
   const char *const stray[] = { "c=f32[16]:zeros", NULL };
   g_autofree char *a_text = NULL;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   ks_array_view_set_signature (fixture->view, args);
 
@@ -632,7 +565,7 @@ test_inputs_shown (Fixture *fixture, gconstpointer data)
   const KsArray *a;
   GListModel *model;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   ks_array_view_set_signature (fixture->view, args);
   g_assert_true (ks_array_view_set_bindings (fixture->view, small, &error));
@@ -664,9 +597,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  have_display = gtk_init_check ();
-  if (have_display)
-    adw_init ();
+  ks_ui_test_init_display (KS_UI_TEST_ADWAITA);
 
 #define ADD(path, func) \
   g_test_add ("/ks/ui/array-view/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ks-camera.h"
+#include "ks-ui-test-helpers.h"
 #include "ks-window-private.h"
 
 #define TEST_SOURCE \
@@ -19,62 +20,21 @@
 /* Generous: a loaded CI machine under a sanitizer is slow to start GStreamer. */
 #define WAIT_S 30
 
-/* A bounded number of dispatches: with a live source and a window drawing,
- * the main loop always has something pending, and draining it first would
- * never come back to the condition. */
-static void
-iterate_some (void)
-{
-  for (guint i = 0; i < 50 && g_main_context_iteration (NULL, FALSE); i++)
-    ;
-  g_usleep (1000);
-}
-
-static void
-iterate_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    iterate_some ();
-}
-
-/* Iterates the main loop until cond holds or `seconds` pass. */
-#define WAIT_FOR(cond, seconds)                                                  \
-  G_STMT_START                                                                   \
-  {                                                                              \
-    gint64 end_ = g_get_monotonic_time () + (gint64) (seconds) * G_USEC_PER_SEC; \
-    while (!(cond) && g_get_monotonic_time () < end_)                            \
-      iterate_some ();                                                           \
-  }                                                                              \
-  G_STMT_END
-
-static void
-on_async_cb (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
+/* Iterates the main loop until cond holds or WAIT_S pass (the steps are
+ * bounded: a live source always has something pending). */
+#define WAIT_FOR(cond) KS_UI_TEST_WAIT_FOR (cond, WAIT_S)
 
 static KsPipeline *
 cpu_pipeline (void)
 {
   KsPipeline *pipeline = ks_pipeline_new ();
-  g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
-  g_autoptr (GAsyncResult) result = NULL;
-  g_autoptr (GError) error = NULL;
   g_autoptr (KsImage) card = ks_image_new_test_card (64, 48, NULL);
 
-  ks_pipeline_set_device_async (pipeline, cpu, NULL, on_async_cb, &result);
-  WAIT_FOR (result != NULL, WAIT_S);
-  g_assert_true (ks_pipeline_set_device_finish (pipeline, result, &error));
-  g_assert_no_error (error);
-  g_clear_object (&result);
+  ks_ui_test_use_cpu (pipeline);
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("invert"));
   /* An image of its own before the camera: what a failing camera must keep. */
-  ks_pipeline_set_input_async (pipeline, KS_INPUT_A, card, "card", NULL, on_async_cb, &result);
-  WAIT_FOR (result != NULL, WAIT_S);
-  g_assert_true (ks_pipeline_set_input_finish (pipeline, result, &error));
-  WAIT_FOR (ks_pipeline_is_idle (pipeline), WAIT_S);
+  ks_ui_test_set_input (pipeline, KS_INPUT_A, card, "card");
+  WAIT_FOR (ks_pipeline_is_idle (pipeline));
   return pipeline;
 }
 
@@ -83,8 +43,8 @@ start (KsCamera *camera, GError **error)
 {
   g_autoptr (GAsyncResult) result = NULL;
 
-  ks_camera_start_async (camera, NULL, on_async_cb, &result);
-  WAIT_FOR (result != NULL, WAIT_S);
+  ks_camera_start_async (camera, NULL, ks_ui_test_on_done_cb, &result);
+  WAIT_FOR (result != NULL);
   g_assert_nonnull (result);
   return ks_camera_start_finish (camera, result, error);
 }
@@ -93,9 +53,9 @@ static void
 stop_and_finalize (KsCamera *camera)
 {
   ks_camera_stop (camera);
-  WAIT_FOR (ks_camera_get_state (camera) == KS_CAMERA_STOPPED, WAIT_S);
+  WAIT_FOR (ks_camera_get_state (camera) == KS_CAMERA_STOPPED);
   g_assert_cmpint (ks_camera_get_state (camera), ==, KS_CAMERA_STOPPED);
-  iterate_for (20);
+  ks_ui_test_iterate_for (20);
   g_assert_finalize_object (camera);
 }
 
@@ -107,7 +67,7 @@ settled_output (KsPipeline *pipeline, KsImage **input)
   g_autoptr (GError) error = NULL;
   KsImage *output;
 
-  WAIT_FOR (ks_pipeline_is_idle (pipeline), WAIT_S);
+  WAIT_FOR (ks_pipeline_is_idle (pipeline));
   g_assert_true (ks_pipeline_is_idle (pipeline));
   *input = ks_image_ref (ks_pipeline_get_input (pipeline, KS_INPUT_A));
   output = ks_pipeline_download_output (pipeline, &error);
@@ -144,7 +104,7 @@ test_frames_reach_pipeline (void)
   g_assert_true (ks_camera_get_running (camera));
   g_assert_cmpstr (ks_camera_get_name (camera), ==, "Camera: videotestsrc");
 
-  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= 10, WAIT_S);
+  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= 10);
   g_assert_cmpuint (ks_camera_get_frames_delivered (camera), >=, 10);
   a = ks_pipeline_get_input (pipeline, KS_INPUT_A);
   g_assert_cmpuint (a->width, ==, 320);
@@ -155,15 +115,14 @@ test_frames_reach_pipeline (void)
   out1 = settled_output (pipeline, &in1);
   assert_inverted (in1, out1);
   delivered = ks_camera_get_frames_delivered (camera);
-  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= delivered + 3, WAIT_S);
+  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= delivered + 3);
   out2 = settled_output (pipeline, &in2);
   assert_inverted (in2, out2);
   g_assert_false (ks_image_equal (in1, in2));
   g_assert_false (ks_image_equal (out1, out2));
 
   /* Both rates are measured: frames arrive, and frames get through. */
-  WAIT_FOR (ks_camera_get_camera_fps (camera) > 0 && ks_camera_get_delivered_fps (camera) > 0,
-            WAIT_S);
+  WAIT_FOR (ks_camera_get_camera_fps (camera) > 0 && ks_camera_get_delivered_fps (camera) > 0);
   g_assert_cmpfloat (ks_camera_get_camera_fps (camera), >, 0);
   g_assert_cmpfloat (ks_camera_get_delivered_fps (camera), >, 0);
   g_test_message ("camera %.1f fps, delivered %.1f fps, %" G_GUINT64_FORMAT " dropped",
@@ -240,20 +199,20 @@ test_drops_when_busy (void)
   g_mutex_init (&b.lock);
   g_cond_init (&b.cond);
   g_assert_true (start (camera, &error));
-  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= 3, WAIT_S);
+  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= 3);
   g_assert_cmpuint (ks_camera_get_frames_delivered (camera), >=, 3);
 
   task = g_task_new (NULL, NULL, on_blocker_done_cb, &b);
   g_task_set_task_data (task, &b, NULL);
   ks_runner_queue (ks_pipeline_get_runner (pipeline), task, block_thread);
-  WAIT_FOR (blocker_started (&b), WAIT_S);
+  WAIT_FOR (blocker_started (&b));
   g_assert_true (blocker_started (&b));
   /* A frame that was already uploading when the worker got stuck lands before. */
-  iterate_for (100);
+  ks_ui_test_iterate_for (100);
   delivered = ks_camera_get_frames_delivered (camera);
   dropped = ks_camera_get_frames_dropped (camera);
 
-  iterate_for (1500);
+  ks_ui_test_iterate_for (1500);
   arrived = ks_camera_get_frames_arrived (camera);
   g_test_message ("while blocked: %" G_GUINT64_FORMAT " dropped",
                   ks_camera_get_frames_dropped (camera) - dropped);
@@ -269,13 +228,13 @@ test_drops_when_busy (void)
   b.released = TRUE;
   g_cond_signal (&b.cond);
   g_mutex_unlock (&b.lock);
-  WAIT_FOR (b.done && ks_pipeline_is_idle (pipeline), WAIT_S);
+  WAIT_FOR (b.done && ks_pipeline_is_idle (pipeline));
   g_assert_true (b.done && ks_pipeline_is_idle (pipeline));
   g_signal_handler_disconnect (pipeline, handler);
   g_assert_cmpuint (uploads, <=, 1);
 
   /* And frames flow again. */
-  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= delivered + 3, WAIT_S);
+  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= delivered + 3);
   g_assert_cmpuint (ks_camera_get_frames_delivered (camera), >=, delivered + 3);
   stop_and_finalize (camera);
   g_mutex_clear (&b.lock);
@@ -296,7 +255,7 @@ test_stop_releases (void)
   guint64 arrived, delivered;
 
   g_assert_true (start (camera, &error));
-  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= 3, WAIT_S);
+  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= 3);
   element = gst_object_ref (ks_camera_get_element (camera));
   g_assert_cmpint (gst_element_get_state (element, &state, NULL, 0), !=,
                    GST_STATE_CHANGE_FAILURE);
@@ -304,18 +263,18 @@ test_stop_releases (void)
 
   ks_camera_stop (camera);
   g_assert_false (ks_camera_get_running (camera));
-  WAIT_FOR (ks_camera_get_state (camera) == KS_CAMERA_STOPPED, WAIT_S);
+  WAIT_FOR (ks_camera_get_state (camera) == KS_CAMERA_STOPPED);
   g_assert_cmpint (ks_camera_get_state (camera), ==, KS_CAMERA_STOPPED);
   gst_element_get_state (element, &state, NULL, 0);
   g_assert_cmpint (state, ==, GST_STATE_NULL);
   g_assert_cmpfloat (ks_camera_get_camera_fps (camera), ==, 0);
 
   /* An upload under way when it stopped may still land; after it, nothing. */
-  WAIT_FOR (ks_pipeline_is_idle (pipeline), WAIT_S);
+  WAIT_FOR (ks_pipeline_is_idle (pipeline));
   input = ks_pipeline_get_input (pipeline, KS_INPUT_A);
   arrived = ks_camera_get_frames_arrived (camera);
   delivered = ks_camera_get_frames_delivered (camera);
-  iterate_for (500);
+  ks_ui_test_iterate_for (500);
   g_assert_true (ks_pipeline_get_input (pipeline, KS_INPUT_A) == input);
   g_assert_cmpuint (ks_camera_get_frames_arrived (camera), ==, arrived);
   g_assert_cmpuint (ks_camera_get_frames_delivered (camera), ==, delivered);
@@ -350,14 +309,14 @@ test_bad_source (void)
   g_assert_nonnull (strstr (error->message, "/nonexistent/kernelscope-camera"));
   stop_and_finalize (camera);
 
-  iterate_for (200);
+  ks_ui_test_iterate_for (200);
   g_assert_true (ks_pipeline_get_input (pipeline, KS_INPUT_A) == before);
   g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, "card");
 
   camera = ks_camera_new (pipeline, TEST_SOURCE, 320, 240);
   g_clear_error (&error);
   g_assert_true (start (camera, &error));
-  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= 2, WAIT_S);
+  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= 2);
   g_assert_cmpuint (ks_camera_get_frames_delivered (camera), >=, 2);
   stop_and_finalize (camera);
 }
@@ -387,15 +346,15 @@ test_error_while_running (void)
 
   g_signal_connect (camera, "error", G_CALLBACK (on_camera_error_cb), &reported);
   g_assert_true (start (camera, &error));
-  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= 2, WAIT_S);
-  WAIT_FOR (ks_pipeline_is_idle (pipeline), WAIT_S);
+  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= 2);
+  WAIT_FOR (ks_pipeline_is_idle (pipeline));
   element = gst_object_ref (ks_camera_get_element (camera));
   /* As v4l2src words it: a generic message, the cause on the debug's last line. */
   gst_element_post_message (element, gst_message_new_error (
                                        GST_OBJECT (element), cause,
                                        "v4l2src.c(42): start (): /GstPipeline:ks-camera:\n"
                                        "Another program has the device open"));
-  WAIT_FOR (reported != NULL && ks_camera_get_state (camera) == KS_CAMERA_STOPPED, WAIT_S);
+  WAIT_FOR (reported != NULL && ks_camera_get_state (camera) == KS_CAMERA_STOPPED);
   g_assert_nonnull (reported);
   g_assert_cmpstr (reported->message, ==,
                    "The camera stopped: Device '/dev/video0' is busy "
@@ -421,7 +380,7 @@ test_stream_end_stops (void)
 
   g_signal_connect (camera, "error", G_CALLBACK (on_camera_error_cb), &reported);
   g_assert_true (start (camera, &error));
-  WAIT_FOR (ks_camera_get_state (camera) == KS_CAMERA_STOPPED, WAIT_S);
+  WAIT_FOR (ks_camera_get_state (camera) == KS_CAMERA_STOPPED);
   g_assert_cmpint (ks_camera_get_state (camera), ==, KS_CAMERA_STOPPED);
   g_assert_nonnull (reported);
   g_assert_cmpstr (reported->message, ==, "The camera stopped: its video stream ended");
@@ -431,16 +390,6 @@ test_stream_end_stops (void)
 }
 
 /* ---- in the window ------------------------------------------------------------------- */
-
-static KsWindow *
-open_window (void)
-{
-  KsWindow *window = ks_window_new (NULL);
-
-  gtk_window_present (GTK_WINDOW (window));
-  iterate_for (100);
-  return window;
-}
 
 static char *
 camera_menu_label (KsWindow *window)
@@ -481,7 +430,7 @@ open_test_camera (KsWindow *window)
              "_ks_window_class_init_camera");
   camera = _ks_window_get_camera (window);
   g_assert_nonnull (camera);
-  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= 3, WAIT_S);
+  WAIT_FOR (ks_camera_get_frames_delivered (camera) >= 3);
   g_assert_cmpuint (ks_camera_get_frames_delivered (camera), >=, 3);
   return g_object_ref (camera);
 }
@@ -491,7 +440,7 @@ open_test_camera (KsWindow *window)
 static void
 test_window_image_stops_camera (void)
 {
-  KsWindow *window = open_window ();
+  KsWindow *window = ks_ui_test_open_window ();
   KsPipeline *pipeline = ks_window_get_pipeline (window);
   const char *title = header_title (window);
   g_autofree char *original = g_strdup (title);
@@ -503,7 +452,7 @@ test_window_image_stops_camera (void)
   g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==,
                    ks_camera_get_name (camera));
   g_assert_cmpstr (running_label, ==, "Stop _Camera");
-  WAIT_FOR (strstr (header_title (window), "fps") != NULL, WAIT_S);
+  WAIT_FOR (strstr (header_title (window), "fps") != NULL);
   g_test_message ("title: %s", header_title (window));
   g_assert_true (g_str_has_prefix (header_title (window), "Camera "));
   g_assert_nonnull (strstr (header_title (window), "dropped"));
@@ -511,32 +460,31 @@ test_window_image_stops_camera (void)
   g_assert_false (g_str_has_prefix (header_title (window), "Camera 0.0 fps"));
 
   ks_window_open_sample (window);
-  WAIT_FOR (ks_camera_get_state (camera) == KS_CAMERA_STOPPED, WAIT_S);
+  WAIT_FOR (ks_camera_get_state (camera) == KS_CAMERA_STOPPED);
   g_assert_cmpint (ks_camera_get_state (camera), ==, KS_CAMERA_STOPPED);
-  WAIT_FOR (ks_pipeline_is_idle (pipeline), WAIT_S);
+  WAIT_FOR (ks_pipeline_is_idle (pipeline));
   delivered = ks_camera_get_frames_delivered (camera);
-  iterate_for (500);
+  ks_ui_test_iterate_for (500);
   g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, "astronaut.png");
   g_assert_cmpuint (ks_camera_get_frames_delivered (camera), ==, delivered);
   g_assert_cmpstr (header_title (window), ==, original);
   stopped_label = camera_menu_label (window);
   g_assert_cmpstr (stopped_label, !=, "Stop _Camera");
 
-  gtk_window_destroy (GTK_WINDOW (window));
-  iterate_for (50);
+  ks_ui_test_close_window (window);
 }
 
 /* Closing the window releases the camera. */
 static void
 test_window_close_stops_camera (void)
 {
-  KsWindow *window = open_window ();
+  KsWindow *window = ks_ui_test_open_window ();
   g_autoptr (KsCamera) camera = open_test_camera (window);
   g_autoptr (GstElement) element = gst_object_ref (ks_camera_get_element (camera));
   GstState state = GST_STATE_VOID_PENDING;
 
   gtk_window_destroy (GTK_WINDOW (window));
-  WAIT_FOR (ks_camera_get_state (camera) == KS_CAMERA_STOPPED, WAIT_S);
+  WAIT_FOR (ks_camera_get_state (camera) == KS_CAMERA_STOPPED);
   g_assert_cmpint (ks_camera_get_state (camera), ==, KS_CAMERA_STOPPED);
   gst_element_get_state (element, &state, NULL, 0);
   g_assert_cmpint (state, ==, GST_STATE_NULL);
@@ -546,16 +494,15 @@ test_window_close_stops_camera (void)
 static void
 test_window_stop_action (void)
 {
-  KsWindow *window = open_window ();
+  KsWindow *window = ks_ui_test_open_window ();
   g_autoptr (KsCamera) camera = open_test_camera (window);
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop-camera", NULL));
-  WAIT_FOR (ks_camera_get_state (camera) == KS_CAMERA_STOPPED, WAIT_S);
+  WAIT_FOR (ks_camera_get_state (camera) == KS_CAMERA_STOPPED);
   g_assert_cmpint (ks_camera_get_state (camera), ==, KS_CAMERA_STOPPED);
   g_assert_cmpstr (ks_pipeline_get_input_name (ks_window_get_pipeline (window), KS_INPUT_A), ==,
                    ks_camera_get_name (camera));
-  gtk_window_destroy (GTK_WINDOW (window));
-  iterate_for (50);
+  ks_ui_test_close_window (window);
 }
 
 /* Where no camera is connected, the menu item says so and opening it says
@@ -570,8 +517,8 @@ test_window_no_camera (void)
   g_autofree char *label = NULL;
   g_autofree char *input = NULL;
 
-  ks_camera_probe_async (NULL, on_async_cb, &result);
-  WAIT_FOR (result != NULL, WAIT_S);
+  ks_camera_probe_async (NULL, ks_ui_test_on_done_cb, &result);
+  WAIT_FOR (result != NULL);
   cameras = ks_camera_probe_finish (result, &error);
   g_assert_no_error (error);
   if (cameras[0] != NULL)
@@ -580,38 +527,32 @@ test_window_no_camera (void)
       return;
     }
 
-  window = open_window ();
+  window = ks_ui_test_open_window ();
   input = g_strdup (ks_pipeline_get_input_name (ks_window_get_pipeline (window), KS_INPUT_A));
   /* The window probes for cameras off the main thread as it opens. */
-  WAIT_FOR (menu_says (window, "No Camera Found"), WAIT_S);
+  WAIT_FOR (menu_says (window, "No Camera Found"));
   label = camera_menu_label (window);
   g_assert_cmpstr (label, ==, "No Camera Found");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open-camera", "s", ""));
   WAIT_FOR (g_str_has_prefix (ks_window_get_last_message (window) != NULL
-                                ? ks_window_get_last_message (window) : "",
-                              "No camera found: "),
-            WAIT_S);
+                              ? ks_window_get_last_message (window) : "",
+                              "No camera found: "));
   g_test_message ("toast: %s", ks_window_get_last_message (window));
   g_assert_true (g_str_has_prefix (ks_window_get_last_message (window), "No camera found: "));
   /* Nothing else changed: the window goes on with what it showed. */
-  WAIT_FOR (ks_camera_get_state (_ks_window_get_camera (window)) == KS_CAMERA_STOPPED, WAIT_S);
+  WAIT_FOR (ks_camera_get_state (_ks_window_get_camera (window)) == KS_CAMERA_STOPPED);
   g_assert_cmpint (ks_camera_get_state (_ks_window_get_camera (window)), ==, KS_CAMERA_STOPPED);
   g_assert_cmpstr (ks_pipeline_get_input_name (ks_window_get_pipeline (window), KS_INPUT_A), ==,
                    input);
-  gtk_window_destroy (GTK_WINDOW (window));
-  iterate_for (50);
+  ks_ui_test_close_window (window);
 }
 
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  if (!gtk_init_check ())
-    {
-      g_print ("1..0 # SKIP no display (run the ui suite under xvfb-run)\n");
-      return 0;
-    }
-  adw_init ();
+  if (!ks_ui_test_require_display (KS_UI_TEST_ADWAITA))
+    return 0;
 
   g_test_add_func ("/ks/ui/camera/frames-reach-pipeline", test_frames_reach_pipeline);
   g_test_add_func ("/ks/ui/camera/drops-when-busy", test_drops_when_busy);

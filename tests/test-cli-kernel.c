@@ -42,17 +42,6 @@ write_source (const char *name, const char *text)
   return path;
 }
 
-static gboolean
-need_nvrtc (void)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (ks_nvrtc_load (&error))
-    return TRUE;
-  g_test_skip (error->message);
-  return FALSE;
-}
-
 /* The last line of stderr: the tool's one-line summary of the failure. */
 static const char *
 last_line (const char *text)
@@ -82,7 +71,7 @@ test_check_good (void)
   g_autofree char *path = NULL;
   g_auto (KsTestProgramResult) r = { 0 };
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
   path = write_source ("add.cu", add_source);
   RUN (&r, "--check", "--arch", "90", path);
@@ -109,7 +98,7 @@ test_check_error_location (void)
   g_autofree char *expect = NULL;
   g_auto (KsTestProgramResult) r = { 0 };
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
   path = write_source ("broken.cu", broken);
   RUN (&r, "--check", path);
@@ -136,7 +125,7 @@ test_check_warning (void)
   g_autofree char *expect = NULL;
   g_auto (KsTestProgramResult) r = { 0 };
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
   path = write_source ("warns.cu", warns);
   RUN (&r, "--check", path);
@@ -154,7 +143,7 @@ test_check_expression (void)
   g_auto (KsTestProgramResult) good = { 0 };
   g_auto (KsTestProgramResult) bad = { 0 };
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
   RUN (&good, "--check", "--expr", "out = make_uchar4 (255 - in.x, 255 - in.y, 255 - in.z, in.w);");
   g_assert_cmpint (good.status, ==, 0);
@@ -199,7 +188,7 @@ test_check_json (void)
   JsonArray *diagnostics;
   g_auto (KsTestProgramResult) r = { 0 };
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
   path = write_source ("json.cu", broken);
   RUN (&r, "--check", "--json", path);

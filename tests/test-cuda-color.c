@@ -48,15 +48,6 @@ static const ColorCase all_cases[] = {
   { "equalize", { "mode=channels", NULL } },
 };
 
-static guint32
-next_seed (const char *what)
-{
-  guint32 seed = g_test_rand_int ();
-
-  g_test_message ("%s: image seed %u", what, seed);
-  return seed;
-}
-
 /* Runs spec on both engines over outputs poisoned with the same byte; the
  * outputs (poison included) and the coverage must be identical. */
 static void
@@ -127,7 +118,7 @@ test_random_odd_sizes (void)
   for (guint i = 0; i < G_N_ELEMENTS (odd_sizes); i++)
     {
       g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, odd_sizes[i][0],
-                                                    odd_sizes[i][1], next_seed ("a"));
+                                                    odd_sizes[i][1], ks_test_next_seed ("a"));
       compare_all_cases (a, NULL, FALSE, "default launch");
     }
 }
@@ -152,7 +143,7 @@ test_launch_variants (void)
         {
           /* Fresh pixels and an odd size for every geometry. */
           g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197,
-                                                        next_seed ("a"));
+                                                        ks_test_next_seed ("a"));
           KsLaunchConfig c = ks_test_launch (blocks[bi][0], blocks[bi][1], 0, 0, mode, ppts[pi]);
           g_autofree char *what = g_strdup_printf ("block %u×%u ppt %u %s", blocks[bi][0],
                                                    blocks[bi][1], ppts[pi],
@@ -168,7 +159,8 @@ test_undersized_grids (void)
 
   for (guint pi = 0; pi < G_N_ELEMENTS (ppts); pi++)
     {
-      g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, next_seed ("a"));
+      g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197,
+                                                    ks_test_next_seed ("a"));
       KsLaunchConfig pp = ks_test_launch (16, 8, 3, 5, KS_LAUNCH_PER_PIXEL, ppts[pi]);
       KsLaunchConfig gs = ks_test_launch (16, 8, 3, 5, KS_LAUNCH_GRID_STRIDE, ppts[pi]);
       guint reach_w = MIN (333u, 3 * 16 * ppts[pi]), reach_h = 40;
@@ -204,7 +196,7 @@ test_coverage_equal (void)
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
       g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, sizes[i][0], sizes[i][1],
-                                                    next_seed ("coverage"));
+                                                    ks_test_next_seed ("coverage"));
       for (guint c = 0; c < G_N_ELEMENTS (configs); c++)
         compare_all_cases (a, &configs[c], TRUE, "coverage");
     }
@@ -252,7 +244,8 @@ test_lut_shared_memory (void)
 static void
 test_equalize_8k (void)
 {
-  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 7680, 4320, next_seed ("8K"));
+  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 7680, 4320,
+                                                ks_test_next_seed ("8K"));
   static const char *const luma[] = { NULL };
   static const char *const channels[] = { "mode=channels", NULL };
   KsTestRun s1 = { "equalize", luma, NULL, FALSE, KS_TEST_POISON };
@@ -265,22 +258,13 @@ test_equalize_8k (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (KsDevice) dev = NULL;
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  if (!ks_cuda_available (&error))
-    {
-      /* Before g_test_run: a TAP plan of zero tests, skipped, and meson's skip code. */
-      g_print ("1..0 # SKIP CUDA is not available: %s\n", error->message);
-      return 77;
-    }
+  if (!ks_test_require_cuda (KS_TEST_NEEDS_CUDA))
+    return KS_TEST_SKIPPED;
 
-  dev = ks_device_get_cuda (0, &error);
-  g_assert_no_error (error);
-  gpu = ks_engine_new (dev, &error);
-  g_assert_no_error (error);
+  gpu = ks_test_cuda_engine ();
   cpu = ks_test_cpu_engine ();
 
   g_test_add_func ("/ks/cuda/colour/random-odd-sizes", test_random_odd_sizes);

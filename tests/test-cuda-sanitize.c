@@ -629,22 +629,13 @@ test_engine_paths (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (KsDevice) dev = NULL;
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  if (!ks_cuda_available (&error))
-    {
-      /* Before g_test_run: a TAP plan of zero tests, skipped, and meson's skip code. */
-      g_print ("1..0 # SKIP CUDA is not available: %s\n", error->message);
-      return 77;
-    }
+  if (!ks_test_require_cuda (KS_TEST_NEEDS_CUDA))
+    return KS_TEST_SKIPPED;
 
-  dev = ks_device_get_cuda (0, &error);
-  g_assert_no_error (error);
-  gpu = ks_engine_new (dev, &error);
-  g_assert_no_error (error);
+  gpu = ks_test_cuda_engine ();
   cpu = ks_test_cpu_engine ();
 
   g_test_add_func ("/ks/cuda/sanitize/engine/transfers", test_transfers);

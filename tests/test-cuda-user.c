@@ -253,28 +253,15 @@ test_launch_refused (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (KsDevice) dev = NULL;
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  if (!ks_cuda_available (&error))
-    {
-      g_print ("1..0 # SKIP CUDA is not available: %s\n", error->message);
-      return 77;
-    }
-  if (!ks_nvrtc_load (&error))
-    {
-      g_print ("1..0 # SKIP NVRTC is not available: %s\n", error->message);
-      return 77;
-    }
+  if (!ks_test_require_cuda (KS_TEST_NEEDS_NVRTC))
+    return KS_TEST_SKIPPED;
 
-  dev = ks_device_get_cuda (0, &error);
-  g_assert_no_error (error);
-  gpu = ks_engine_new (dev, &error);
-  g_assert_no_error (error);
+  gpu = ks_test_cuda_engine ();
   cpu = ks_test_cpu_engine ();
-  worker = ks_worker_new (ks_device_get_ordinal (dev));
+  worker = ks_worker_new (ks_device_get_ordinal (ks_engine_get_device (gpu)));
 
   g_test_add_func ("/ks/cuda/user/invert-equals-builtin", test_invert);
   g_test_add_func ("/ks/cuda/user/gray-equals-builtin", test_gray);

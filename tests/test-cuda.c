@@ -19,15 +19,6 @@ static KsEngine *gpu;
 static const guint odd_sizes[][2] = { { 1, 1 }, { 3, 5 }, { 333, 197 }, { 1921, 1081 },
                                       { 4097, 31 }, { 31, 4097 } };
 
-static guint32
-next_seed (const char *what)
-{
-  guint32 seed = g_test_rand_int ();
-
-  g_test_message ("%s: image seed %u", what, seed);
-  return seed;
-}
-
 /* Runs spec on both engines over outputs poisoned with the same byte; the
  * outputs (poison included), histograms and coverage must be identical. */
 static void
@@ -133,8 +124,8 @@ test_ops_random_odd_sizes (void)
   for (guint i = 0; i < G_N_ELEMENTS (odd_sizes); i++)
     {
       guint w = odd_sizes[i][0], h = odd_sizes[i][1];
-      g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, w, h, next_seed ("a"));
-      g_autoptr (KsImage) b = ks_test_random_image (KS_FORMAT_RGBA8, w, h, next_seed ("b"));
+      g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, w, h, ks_test_next_seed ("a"));
+      g_autoptr (KsImage) b = ks_test_random_image (KS_FORMAT_RGBA8, w, h, ks_test_next_seed ("b"));
       compare_all_ops (a, b, NULL, FALSE, "default launch");
     }
 }
@@ -144,7 +135,7 @@ test_ops_photo (void)
 {
   g_autoptr (KsImage) photo = ks_test_load_sample ();
   g_autoptr (KsImage) noise = ks_test_random_image (KS_FORMAT_RGBA8, photo->width, photo->height,
-                                                    next_seed ("noise"));
+                                                    ks_test_next_seed ("noise"));
   g_autoptr (KsImage) expected = ks_test_ref_image ("gray", FALSE, photo, NULL);
   g_autoptr (KsImage) out = ks_test_run_simple (gpu, "gray", NULL, photo, NULL);
 
@@ -158,8 +149,8 @@ test_ops_launch_variants (void)
 {
   static const guint blocks[][2] = { { 32, 8 }, { 16, 16 }, { 7, 13 }, { 1024, 1 }, { 1, 1024 },
                                      { 1, 1 } };
-  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, next_seed ("a"));
-  g_autoptr (KsImage) b = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, next_seed ("b"));
+  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, ks_test_next_seed ("a"));
+  g_autoptr (KsImage) b = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, ks_test_next_seed ("b"));
 
   for (guint bi = 0; bi < G_N_ELEMENTS (blocks); bi++)
     for (guint ppt = 1; ppt <= 16; ppt *= 2)
@@ -176,8 +167,8 @@ test_ops_launch_variants (void)
 static void
 test_ops_undersized_grids (void)
 {
-  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, next_seed ("a"));
-  g_autoptr (KsImage) b = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, next_seed ("b"));
+  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, ks_test_next_seed ("a"));
+  g_autoptr (KsImage) b = ks_test_random_image (KS_FORMAT_RGBA8, 333, 197, ks_test_next_seed ("b"));
   KsImage *inputs[] = { a, b };
 
   for (guint ppt = 1; ppt <= 16; ppt *= 2)
@@ -207,7 +198,7 @@ test_histogram_methods (void)
       {
         KsFormat fmt = f ? KS_FORMAT_GRAY8 : KS_FORMAT_RGBA8;
         g_autoptr (KsImage) img = ks_test_random_image (fmt, odd_sizes[i][0], odd_sizes[i][1],
-                                                        next_seed ("histogram"));
+                                                        ks_test_next_seed ("histogram"));
         KsImage *inputs[] = { img, NULL };
         guint32 h[2][4][256];
         guint64 sum = 0;
@@ -233,7 +224,8 @@ test_histogram_methods (void)
 static void
 test_histogram_launches (void)
 {
-  g_autoptr (KsImage) img = ks_test_random_image (KS_FORMAT_RGBA8, 1921, 1081, next_seed ("h"));
+  g_autoptr (KsImage) img = ks_test_random_image (KS_FORMAT_RGBA8, 1921, 1081,
+                                                  ks_test_next_seed ("h"));
   g_autoptr (KsImage) photo = ks_test_load_sample ();
   KsImage *inputs[] = { img, NULL };
   KsImage *photo_inputs[] = { photo, NULL };
@@ -264,7 +256,7 @@ test_histogram_grid_stride_gray (void)
   static const guint grids[][2] = { { 0, 0 }, { 1, 1 }, { 3, 2 } };
   static const guint ppts[] = { 1, 4, 16 };
   g_autoptr (KsImage) noise = ks_test_random_image (KS_FORMAT_GRAY8, 1001, 517,
-                                                    next_seed ("grid-stride gray"));
+                                                    ks_test_next_seed ("grid-stride gray"));
   g_autoptr (KsImage) flat = ks_test_image_new (KS_FORMAT_GRAY8, 777, 301);
   g_autoptr (KsImage) ramp = ks_test_image_new (KS_FORMAT_GRAY8, 4099, 9);
   KsImage *const images[] = { noise, flat, ramp };
@@ -325,7 +317,7 @@ test_coverage_equal (void)
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
       g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, sizes[i][0], sizes[i][1],
-                                                    next_seed ("coverage"));
+                                                    ks_test_next_seed ("coverage"));
       for (guint c = 0; c < G_N_ELEMENTS (configs); c++)
         {
           KsImage *inputs[] = { a, a };
@@ -404,7 +396,8 @@ static void
 test_large_image (void)
 {
   const guint side = KS_IMAGE_MAX_SIDE;
-  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, side, side, next_seed ("16K"));
+  g_autoptr (KsImage) a = ks_test_random_image (KS_FORMAT_RGBA8, side, side,
+                                                ks_test_next_seed ("16K"));
   g_autoptr (KsImage) out = ks_test_run_simple (gpu, "invert", NULL, a, NULL);
   const guint rows[] = { 0, 1, 4095, 8192, 12345, side - 2, side - 1 };
 
@@ -555,26 +548,17 @@ test_fault (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (KsDevice) dev = NULL;
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  if (!ks_cuda_available (&error))
-    {
-      /* Before g_test_run: a TAP plan of zero tests, skipped, and meson's skip code. */
-      g_print ("1..0 # SKIP CUDA is not available: %s\n", error->message);
-      return 77;
-    }
+  if (!ks_test_require_cuda (KS_TEST_NEEDS_CUDA))
+    return KS_TEST_SKIPPED;
 
   g_test_add_func ("/ks/cuda/fault/device-lost-process-alive", test_fault);
   if (g_test_subprocess ())
     return g_test_run ();
 
-  dev = ks_device_get_cuda (0, &error);
-  g_assert_no_error (error);
-  gpu = ks_engine_new (dev, &error);
-  g_assert_no_error (error);
+  gpu = ks_test_cuda_engine ();
   cpu = ks_test_cpu_engine ();
 
   g_test_add_func ("/ks/cuda/device", test_device);

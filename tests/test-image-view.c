@@ -14,8 +14,7 @@
 #include "ks-histogram-view.h"
 #include "ks-image-view.h"
 #include "ks-timing-chart.h"
-
-static gboolean have_display;
+#include "ks-ui-test-helpers.h"
 
 typedef struct
 {
@@ -25,56 +24,19 @@ typedef struct
 } ViewFixture;
 
 static void
-iterate_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    {
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-      g_usleep (2000);
-    }
-}
-
-/* The pipeline works on its own thread: iterate until everything changed so
- * far is published (at most about a minute, a safety net, not a timing). */
-static void
-settle (KsPipeline *pipeline)
-{
-  for (int i = 0; i < 30000 && !ks_pipeline_is_idle (pipeline); i++)
-    iterate_for (2);
-  g_assert_true (ks_pipeline_is_idle (pipeline));
-}
-
-static void
-on_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
-{
-  GAsyncResult **out = user_data;
-
-  *out = g_object_ref (result);
-}
-
-static void
 view_fixture_setup (ViewFixture *f, gconstpointer data)
 {
   g_autoptr (KsImage) input = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GAsyncResult) result = NULL;
 
-  if (!have_display)
+  if (!ks_ui_test_have_display ())
     return;
 
   f->pipeline = ks_pipeline_new ();
   input = ks_image_new (KS_FORMAT_RGBA8, 200, 150, &error);
   g_assert_no_error (error);
   ks_image_fill_random (input, 1234);
-  ks_pipeline_set_input_async (f->pipeline, KS_INPUT_A, input, "random", NULL, on_done_cb,
-                               &result);
-  for (int i = 0; i < 30000 && result == NULL; i++)
-    iterate_for (2);
-  g_assert_true (ks_pipeline_set_input_finish (f->pipeline, result, &error));
-  g_assert_no_error (error);
+  ks_ui_test_set_input (f->pipeline, KS_INPUT_A, input, "random");
   ks_pipeline_set_op (f->pipeline, ks_op_registry_lookup ("invert"));
 
   f->window = gtk_window_new ();
@@ -88,11 +50,11 @@ view_fixture_setup (ViewFixture *f, gconstpointer data)
 static void
 view_fixture_teardown (ViewFixture *f, gconstpointer data)
 {
-  if (!have_display)
+  if (!ks_ui_test_have_display ())
     return;
-  settle (f->pipeline);
+  ks_ui_test_settle (f->pipeline);
   gtk_window_destroy (GTK_WINDOW (f->window));
-  iterate_for (10);
+  ks_ui_test_iterate_for (10);
   g_assert_finalize_object (f->pipeline);
 }
 
@@ -107,7 +69,7 @@ wait_for_output (ViewFixture *f, KsImage **expected_out)
       g_autoptr (KsImage) shown = NULL;
       g_autoptr (GError) error = NULL;
 
-      iterate_for (20);
+      ks_ui_test_iterate_for (20);
       if (!gtk_widget_get_realized (GTK_WIDGET (f->view)))
         continue;
       expected = ks_pipeline_download_output (f->pipeline, NULL);
@@ -127,40 +89,19 @@ wait_for_output (ViewFixture *f, KsImage **expected_out)
   return NULL;
 }
 
-/* The widget as it is on screen, through its paintable, as cairo-ordered
- * bytes (B, G, R, A premultiplied on little-endian machines). */
+/* The widget as it is on screen, as cairo-ordered bytes (B, G, R, A
+ * premultiplied on little-endian machines); with png_name, also a test
+ * artifact where the build keeps its test output (a write that fails is
+ * no failure of the view). */
 static guint8 *
 screenshot_widget (GtkWidget *widget, int *width, int *height, const char *png_name)
 {
-  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
-  g_autoptr (GskRenderNode) node = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
-  guint8 *pixels;
-
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  g_assert_nonnull (texture);
-  *width = gdk_texture_get_width (texture);
-  *height = gdk_texture_get_height (texture);
-  pixels = g_malloc ((gsize) *width * *height * 4);
-  gdk_texture_download (texture, pixels, (gsize) *width * 4);
+  g_autoptr (GdkTexture) texture = ks_ui_test_render (widget);
 
   if (png_name != NULL)
-    {
-      /* A test artifact: where the build keeps its test output. */
-      g_autofree char *path = g_build_filename (g_getenv ("G_TEST_BUILDDIR") != NULL
-                                                ? g_getenv ("G_TEST_BUILDDIR")
-                                                : g_get_tmp_dir (), png_name, NULL);
-
-      gdk_texture_save_to_png (texture, path);
-      g_test_message ("screenshot: %s", path);
-    }
-  return pixels;
+    ks_ui_test_write_png (texture, g_getenv ("G_TEST_BUILDDIR") != NULL
+                                   ? g_getenv ("G_TEST_BUILDDIR") : g_get_tmp_dir (), png_name);
+  return ks_ui_test_texture_pixels (texture, width, height);
 }
 
 static gboolean
@@ -188,11 +129,8 @@ test_view_shows_engine_output (ViewFixture *f, gconstpointer data)
   g_autoptr (KsImage) expected = NULL;
   g_autoptr (KsImage) shown_after = NULL;
 
-  if (!have_display)
-    {
-      g_test_skip ("no display");
-      return;
-    }
+  if (ks_ui_test_skip_without_display ())
+    return;
 
   shown = wait_for_output (f, &expected);
   g_assert_nonnull (shown);
@@ -231,11 +169,8 @@ test_view_hatches_unwritten_pixels (ViewFixture *f, gconstpointer data)
   double zoom, ox, oy;
   int w, h;
 
-  if (!have_display)
-    {
-      g_test_skip ("no display");
-      return;
-    }
+  if (ks_ui_test_skip_without_display ())
+    return;
 
   shown = wait_for_output (f, NULL);
   g_assert_nonnull (shown);
@@ -250,7 +185,7 @@ test_view_hatches_unwritten_pixels (ViewFixture *f, gconstpointer data)
   launch.grid.z = 1;
   ks_pipeline_set_launch (f->pipeline, &launch);
   for (int i = 0; i < 250 && ks_pipeline_get_coverage (f->pipeline) == NULL; i++)
-    iterate_for (20);
+    ks_ui_test_iterate_for (20);
   coverage = ks_pipeline_get_coverage (f->pipeline);
   g_assert_nonnull (coverage);
   g_assert_cmpuint (coverage->writes[10 * coverage->width + 10], !=, 0);
@@ -258,7 +193,7 @@ test_view_hatches_unwritten_pixels (ViewFixture *f, gconstpointer data)
   g_clear_pointer (&shown, ks_image_unref);
   shown = wait_for_output (f, NULL);
   g_assert_nonnull (shown);
-  iterate_for (100);
+  ks_ui_test_iterate_for (100);
 
   after = screenshot_widget (GTK_WIDGET (f->view), &w, &h, "test-image-view-coverage.png");
 
@@ -276,7 +211,7 @@ test_view_hatches_unwritten_pixels (ViewFixture *f, gconstpointer data)
 
   /* Switching the overlay off removes it. */
   ks_image_view_set_show_coverage (f->view, FALSE);
-  iterate_for (100);
+  ks_ui_test_iterate_for (100);
   g_clear_pointer (&after, g_free);
   after = screenshot_widget (GTK_WIDGET (f->view), &w, &h, NULL);
   g_assert_cmpfloat (magenta_share (after, w, RX (100), RY (60), RX (190), RY (140)), <, 0.05);
@@ -290,11 +225,8 @@ test_view_zoom_and_hover (ViewFixture *f, gconstpointer data)
   g_autoptr (KsImage) shown = NULL;
   double fit;
 
-  if (!have_display)
-    {
-      g_test_skip ("no display");
-      return;
-    }
+  if (ks_ui_test_skip_without_display ())
+    return;
 
   shown = wait_for_output (f, NULL);
   g_assert_nonnull (shown);
@@ -313,7 +245,7 @@ test_view_zoom_and_hover (ViewFixture *f, gconstpointer data)
 
   ks_image_view_set_split (f->view, 0.5);
   g_assert_cmpfloat (ks_image_view_get_split (f->view), ==, 0.5);
-  iterate_for (50);
+  ks_ui_test_iterate_for (50);
   /* The output texture is unaffected by how it is shown. */
   g_clear_pointer (&shown, ks_image_unref);
   shown = wait_for_output (f, NULL);
@@ -321,8 +253,6 @@ test_view_zoom_and_hover (ViewFixture *f, gconstpointer data)
 
   g_assert_false (ks_image_view_get_hover (f->view, NULL, NULL));
 }
-
-static GtkEventController *find_controller (GtkWidget *widget, GType type);
 
 /* Sets the launch and waits for an instrumented run of it on screen. */
 static void
@@ -345,12 +275,12 @@ run_instrumented (ViewFixture *f, guint gx, guint gy)
       if (ks_pipeline_is_idle (f->pipeline) && ks_pipeline_get_ownership (f->pipeline) != NULL
           && r != NULL && r->launch.grid.x == gx && r->launch.grid.y == gy)
         break;
-      iterate_for (10);
+      ks_ui_test_iterate_for (10);
     }
   g_assert_nonnull (ks_pipeline_get_ownership (f->pipeline));
   shown = wait_for_output (f, NULL);
   g_assert_nonnull (shown);
-  iterate_for (100);
+  ks_ui_test_iterate_for (100);
 }
 
 /* The same launch without an overlay: what the overlay is drawn over. */
@@ -367,10 +297,10 @@ run_instrumented_plain (ViewFixture *f, guint gx, guint gy)
   launch.grid.z = 1;
   launch.pixels_per_thread = 1;
   ks_pipeline_set_launch (f->pipeline, &launch);
-  settle (f->pipeline);
+  ks_ui_test_settle (f->pipeline);
   shown = wait_for_output (f, NULL);
   g_assert_nonnull (shown);
-  iterate_for (100);
+  ks_ui_test_iterate_for (100);
 }
 
 /* The screenshot's colour at image pixel (x, y), the view fitting a frame
@@ -428,11 +358,8 @@ test_view_overlays (ViewFixture *f, gconstpointer data)
   double zoom, scale;
   int w, h;
 
-  if (!have_display)
-    {
-      g_test_skip ("no display");
-      return;
-    }
+  if (ks_ui_test_skip_without_display ())
+    return;
 
   shown = wait_for_output (f, NULL);
   g_assert_nonnull (shown);
@@ -461,7 +388,7 @@ test_view_overlays (ViewFixture *f, gconstpointer data)
                                               ks_overlay_mode_to_string (mode));
 
       ks_image_view_set_overlay (f->view, mode);
-      iterate_for (100);
+      ks_ui_test_iterate_for (100);
       g_assert_true (ks_pipeline_is_idle (f->pipeline));
       pixels = screenshot_widget (GTK_WIDGET (f->view), &w, &h, png);
       for (guint i = 0; i < G_N_ELEMENTS (points); i++)
@@ -528,15 +455,12 @@ test_view_hover_outside (ViewFixture *f, gconstpointer data)
   guint64 ox, oy;
   double zoom;
 
-  if (!have_display)
-    {
-      g_test_skip ("no display");
-      return;
-    }
+  if (ks_ui_test_skip_without_display ())
+    return;
 
   ks_image_view_set_overlay (f->view, KS_OVERLAY_COVERAGE);
   run_instrumented (f, 15, 12);
-  motion = find_controller (GTK_WIDGET (f->view), GTK_TYPE_EVENT_CONTROLLER_MOTION);
+  motion = ks_ui_test_find_controller (GTK_WIDGET (f->view), GTK_TYPE_EVENT_CONTROLLER_MOTION);
   zoom = ks_image_view_get_zoom (f->view) / gtk_widget_get_scale_factor (GTK_WIDGET (f->view));
   /* Image point (220.5, 30.5): beyond the right edge, inside the extent. */
   g_signal_emit_by_name (motion, "motion",
@@ -549,21 +473,6 @@ test_view_hover_outside (ViewFixture *f, gconstpointer data)
   /* Without an overlay there is nothing beyond the image to name. */
   ks_image_view_set_overlay (f->view, KS_OVERLAY_NONE);
   g_assert_false (ks_image_view_get_hover_outside (f->view, &ox, &oy));
-}
-
-static GtkEventController *
-find_controller (GtkWidget *widget, GType type)
-{
-  g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr (GtkEventController) controller = g_list_model_get_item (controllers, i);
-
-      if (G_TYPE_CHECK_INSTANCE_TYPE (controller, type))
-        return controller;
-    }
-  return NULL;
 }
 
 static void
@@ -584,16 +493,13 @@ test_view_hover_and_wheel (ViewFixture *f, gconstpointer data)
   gboolean handled = FALSE;
   double zoom;
 
-  if (!have_display)
-    {
-      g_test_skip ("no display");
-      return;
-    }
+  if (ks_ui_test_skip_without_display ())
+    return;
 
   shown = wait_for_output (f, NULL);
   g_assert_nonnull (shown);
-  motion = find_controller (GTK_WIDGET (f->view), GTK_TYPE_EVENT_CONTROLLER_MOTION);
-  scroll = find_controller (GTK_WIDGET (f->view), GTK_TYPE_EVENT_CONTROLLER_SCROLL);
+  motion = ks_ui_test_find_controller (GTK_WIDGET (f->view), GTK_TYPE_EVENT_CONTROLLER_MOTION);
+  scroll = ks_ui_test_find_controller (GTK_WIDGET (f->view), GTK_TYPE_EVENT_CONTROLLER_SCROLL);
   g_assert_nonnull (motion);
   g_assert_nonnull (scroll);
   g_signal_connect (f->view, "hover-changed", G_CALLBACK (count_cb), &changes);
@@ -635,11 +541,8 @@ test_view_survives_rerealize (ViewFixture *f, gconstpointer data)
 {
   g_autoptr (KsImage) shown = NULL;
 
-  if (!have_display)
-    {
-      g_test_skip ("no display");
-      return;
-    }
+  if (ks_ui_test_skip_without_display ())
+    return;
 
   shown = wait_for_output (f, NULL);
   g_assert_nonnull (shown);
@@ -647,7 +550,7 @@ test_view_survives_rerealize (ViewFixture *f, gconstpointer data)
   /* Removing and re-adding the widget brings a new GL context. */
   g_object_ref (f->view);
   gtk_window_set_child (GTK_WINDOW (f->window), NULL);
-  iterate_for (20);
+  ks_ui_test_iterate_for (20);
   g_assert_false (gtk_widget_get_realized (GTK_WIDGET (f->view)));
   gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (f->view));
   g_object_unref (f->view);
@@ -663,11 +566,8 @@ test_view_counts_presented_frames (ViewFixture *f, gconstpointer data)
 {
   double fps_while_running = 0;
 
-  if (!have_display)
-    {
-      g_test_skip ("no display");
-      return;
-    }
+  if (ks_ui_test_skip_without_display ())
+    return;
 
   ks_pipeline_set_op (f->pipeline, ks_op_registry_lookup ("brightness_contrast"));
   for (guint i = 1; i <= 20; i++)
@@ -684,7 +584,7 @@ test_view_counts_presented_frames (ViewFixture *f, gconstpointer data)
 
   /* No new result: no frames produced, no rate (a safety cap, not a timing). */
   for (int i = 0; i < 1000 && ks_pipeline_get_fps (f->pipeline) > 0; i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
   g_assert_cmpfloat (ks_pipeline_get_fps (f->pipeline), ==, 0);
 }
 
@@ -738,11 +638,8 @@ test_histogram_view (void)
   guint notifies = 0;
   int w, h;
 
-  if (!have_display)
-    {
-      g_test_skip ("no display");
-      return;
-    }
+  if (ks_ui_test_skip_without_display ())
+    return;
 
   for (guint c = 0; c < 4; c++)
     for (guint v = 0; v < 256; v++)
@@ -770,7 +667,7 @@ test_histogram_view (void)
                     KS_HISTOGRAM_RED | KS_HISTOGRAM_LUMA);
 
   gtk_window_present (GTK_WINDOW (window));
-  iterate_for (200);
+  ks_ui_test_iterate_for (200);
   pixels = screenshot_widget (view, &w, &h, "test-histogram-view.png");
   /* Something red was drawn: the red curve. */
   {
@@ -783,9 +680,9 @@ test_histogram_view (void)
 
   ks_histogram_view_set_bins (KS_HISTOGRAM_VIEW (view), NULL);
   g_assert_null (ks_histogram_view_get_bins (KS_HISTOGRAM_VIEW (view)));
-  iterate_for (50);
+  ks_ui_test_iterate_for (50);
   gtk_window_destroy (GTK_WINDOW (window));
-  iterate_for (10);
+  ks_ui_test_iterate_for (10);
 }
 
 static void
@@ -796,11 +693,8 @@ test_timing_chart (void)
   g_autofree guint8 *pixels = NULL;
   int w, h;
 
-  if (!have_display)
-    {
-      g_test_skip ("no display");
-      return;
-    }
+  if (ks_ui_test_skip_without_display ())
+    return;
 
   for (guint i = 0; i < 60; i++)
     {
@@ -818,11 +712,11 @@ test_timing_chart (void)
   gtk_window_set_child (GTK_WINDOW (window), chart);
   gtk_window_set_default_size (GTK_WINDOW (window), 420, 160);
   gtk_window_present (GTK_WINDOW (window));
-  iterate_for (100);
+  ks_ui_test_iterate_for (100);
   /* Empty first, then the samples (G_DEBUG=fatal-warnings catches any warning). */
   ks_timing_chart_set_samples (KS_TIMING_CHART (chart), samples);
   g_array_set_size (samples, 0);
-  iterate_for (200);
+  ks_ui_test_iterate_for (200);
   pixels = screenshot_widget (chart, &w, &h, "test-timing-chart.png");
   /* The kernel series is blue, the warm-up dot orange. */
   {
@@ -840,16 +734,17 @@ test_timing_chart (void)
   }
 
   ks_timing_chart_set_samples (KS_TIMING_CHART (chart), NULL);
-  iterate_for (50);
+  ks_ui_test_iterate_for (50);
   gtk_window_destroy (GTK_WINDOW (window));
-  iterate_for (10);
+  ks_ui_test_iterate_for (10);
 }
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  have_display = gtk_init_check ();
+  /* GTK's own style: the colours the pixel checks look for are chosen against it. */
+  ks_ui_test_init_display (KS_UI_TEST_GTK);
 
   g_test_add ("/ks/ui/image-view/shows-engine-output", ViewFixture, NULL, view_fixture_setup,
               test_view_shows_engine_output, view_fixture_teardown);

@@ -38,19 +38,11 @@ mode_name (KsInteropMode mode)
   return mode == KS_INTEROP_PIXEL_BUFFER ? "pixel buffer" : "texture";
 }
 
-static guint32
-next_seed (const char *what)
-{
-  guint32 seed = g_test_rand_int ();
-
-  g_test_message ("%s: image seed %u", what, seed);
-  return seed;
-}
-
 static KsBuffer *
 upload_random (KsFormat format, guint width, guint height, const char *what)
 {
-  g_autoptr (KsImage) image = ks_test_random_image (format, width, height, next_seed (what));
+  g_autoptr (KsImage) image = ks_test_random_image (format, width, height,
+                                                    ks_test_next_seed (what));
   g_autoptr (GError) error = NULL;
   KsBuffer *buffer = ks_engine_upload (gpu, image, NULL, &error);
 
@@ -343,28 +335,20 @@ int
 main (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (KsDevice) dev = NULL;
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  if (!ks_cuda_available (&error))
-    {
-      /* Before g_test_run: a TAP plan of zero tests, skipped, and meson's skip code. */
-      g_print ("1..0 # SKIP CUDA is not available: %s\n", error->message);
-      return 77;
-    }
+  if (!ks_test_require_cuda (KS_TEST_NEEDS_CUDA))
+    return KS_TEST_SKIPPED;
   egl = ks_egl_context_new (0, &error);
   if (egl == NULL)
     {
       g_print ("1..0 # SKIP no headless OpenGL context on CUDA device 0: %s\n", error->message);
-      return 77;
+      return KS_TEST_SKIPPED;
     }
   g_print ("# GL: %s\n", ks_egl_context_describe (egl));
 
-  dev = ks_device_get_cuda (0, &error);
-  g_assert_no_error (error);
-  gpu = ks_engine_new (dev, &error);
-  g_assert_no_error (error);
+  gpu = ks_test_cuda_engine ();
 
   g_test_add_func ("/ks/interop/cpu-engine-unavailable", test_cpu_engine_unavailable);
   g_test_add_func ("/ks/interop/describe", test_describe);

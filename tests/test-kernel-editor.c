@@ -12,20 +12,9 @@
 #include <string.h>
 
 #include "ks-array-view.h"
+#include "ks-test-helpers.h"
+#include "ks-ui-test-helpers.h"
 #include "ks-window-private.h"
-
-static void
-iterate_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    {
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-      g_usleep (2000);
-    }
-}
 
 typedef struct
 {
@@ -44,35 +33,23 @@ fixture_setup (Fixture *f, gconstpointer data)
   f->panel = ks_window_get_kernel_panel (f->window);
   f->pipeline = ks_window_get_pipeline (f->window);
   for (int i = 0; i < 2000 && ks_pipeline_get_input (f->pipeline, KS_INPUT_A) == NULL; i++)
-    iterate_for (5);
+    ks_ui_test_iterate_for (5);
   g_assert_nonnull (ks_pipeline_get_input (f->pipeline, KS_INPUT_A));
 }
 
 static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
-  gtk_window_destroy (GTK_WINDOW (f->window));
-  iterate_for (50);
-}
-
-static gboolean
-have_nvrtc (void)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (ks_nvrtc_load (&error))
-    return TRUE;
-  g_test_skip_printf ("NVRTC is not available: %s", error->message);
-  return FALSE;
+  ks_ui_test_close_window (f->window);
 }
 
 /* Until the debounce has passed and the compile has come back. */
 static void
 wait_compiled (KsKernelPanel *panel)
 {
-  iterate_for (20);
+  ks_ui_test_iterate_for (20);
   for (int i = 0; i < 3000 && ks_kernel_panel_is_compiling (panel); i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
   g_assert_false (ks_kernel_panel_is_compiling (panel));
 }
 
@@ -118,28 +95,18 @@ count_marks (KsKernelPanel *panel, const char *category)
   return n;
 }
 
-static void
-find_widgets (GtkWidget *widget, GType type, GPtrArray *found)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    g_ptr_array_add (found, widget);
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    find_widgets (child, type, found);
-}
-
 /* A row of the problems list whose label says `text`. */
 static GtkListBoxRow *
 problem_row (KsKernelPanel *panel, const char *text)
 {
   g_autoptr (GPtrArray) rows = g_ptr_array_new ();
 
-  find_widgets (GTK_WIDGET (panel), GTK_TYPE_LIST_BOX_ROW, rows);
+  ks_ui_test_find_widgets (GTK_WIDGET (panel), GTK_TYPE_LIST_BOX_ROW, rows);
   for (guint i = 0; i < rows->len; i++)
     {
       g_autoptr (GPtrArray) labels = g_ptr_array_new ();
 
-      find_widgets (g_ptr_array_index (rows, i), GTK_TYPE_LABEL, labels);
+      ks_ui_test_find_widgets (g_ptr_array_index (rows, i), GTK_TYPE_LABEL, labels);
       for (guint j = 0; j < labels->len; j++)
         if (strstr (gtk_label_get_text (g_ptr_array_index (labels, j)), text) != NULL)
           return g_ptr_array_index (rows, i);
@@ -147,31 +114,15 @@ problem_row (KsKernelPanel *panel, const char *text)
   return NULL;
 }
 
+/* Only with KS_SCREENSHOT_DIR: the editor's pictures are for looking at,
+ * not for the documentation. */
 static void
 save_screenshot (GtkWidget *widget, const char *name)
 {
   const char *dir = g_getenv ("KS_SCREENSHOT_DIR");
-  g_autofree char *path = NULL;
-  g_autoptr (GdkPaintable) paintable = NULL;
-  g_autoptr (GtkSnapshot) snapshot = NULL;
-  g_autoptr (GskRenderNode) node = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-  GskRenderer *renderer;
-  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
 
-  if (dir == NULL)
-    return;
-  paintable = gtk_widget_paintable_new (widget);
-  snapshot = gtk_snapshot_new ();
-  renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  g_mkdir_with_parents (dir, 0755);
-  path = g_build_filename (dir, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s", path);
+  if (dir != NULL)
+    ks_ui_test_save_screenshot_in (widget, dir, name);
 }
 
 static const char good_expression[] =
@@ -197,10 +148,10 @@ test_errors_marked (Fixture *f, gconstpointer data)
   GtkTextIter cursor;
   guint version;
 
-  if (!have_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
   gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
-  iterate_for (50);
+  ks_ui_test_iterate_for (50);
   g_assert_true (ks_kernel_panel_get_active (f->panel));
   ks_kernel_panel_set_mode (f->panel, KS_KERNEL_MODE_EXPRESSION);
 
@@ -232,7 +183,7 @@ test_errors_marked (Fixture *f, gconstpointer data)
 
     g_assert_nonnull (marks);
     /* Hovering the mark shows the compiler's message. */
-    find_widgets (GTK_WIDGET (f->panel), GTK_SOURCE_TYPE_VIEW, views);
+    ks_ui_test_find_widgets (GTK_WIDGET (f->panel), GTK_SOURCE_TYPE_VIEW, views);
     g_assert_cmpuint (views->len, ==, 1);
     attributes = gtk_source_view_get_mark_attributes (g_ptr_array_index (views, 0), "error",
                                                       &priority);
@@ -253,7 +204,7 @@ test_errors_marked (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (ks_kernel_panel_get_status (f->panel), "Does not compile"));
   /* Typed, not saved: the title says so. */
   g_assert_true (g_str_has_suffix (ks_kernel_panel_get_title (f->panel), " •"));
-  iterate_for (200);
+  ks_ui_test_iterate_for (200);
   save_screenshot (GTK_WIDGET (f->panel), "kernel-editor-error.png");
 
   /* Fixed: the mark goes, a new version is live. */
@@ -279,7 +230,7 @@ test_errors_marked (Fixture *f, gconstpointer data)
 
   /* Closing the editor gives the image back to the built-in op; the text stays. */
   gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
-  iterate_for (50);
+  ks_ui_test_iterate_for (50);
   g_assert_null (ks_pipeline_get_user_kernel (f->pipeline));
   {
     GtkTextIter start, end;
@@ -305,7 +256,7 @@ test_templates_compile (Fixture *f, gconstpointer data)
     { "histogram", KS_KERNEL_MODE_ANY },
   };
 
-  if (!have_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
   gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -362,7 +313,7 @@ test_cpu_needs_gpu (Fixture *f, gconstpointer data)
   const KsRunResult *before;
   const char *needle = "needs an NVIDIA GPU";
 
-  if (!have_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
   if (ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)))
     {
@@ -371,7 +322,7 @@ test_cpu_needs_gpu (Fixture *f, gconstpointer data)
     }
   /* The built-in op's result is on screen first. */
   for (int i = 0; i < 1000 && ks_pipeline_get_result (f->pipeline) == NULL; i++)
-    iterate_for (5);
+    ks_ui_test_iterate_for (5);
   before = ks_pipeline_get_result (f->pipeline);
   g_assert_nonnull (before);
 
@@ -384,7 +335,7 @@ test_cpu_needs_gpu (Fixture *f, gconstpointer data)
       g_autofree char *text = ks_console_panel_get_text (console);
       if (strstr (text, needle) != NULL)
         break;
-      iterate_for (10);
+      ks_ui_test_iterate_for (10);
     }
   {
     g_autofree char *text = ks_console_panel_get_text (console);
@@ -401,14 +352,14 @@ test_cpu_needs_gpu (Fixture *f, gconstpointer data)
 
   /* Typing more does not pile up the same message. */
   ks_pipeline_set_user_param (f->pipeline, 0, 3);
-  iterate_for (500);
+  ks_ui_test_iterate_for (500);
   {
     g_autofree char *text = ks_console_panel_get_text (console);
     const char *first = strstr (text, needle);
     g_assert_nonnull (first);
     g_assert_null (strstr (first + 1, needle));
   }
-  iterate_for (200);
+  ks_ui_test_iterate_for (200);
   save_screenshot (GTK_WIDGET (console), "kernel-console.png");
 
   ks_console_panel_clear (console);
@@ -464,7 +415,7 @@ static const KsRunResult *
 wait_new_result (KsPipeline *pipeline, const KsRunResult *before)
 {
   for (int i = 0; i < 1500 && ks_pipeline_get_result (pipeline) == before; i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
   g_assert_true (ks_pipeline_get_result (pipeline) != before);
   return ks_pipeline_get_result (pipeline);
 }
@@ -515,7 +466,7 @@ test_gpu_fault_and_fix (Fixture *f, gconstpointer data)
   const KsRunResult *good, *now;
   g_autofree char *text = NULL;
 
-  if (!have_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
   if (!ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)))
     {
@@ -523,7 +474,7 @@ test_gpu_fault_and_fix (Fixture *f, gconstpointer data)
       return;
     }
   for (int i = 0; i < 1000 && ks_pipeline_get_result (f->pipeline) == NULL; i++)
-    iterate_for (5);
+    ks_ui_test_iterate_for (5);
   now = ks_pipeline_get_result (f->pipeline);
 
   /* The invert template goes live and the view's result is its output. */
@@ -542,12 +493,12 @@ test_gpu_fault_and_fix (Fixture *f, gconstpointer data)
       text = ks_console_panel_get_text (console);
       if (strstr (text, "cudaErrorIllegalAddress") != NULL)
         break;
-      iterate_for (10);
+      ks_ui_test_iterate_for (10);
     }
   g_test_message ("console: %s", text);
   g_assert_nonnull (strstr (text, "cudaErrorIllegalAddress"));
   g_assert_nonnull (strstr (text, "restarted"));
-  iterate_for (200);
+  ks_ui_test_iterate_for (200);
   save_screenshot (GTK_WIDGET (console), "kernel-console-fault.png");
   save_screenshot (GTK_WIDGET (f->window), "kernel-window-fault.png");
 
@@ -596,7 +547,7 @@ test_gpu_arrays (Fixture *f, gconstpointer data)
   KsLaunchConfig launch;
   gboolean ran = FALSE;
 
-  if (!have_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
   if (!ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)))
     {
@@ -609,7 +560,7 @@ test_gpu_arrays (Fixture *f, gconstpointer data)
   g_assert_cmpint (ks_kernel_panel_get_mode (f->panel), ==, KS_KERNEL_MODE_ANY);
   g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), >=, 1);
 
-  find_widgets (GTK_WIDGET (f->panel), KS_TYPE_ARRAY_VIEW, views);
+  ks_ui_test_find_widgets (GTK_WIDGET (f->panel), KS_TYPE_ARRAY_VIEW, views);
   g_assert_cmpuint (views->len, ==, 1);
   view = g_ptr_array_index (views, 0);
   g_assert_true (ks_array_view_set_bindings (view, bindings, &error));
@@ -626,7 +577,7 @@ test_gpu_arrays (Fixture *f, gconstpointer data)
   g_signal_connect_swapped (f->panel, "arrays-ran", G_CALLBACK (mark_ran), &ran);
   gtk_widget_activate_action (GTK_WIDGET (f->panel), "kernel.run-arrays", NULL);
   for (int i = 0; i < 1000 && !ran; i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
   g_assert_true (ran);
 
   dir = g_dir_make_tmp ("ks-test-arrays-XXXXXX", NULL);
@@ -654,12 +605,8 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  if (!gtk_init_check ())
-    {
-      g_print ("1..0 # SKIP no display (run the ui suite under xvfb-run)\n");
-      return 0;
-    }
-  adw_init ();
+  if (!ks_ui_test_require_display (KS_UI_TEST_ADWAITA))
+    return 0;
   gtk_source_init ();
 
   g_test_add ("/ks/kernel-editor/errors-marked", Fixture, NULL, fixture_setup,

@@ -19,53 +19,17 @@
 #include "ks-lesson-cells.h"
 #include "ks-lesson-window.h"
 #include "ks-pipeline.h"
+#include "ks-ui-test-helpers.h"
 #include "ks-window-lessons.h"
 #include "ks-window.h"
-
-static gboolean have_display;
-
-static gboolean
-skip_without_display (void)
-{
-  if (!have_display)
-    g_test_skip ("No display: run under xvfb-run");
-  return !have_display;
-}
-
-static void
-iterate (void)
-{
-  for (int i = 0; i < 3; i++)
-    {
-      g_usleep (1000);
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-    }
-}
-
-static void
-on_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
-{
-  GAsyncResult **out = user_data;
-
-  *out = g_object_ref (result);
-}
 
 /* A pipeline on the CPU engine: what a laptop without an NVIDIA GPU has. */
 static KsPipeline *
 new_pipeline (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GAsyncResult) switched = NULL;
-  g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
   KsPipeline *pipeline = ks_pipeline_new ();
 
-  ks_pipeline_set_device_async (pipeline, cpu, NULL, on_done_cb, &switched);
-  for (int i = 0; i < 60000 && switched == NULL; i++)
-    iterate ();
-  g_assert_nonnull (switched);
-  g_assert_true (ks_pipeline_set_device_finish (pipeline, switched, &error));
-  g_assert_no_error (error);
+  ks_ui_test_use_cpu (pipeline);
   g_assert_false (ks_engine_is_cuda (ks_pipeline_get_engine (pipeline)));
   return pipeline;
 }
@@ -75,9 +39,9 @@ static void
 wait_for_run (KsLessonWindow *window)
 {
   for (int i = 0; i < 60000 && ks_lesson_window_get_running (window); i++)
-    iterate ();
+    ks_ui_test_iterate ();
   g_assert_false (ks_lesson_window_get_running (window));
-  iterate ();
+  ks_ui_test_iterate ();
 }
 
 typedef struct
@@ -90,7 +54,7 @@ typedef struct
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
-  if (!have_display)
+  if (!ks_ui_test_have_display ())
     return;
   f->pipeline = new_pipeline ();
   f->parent = GTK_WINDOW (gtk_window_new ());
@@ -98,7 +62,7 @@ fixture_setup (Fixture *f, gconstpointer data)
   gtk_window_set_default_size (GTK_WINDOW (f->window), 1280, 1000);
   gtk_window_present (GTK_WINDOW (f->window));
   for (int i = 0; i < 2000 && gtk_widget_get_width (GTK_WIDGET (f->window)) == 0; i++)
-    iterate ();
+    ks_ui_test_iterate ();
   /* The first lesson is selected and runs at once. */
   wait_for_run (f->window);
 }
@@ -106,14 +70,14 @@ fixture_setup (Fixture *f, gconstpointer data)
 static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
-  if (!have_display)
+  if (!ks_ui_test_have_display ())
     return;
   gtk_window_destroy (GTK_WINDOW (f->window));
   gtk_window_destroy (f->parent);
-  iterate ();
+  ks_ui_test_iterate ();
   /* The runner finishes what it holds before the pipeline goes. */
   for (int i = 0; i < 60000 && !ks_pipeline_is_idle (f->pipeline); i++)
-    iterate ();
+    ks_ui_test_iterate ();
   g_assert_finalize_object (f->pipeline);
 }
 
@@ -211,29 +175,6 @@ assert_cells_match_report (Fixture *f)
       }
 }
 
-static void
-save_screenshot (GtkWidget *widget, const char *name)
-{
-  const char *dir = g_getenv ("KS_SCREENSHOT_DIR");
-  g_autofree char *fallback = g_test_build_filename (G_TEST_BUILT, "screenshots", NULL);
-  g_autofree char *path = NULL;
-  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
-  g_autoptr (GskRenderNode) node = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
-
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  g_mkdir_with_parents (dir != NULL ? dir : fallback, 0755);
-  path = g_build_filename (dir != NULL ? dir : fallback, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s", path);
-}
-
 /* Scrolls the lesson's page so that `key`'s widget is `above` pixels below the top. */
 static void
 scroll_to (Fixture *f, const char *key, double above)
@@ -257,14 +198,14 @@ scroll_to (Fixture *f, const char *key, double above)
                                           GTK_TYPE_SCROLLED_WINDOW);
     }
   for (int i = 0; i < 50; i++)
-    iterate ();
+    ks_ui_test_iterate ();
   adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
   g_assert_true (gtk_widget_compute_point (w, gtk_scrolled_window_get_child (
                                                 GTK_SCROLLED_WINDOW (scroller)),
                                            &GRAPHENE_POINT_INIT (0, 0), &p));
   gtk_adjustment_set_value (adj, p.y - above);
   for (int i = 0; i < 20; i++)
-    iterate ();
+    ks_ui_test_iterate ();
 }
 
 /* ---- every lesson ----------------------------------------------------------------------- */
@@ -275,7 +216,7 @@ test_every_lesson (Fixture *f, gconstpointer data)
   guint n = 0;
   const KsLesson *const *lessons = ks_lesson_registry (&n);
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   g_assert_cmpuint (n, >, 10);
   for (guint i = 0; i < n; i++)
@@ -331,7 +272,7 @@ test_known_values (Fixture *f, gconstpointer data)
   KsLessonCells *c;
   const KsArray *a, *b;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
 
   /* 11-11: [0..4]·[0..4] = 30, and its four steps shown. */
@@ -398,7 +339,7 @@ test_book_check_vacuous (Fixture *f, gconstpointer data)
 {
   const KsLessonReport *r;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   run_lesson (f, "11-09", "book");
   r = ks_lesson_window_get_report (f->window);
@@ -432,7 +373,7 @@ test_atomics (Fixture *f, gconstpointer data)
 {
   const KsLessonReport *r;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   run_lesson (f, "12-01", NULL);
   g_assert_nonnull (strstr (label (f, "atomics"), "65536 on global memory"));
@@ -453,7 +394,7 @@ test_atomics (Fixture *f, gconstpointer data)
   assert_cells_match_report (f);
   /* The guard slot's row of bins, the atomics and the refused accesses. */
   scroll_to (f, "atomics", 90);
-  save_screenshot (GTK_WIDGET (f->window), "lesson-defect.png");
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "lesson-defect.png");
 
   /* The racing histogram loses updates: the check says where. */
   run_lesson (f, "12-01", "race");
@@ -474,7 +415,7 @@ test_reset (Fixture *f, gconstpointer data)
   g_autofree char *after = NULL;
   const KsLesson *lesson;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   run_lesson (f, "11-04", NULL);
   lesson = ks_lesson_window_get_lesson (f->window);
@@ -513,7 +454,7 @@ test_run_in_flight (Fixture *f, gconstpointer data)
 {
   guint before;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   run_lesson (f, "11-06", NULL);
   before = ks_lesson_window_get_n_runs (f->window);
@@ -544,22 +485,29 @@ test_presenter (Fixture *f, gconstpointer data)
   KsLessonCells *c;
   int width;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   run_lesson (f, "11-09", NULL);
   c = cells (f, "output:c");
   for (int i = 0; i < 20; i++)
-    iterate ();
+    ks_ui_test_iterate ();
   width = gtk_widget_get_width (GTK_WIDGET (c));
   gtk_widget_add_css_class (GTK_WIDGET (f->parent), "ks-presenter");
   for (int i = 0; i < 20; i++)
-    iterate ();
+    ks_ui_test_iterate ();
   g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (f->window), "ks-presenter"));
   /* Large type: the cells grow with it. */
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (c)), >, width);
   gtk_widget_remove_css_class (GTK_WIDGET (f->parent), "ks-presenter");
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (f->window), "ks-presenter"));
+}
+
+static gboolean
+is_toggle_labelled (GtkWidget *widget, gconstpointer label)
+{
+  return GTK_IS_TOGGLE_BUTTON (widget)
+         && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
 }
 
 static void
@@ -567,40 +515,27 @@ test_screenshots (Fixture *f, gconstpointer data)
 {
   KsLessonCells *c;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   run_lesson (f, "11-09", NULL);
   /* Show Threads: every cell names its block and thread. */
   c = cells (f, "output:c");
   g_assert_false (ks_lesson_cells_get_show_owners (c));
   {
-    GPtrArray *stack = g_ptr_array_new ();
-    GtkToggleButton *owners = NULL;
+    GtkWidget *owners = ks_ui_test_find_widget_matching (GTK_WIDGET (f->window),
+                                                         is_toggle_labelled, "Show _Threads");
 
-    g_ptr_array_add (stack, f->window);
-    while (stack->len > 0 && owners == NULL)
-      {
-        GtkWidget *w = g_ptr_array_steal_index (stack, stack->len - 1);
-
-        if (GTK_IS_TOGGLE_BUTTON (w) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (w)),
-                                                   "Show _Threads") == 0)
-          owners = GTK_TOGGLE_BUTTON (w);
-        for (GtkWidget *ch = gtk_widget_get_first_child (w); ch != NULL;
-             ch = gtk_widget_get_next_sibling (ch))
-          g_ptr_array_add (stack, ch);
-      }
-    g_ptr_array_unref (stack);
     g_assert_nonnull (owners);
-    gtk_toggle_button_set_active (owners, TRUE);
+    gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (owners), TRUE);
   }
   g_assert_true (ks_lesson_cells_get_show_owners (c));
   scroll_to (f, "check", 12);
-  save_screenshot (GTK_WIDGET (f->window), "lesson-matrix.png");
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "lesson-matrix.png");
 
   run_lesson (f, "11-06", NULL);
   g_assert_nonnull (strstr (label (f, "timing-why"), "one span"));
   scroll_to (f, "timings", 12);
-  save_screenshot (GTK_WIDGET (f->window), "lesson-timing.png");
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "lesson-timing.png");
 }
 
 /* ---- the main window's action ------------------------------------------------------------------ */
@@ -612,11 +547,11 @@ test_window_action (void)
   GList *before, *after;
   GtkWindow *lessons = NULL;
 
-  if (skip_without_display ())
+  if (ks_ui_test_skip_without_display ())
     return;
   main_window = ks_window_new (NULL);
   gtk_window_present (GTK_WINDOW (main_window));
-  iterate ();
+  ks_ui_test_iterate ();
   before = gtk_window_list_toplevels ();
   if (!gtk_widget_activate_action (GTK_WIDGET (main_window), "win.lessons", NULL))
     {
@@ -625,9 +560,9 @@ test_window_action (void)
       g_test_skip ("The main window does not install win.lessons yet");
       return;
     }
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (main_window), "win.lessons", NULL));
-  iterate ();
+  ks_ui_test_iterate ();
   after = gtk_window_list_toplevels ();
   /* One Lessons window, transient for the main window, however often it is asked for. */
   for (GList *l = after; l != NULL; l = l->next)
@@ -645,25 +580,14 @@ test_window_action (void)
   g_list_free (after);
   gtk_window_destroy (lessons);
   gtk_window_destroy (GTK_WINDOW (main_window));
-  iterate ();
+  ks_ui_test_iterate ();
 }
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  have_display = gtk_init_check ();
-  if (have_display)
-    {
-      /* The application loads its style sheet itself; the screenshots need it too. */
-      g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
-
-      adw_init ();
-      gtk_css_provider_load_from_resource (css, "/org/kernelscope/Kernelscope/style.css");
-      gtk_style_context_add_provider_for_display (gdk_display_get_default (),
-                                                  GTK_STYLE_PROVIDER (css),
-                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-    }
+  ks_ui_test_init_display (KS_UI_TEST_ADWAITA | KS_UI_TEST_APP_STYLE);
 
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("/ks/ui/lesson-window/every-lesson", test_every_lesson);

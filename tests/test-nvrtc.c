@@ -5,6 +5,7 @@
 
 #include "ks-error.h"
 #include "ks-nvrtc.h"
+#include "ks-test-helpers.h"
 
 /* Every compiled test targets the H200's architecture; NVRTC needs no GPU for it. */
 #define TEST_ARCH 90
@@ -322,17 +323,6 @@ test_load_missing (void)
   g_test_trap_assert_passed ();
 }
 
-static gboolean
-need_nvrtc (void)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (ks_nvrtc_load (&error))
-    return TRUE;
-  g_test_skip (error->message);
-  return FALSE;
-}
-
 static void
 test_supported_archs (void)
 {
@@ -341,7 +331,7 @@ test_supported_archs (void)
   gboolean has_75 = FALSE;
   gboolean has_90 = FALSE;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   g_assert_cmpint (ks_nvrtc_version (), >=, 13000);
@@ -447,7 +437,7 @@ test_compile_errors (void)
       4, 14, "too few arguments" }, /* at the ")" */
   };
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   for (gsize i = 0; i < G_N_ELEMENTS (broken); i++)
@@ -472,7 +462,7 @@ test_compile_prelude (void)
   g_autoptr(KsCompileResult) result = NULL;
   const KsDiagnostic *d;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   /* What Kernelscope puts before the user's text, hidden behind #line. */
@@ -512,7 +502,7 @@ test_compile_warning_and_notes (void)
   const KsDiagnostic *warning = NULL;
   const KsDiagnostic *note = NULL;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   result = compile (source, entries, NULL);
@@ -559,7 +549,7 @@ test_compile_instantiation_notes (void)
   const KsDiagnostic *d;
   const KsDiagnostic *note = NULL;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   result = compile (source, NULL, NULL);
@@ -614,7 +604,7 @@ test_compile_resources (void)
   g_autoptr(KsCompileResult) result = NULL;
   const KsKernelResources *r;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   result = compile (source, entries, NULL);
@@ -686,7 +676,7 @@ test_compile_register_limit (void)
   g_autoptr(KsCompileResult) result = NULL;
   const KsKernelResources *r;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   g_assert_cmpuint (expected_max_threads (96), ==, 640);
@@ -731,7 +721,7 @@ test_compile_lowered_names (void)
                                   NULL };
   g_autoptr(KsCompileResult) result = NULL;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   result = compile (source, entries, NULL);
@@ -765,7 +755,7 @@ test_compile_headers (void)
   g_autoptr(KsCompileResult) without = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   result = ks_nvrtc_compile (&request, &error);
@@ -797,7 +787,7 @@ test_compile_ptxas_error (void)
   g_autoptr(KsCompileResult) result = NULL;
   const KsDiagnostic *d;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   result = compile (source, entries, NULL);
@@ -816,7 +806,7 @@ test_compile_invalid_requests (void)
   g_autoptr(GError) error = NULL;
   KsCompileResult *result;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   result = ks_nvrtc_compile (&request, &error);
@@ -885,7 +875,7 @@ test_compile_cache (void)
   gint64 start;
   double warm_ms;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   ks_nvrtc_clear_cache ();
@@ -929,7 +919,7 @@ test_compile_cache_failures (void)
   const char *const fast[] = { "--use_fast_math", NULL };
   g_autoptr(KsCompileResult) options_differ = NULL;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   /* A broken source typed again is answered from the cache, diagnostics and all. */
@@ -974,7 +964,7 @@ test_compile_threads (void)
   ThreadJob jobs[4] = { { a, 0 }, { b, 0 }, { a, 0 }, { b, 0 } };
   GThread *threads[G_N_ELEMENTS (jobs)];
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   for (gsize i = 0; i < G_N_ELEMENTS (jobs); i++)

@@ -15,71 +15,9 @@
 #include "ks-param-editor.h"
 #include "ks-pipeline.h"
 #include "ks-timing-panel.h"
+#include "ks-ui-test-helpers.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
-
-static gboolean have_display;
-
-/* Without a display every test skips: GLib then exits 77, or reports the
- * skips in TAP under meson. */
-static gboolean
-skip_without_display (void)
-{
-  if (!have_display)
-    g_test_skip ("No display: run under xvfb-run");
-  return !have_display;
-}
-
-/* GTK 4 delivers a button's "clicked" after activation from a timeout: let it happen. */
-static void
-iterate (void)
-{
-  for (int i = 0; i < 3; i++)
-    {
-      g_usleep (1000);
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-    }
-}
-
-/* The pipeline works on its own thread: iterate until everything changed so
- * far is published (at most about a minute, a safety net, not a timing). */
-static void
-settle (KsPipeline *pipeline)
-{
-  for (int i = 0; i < 60000 && !ks_pipeline_is_idle (pipeline); i++)
-    iterate ();
-  g_assert_true (ks_pipeline_is_idle (pipeline));
-  iterate ();
-}
-
-static void
-on_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
-{
-  GAsyncResult **out = user_data;
-
-  *out = g_object_ref (result);
-}
-
-static GAsyncResult *
-wait_for_result (GAsyncResult **result)
-{
-  for (int i = 0; i < 60000 && *result == NULL; i++)
-    iterate ();
-  g_assert_nonnull (*result);
-  return *result;
-}
-
-static void
-set_input (KsPipeline *pipeline, KsInputSlot slot, KsImage *image, const char *name)
-{
-  g_autoptr (GAsyncResult) result = NULL;
-  g_autoptr (GError) error = NULL;
-
-  ks_pipeline_set_input_async (pipeline, slot, image, name, NULL, on_done_cb, &result);
-  g_assert_true (ks_pipeline_set_input_finish (pipeline, wait_for_result (&result), &error));
-  g_assert_no_error (error);
-}
 
 static KsPipeline *
 new_pipeline (void)
@@ -94,9 +32,9 @@ new_pipeline (void)
   g_assert_no_error (error);
   ks_image_fill_random (a, 1);
   ks_image_fill_random (b, 2);
-  set_input (pipeline, KS_INPUT_A, a, "random A");
-  set_input (pipeline, KS_INPUT_B, b, "random B");
-  settle (pipeline);
+  ks_ui_test_set_input (pipeline, KS_INPUT_A, a, "random A");
+  ks_ui_test_set_input (pipeline, KS_INPUT_B, b, "random B");
+  ks_ui_test_settle (pipeline);
   g_assert_nonnull (ks_pipeline_get_result (pipeline));
   return pipeline;
 }
@@ -117,116 +55,51 @@ show_in_window (GtkWidget *panel)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), panel);
   gtk_window_set_child (window, scroller);
   gtk_window_set_default_size (window, 420, 600);
-  gtk_window_present (window);
-  /* Mapping goes through the X server: wait for it (and a first frame). */
-  for (int i = 0; i < 2000 && !(gtk_widget_get_mapped (GTK_WIDGET (window))
-                                && gtk_widget_get_width (panel) > 0); i++)
-    iterate ();
-  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (window)));
-  iterate ();
+  ks_ui_test_present (window, panel);
   return window;
-}
-
-static void
-collect (GtkWidget *widget, GType type, GPtrArray *out)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
-        g_ptr_array_add (out, child);
-      collect (child, type, out);
-    }
-}
-
-static guint
-count_descendants (GtkWidget *widget, GType type)
-{
-  g_autoptr (GPtrArray) found = g_ptr_array_new ();
-
-  collect (widget, type, found);
-  return found->len;
-}
-
-static GtkWidget *
-find_descendant (GtkWidget *widget, GType type)
-{
-  g_autoptr (GPtrArray) found = g_ptr_array_new ();
-
-  collect (widget, type, found);
-  return found->len > 0 ? g_ptr_array_index (found, 0) : NULL;
 }
 
 /* Tests may look inside the panels' templates. */
 static gpointer
 child (gpointer panel, GType type, const char *name)
 {
-  GObject *object = gtk_widget_get_template_child (GTK_WIDGET (panel), type, name);
-
-  g_assert_nonnull (object);
-  return object;
+  return ks_ui_test_template_child (panel, type, name);
 }
 
 static void
 click (gpointer button)
 {
   g_signal_emit_by_name (button, "clicked");
-  iterate ();
+  ks_ui_test_iterate ();
 }
 
-/* With KS_TEST_SCREENSHOTS=dir, each panel is saved as dir/<name>.png. */
+/* With KS_TEST_SCREENSHOTS=dir, each panel is saved as dir/<name>.png, as
+ * tall as the panel, so that the picture shows all of it. */
 static void
 maybe_screenshot (GtkWindow *window, const char *name)
 {
   const char *dir = g_getenv ("KS_TEST_SCREENSHOTS");
-  GtkWidget *widget = GTK_WIDGET (window);
-  g_autoptr (GdkPaintable) paintable = NULL;
-  g_autoptr (GtkSnapshot) snapshot = NULL;
-  g_autoptr (GskRenderNode) node = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
   g_autofree char *file = NULL;
-  g_autofree char *path = NULL;
-  GskRenderer *renderer;
   GtkWidget *scroller;
-  int width = 0, height = 0;
+  int height = 0;
 
   if (dir == NULL)
     return;
-  /* As tall as the panel, so that the picture shows all of it. */
   scroller = gtk_window_get_child (window);
   gtk_widget_measure (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller)),
                       GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (scroller), NULL, &height,
                       NULL, NULL);
-  gtk_window_set_default_size (window, gtk_widget_get_width (widget), height);
-  /* Changed widgets draw only after their next layout: wait for a frame. */
-  paintable = gtk_widget_paintable_new (widget);
-  for (int i = 0; i < 500 && node == NULL; i++)
-    {
-      iterate ();
-      width = gtk_widget_get_width (widget);
-      height = gtk_widget_get_height (widget);
-      snapshot = gtk_snapshot_new ();
-      gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), width, height);
-      node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-    }
-  renderer = gtk_native_get_renderer (GTK_NATIVE (window));
-  g_assert_nonnull (node);
-  g_assert_nonnull (renderer);
-  texture = gsk_renderer_render_texture (renderer, node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+  gtk_window_set_default_size (window, gtk_widget_get_width (GTK_WIDGET (window)), height);
   file = g_strconcat (name, ".png", NULL);
-  path = g_build_filename (dir, file, NULL);
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s", path);
+  ks_ui_test_save_screenshot_in (GTK_WIDGET (window), dir, file);
 }
 
 static void
 finish (GtkWindow *window, KsPipeline *pipeline)
 {
-  settle (pipeline);
+  ks_ui_test_settle (pipeline);
   gtk_window_destroy (window);
-  iterate ();
+  ks_ui_test_iterate ();
   /* The panels dropped their references and handlers. */
   g_assert_finalize_object (pipeline);
 }
@@ -250,40 +123,40 @@ test_op_panel_run (void)
   /* Typing a name and Enter chooses the op, as a user would. */
   gtk_editable_set_text (GTK_EDITABLE (search), "grayscale");
   g_signal_emit_by_name (search, "activate");
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gray");
-  g_assert_cmpuint (count_descendants (params, GTK_TYPE_SWITCH), ==, 1);
-  g_assert_cmpuint (count_descendants (params, GTK_TYPE_SCALE), ==, 0);
+  g_assert_cmpuint (ks_ui_test_count_widgets (params, GTK_TYPE_SWITCH), ==, 1);
+  g_assert_cmpuint (ks_ui_test_count_widgets (params, GTK_TYPE_SCALE), ==, 0);
   g_assert_false (gtk_widget_get_visible (second));
 
-  sw = find_descendant (params, GTK_TYPE_SWITCH);
+  sw = ks_ui_test_find_widget (params, GTK_TYPE_SWITCH);
   g_assert_false (gtk_switch_get_active (GTK_SWITCH (sw)));
   g_assert_cmpfloat (ks_pipeline_get_params (pipeline)->values[0], ==, 0);
   gtk_switch_set_active (GTK_SWITCH (sw), TRUE);
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_cmpfloat (ks_pipeline_get_params (pipeline)->values[0], ==, 1);
   maybe_screenshot (window, "op-panel-gray");
 
   /* The panel follows the pipeline, too. */
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("blend"));
-  iterate ();
-  collect (params, GTK_TYPE_SCALE, scales);
+  ks_ui_test_iterate ();
+  ks_ui_test_find_widgets (params, GTK_TYPE_SCALE, scales);
   g_assert_cmpuint (scales->len, ==, 2);
-  g_assert_cmpuint (count_descendants (params, GTK_TYPE_SWITCH), ==, 0);
+  g_assert_cmpuint (ks_ui_test_count_widgets (params, GTK_TYPE_SWITCH), ==, 0);
   g_assert_true (gtk_widget_get_visible (second));
   g_assert_cmpfloat (gtk_range_get_value (g_ptr_array_index (scales, 0)), ==, 0.5);
 
   gtk_range_set_value (g_ptr_array_index (scales, 1), 1.25);
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_cmpfloat_with_epsilon (ks_pipeline_get_params (pipeline)->values[1], 1.25, 1e-9);
   g_assert_cmpfloat_with_epsilon (ks_pipeline_get_params (pipeline)->values[0], 0.5, 1e-9);
   maybe_screenshot (window, "op-panel-blend");
 
   /* An op without parameters shows none. */
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("invert"));
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_false (gtk_widget_get_visible (params));
-  g_assert_cmpuint (count_descendants (params, GTK_TYPE_SCALE), ==, 0);
+  g_assert_cmpuint (ks_ui_test_count_widgets (params, GTK_TYPE_SCALE), ==, 0);
 
   finish (window, pipeline);
 }
@@ -320,8 +193,8 @@ on_editor_value_changed_cb (KsParamEditor *editor, guint index, double value, gp
 static GtkWidget *
 only_descendant (GtkWidget *widget, GType type)
 {
-  g_assert_cmpuint (count_descendants (widget, type), ==, 1);
-  return find_descendant (widget, type);
+  g_assert_cmpuint (ks_ui_test_count_widgets (widget, type), ==, 1);
+  return ks_ui_test_find_widget (widget, type);
 }
 
 static void
@@ -340,9 +213,9 @@ test_param_editor_run (void)
 
   /* One row per spec, titled and described as the spec says, showing its default. */
   ks_param_editor_set_specs (editor, test_specs, G_N_ELEMENTS (test_specs));
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_cmpuint (ks_param_editor_get_n_specs (editor), ==, 4);
-  collect (widget, ADW_TYPE_ACTION_ROW, rows);
+  ks_ui_test_find_widgets (widget, ADW_TYPE_ACTION_ROW, rows);
   g_assert_cmpuint (rows->len, ==, 4);
   g_assert_cmpstr (adw_preferences_row_get_title (g_ptr_array_index (rows, 0)), ==, "Gain");
   g_assert_cmpstr (adw_action_row_get_subtitle (g_ptr_array_index (rows, 0)), ==,
@@ -403,11 +276,11 @@ test_param_editor_run (void)
 
   /* The same specs keep their widgets (a recompile while dragging); others replace them. */
   ks_param_editor_set_specs (editor, test_specs, G_N_ELEMENTS (test_specs));
-  g_assert_true (find_descendant (widget, GTK_TYPE_SCALE) == scale);
+  g_assert_true (ks_ui_test_find_widget (widget, GTK_TYPE_SCALE) == scale);
   memcpy (changed, test_specs, sizeof changed);
   changed[0].max = 40;
   ks_param_editor_set_specs (editor, changed, G_N_ELEMENTS (changed));
-  g_assert_true (find_descendant (widget, GTK_TYPE_SCALE) != scale);
+  g_assert_true (ks_ui_test_find_widget (widget, GTK_TYPE_SCALE) != scale);
   scale = only_descendant (widget, GTK_TYPE_SCALE);
   g_assert_cmpint (gtk_scale_get_digits (GTK_SCALE (scale)), ==, 1);
   g_assert_cmpfloat (gtk_range_get_value (GTK_RANGE (scale)), ==, 1.5);
@@ -416,17 +289,17 @@ test_param_editor_run (void)
   /* A kernel's rows name the parameter as its source does. */
   ks_param_editor_set_show_names (editor, TRUE);
   g_ptr_array_set_size (rows, 0);
-  collect (widget, ADW_TYPE_ACTION_ROW, rows);
+  ks_ui_test_find_widgets (widget, ADW_TYPE_ACTION_ROW, rows);
   g_assert_cmpstr (adw_action_row_get_subtitle (g_ptr_array_index (rows, 0)), ==, "gain");
   g_assert_cmpstr (adw_action_row_get_subtitle (g_ptr_array_index (rows, 1)), ==, "radius");
 
   ks_param_editor_set_specs (editor, NULL, 0);
   g_assert_cmpuint (ks_param_editor_get_n_specs (editor), ==, 0);
-  g_assert_cmpuint (count_descendants (widget, ADW_TYPE_ACTION_ROW), ==, 0);
+  g_assert_cmpuint (ks_ui_test_count_widgets (widget, ADW_TYPE_ACTION_ROW), ==, 0);
 
   g_object_ref (editor);
   gtk_window_destroy (window);
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_finalize_object (editor);
 }
 
@@ -449,14 +322,14 @@ test_launch_panel_run (void)
   const KsLaunchConfig *launch;
 
   ks_launch_panel_set_pipeline (panel, pipeline);
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_false (gtk_widget_get_visible (error_box));
   g_assert_nonnull (strstr (adw_action_row_get_subtitle (threads_row), "0 pixels unreached"));
 
   /* 64 × 32 = 2048 threads: more than a block may have. */
   gtk_spin_button_set_value (block_x, 64);
   gtk_spin_button_set_value (block_y, 32);
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_false (ks_pipeline_get_validation (pipeline, NULL, NULL));
   g_assert_true (gtk_widget_get_visible (error_box));
   g_assert_nonnull (strstr (gtk_label_get_label (error_label), "1024"));
@@ -471,7 +344,7 @@ test_launch_panel_run (void)
 
   /* Presets set the block. */
   gtk_widget_activate_action (GTK_WIDGET (panel), "launch.preset", "s", "16x16");
-  iterate ();
+  ks_ui_test_iterate ();
   launch = ks_pipeline_get_launch (pipeline);
   g_assert_cmpuint (launch->block.x, ==, 16);
   g_assert_cmpuint (launch->block.y, ==, 16);
@@ -484,12 +357,12 @@ test_launch_panel_run (void)
 
   /* A grid too small leaves pixels out, and the panel says so. */
   gtk_switch_set_active (auto_grid, FALSE);
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_false (ks_pipeline_get_launch (pipeline)->auto_grid);
   g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (grid_x)));
   gtk_spin_button_set_value (grid_x, 1);
   gtk_spin_button_set_value (grid_y, 1);
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->grid.x, ==, 1);
   g_assert_nonnull (strstr (adw_action_row_get_subtitle (threads_row), "the grid is too small"));
   maybe_screenshot (window, "launch-panel");
@@ -504,7 +377,7 @@ has_row_titled (GtkWidget *root, const char *title)
 {
   g_autoptr (GPtrArray) rows = g_ptr_array_new ();
 
-  collect (root, ADW_TYPE_ACTION_ROW, rows);
+  ks_ui_test_find_widgets (root, ADW_TYPE_ACTION_ROW, rows);
   for (guint i = 0; i < rows->len; i++)
     if (g_strcmp0 (adw_preferences_row_get_title (g_ptr_array_index (rows, i)), title) == 0)
       return TRUE;
@@ -529,12 +402,13 @@ test_device_panel_run (void)
   ks_device_panel_set_pipeline (panel, pipeline);
 
   /* On the CPU engine (always available), every property is listed. */
-  ks_pipeline_set_device_async (pipeline, cpu, NULL, on_done_cb, &switched);
-  g_assert_true (ks_pipeline_set_device_finish (pipeline, wait_for_result (&switched), &error));
+  ks_pipeline_set_device_async (pipeline, cpu, NULL, ks_ui_test_on_done_cb, &switched);
+  g_assert_true (ks_pipeline_set_device_finish (pipeline, ks_ui_test_wait_for_result (&switched),
+                                                &error));
   g_assert_no_error (error);
   /* The result holds its source, the pipeline, which must go at the end. */
   g_clear_object (&switched);
-  settle (pipeline);
+  ks_ui_test_settle (pipeline);
   g_assert_true (gtk_drop_down_get_selected_item (dropdown) == (gpointer) cpu);
   props = ks_device_get_properties (cpu);
   g_assert_cmpuint (props->len, >, 0);
@@ -543,7 +417,7 @@ test_device_panel_run (void)
       const KsDeviceProperty *prop = &g_array_index (props, KsDeviceProperty, i);
       g_assert_true (has_row_titled (properties_box, prop->label));
     }
-  g_assert_cmpuint (count_descendants (properties_box, ADW_TYPE_PREFERENCES_GROUP), >=, 2);
+  g_assert_cmpuint (ks_ui_test_count_widgets (properties_box, ADW_TYPE_PREFERENCES_GROUP), >=, 2);
 
   g_assert_cmpint (gtk_widget_get_visible (reason_box), ==,
                    ks_pipeline_get_cpu_reason (pipeline) != NULL);
@@ -590,29 +464,29 @@ test_timing_panel_run (void)
   g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (progress)));
   g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (cancel)));
   click (child (panel, KS_TYPE_TIMING_PANEL, "measure_button"));
-  settle (pipeline);
+  ks_ui_test_settle (pipeline);
   g_assert_true (gtk_widget_get_visible (measure_group));
   g_assert_true (g_str_has_suffix (gtk_label_get_label (median), " ms"));
   g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (cancel)));
 
   click (child (panel, KS_TYPE_TIMING_PANEL, "compare_button"));
-  settle (pipeline);
+  ks_ui_test_settle (pipeline);
   g_assert_true (gtk_widget_get_visible (compare_group));
   g_assert_true (g_str_has_prefix (adw_action_row_get_subtitle (identical_row), "Yes"));
   maybe_screenshot (window, "timing-panel");
 
   /* The frame rate shows only while frames are being produced. */
   ks_pipeline_set_fps (pipeline, 30);
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_true (gtk_widget_get_visible (fps_row));
   g_assert_cmpstr (gtk_label_get_label (fps_label), ==, "30.0");
   ks_pipeline_set_fps (pipeline, 0);
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_false (gtk_widget_get_visible (fps_row));
 
   /* A new configuration makes the old measurement stale. */
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("gray"));
-  settle (pipeline);
+  ks_ui_test_settle (pipeline);
   g_assert_false (gtk_widget_get_visible (measure_group));
 
   finish (window, pipeline);
@@ -633,7 +507,7 @@ test_histogram_panel_run (void)
 
   ks_histogram_panel_set_pipeline (panel, pipeline);
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("invert"));
-  settle (pipeline);
+  ks_ui_test_settle (pipeline);
 
   g_assert_nonnull (ks_histogram_view_get_bins (input_view));
   g_assert_nonnull (ks_pipeline_get_input_histogram (pipeline));
@@ -663,42 +537,42 @@ test_histogram_panel_run (void)
 static void
 test_op_panel (void)
 {
-  if (!skip_without_display ())
+  if (!ks_ui_test_skip_without_display ())
     test_op_panel_run ();
 }
 
 static void
 test_param_editor (void)
 {
-  if (!skip_without_display ())
+  if (!ks_ui_test_skip_without_display ())
     test_param_editor_run ();
 }
 
 static void
 test_launch_panel (void)
 {
-  if (!skip_without_display ())
+  if (!ks_ui_test_skip_without_display ())
     test_launch_panel_run ();
 }
 
 static void
 test_device_panel (void)
 {
-  if (!skip_without_display ())
+  if (!ks_ui_test_skip_without_display ())
     test_device_panel_run ();
 }
 
 static void
 test_timing_panel (void)
 {
-  if (!skip_without_display ())
+  if (!ks_ui_test_skip_without_display ())
     test_timing_panel_run ();
 }
 
 static void
 test_histogram_panel (void)
 {
-  if (!skip_without_display ())
+  if (!ks_ui_test_skip_without_display ())
     test_histogram_panel_run ();
 }
 
@@ -706,9 +580,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  have_display = gtk_init_check ();
-  if (have_display)
-    adw_init ();
+  ks_ui_test_init_display (KS_UI_TEST_ADWAITA);
 
   g_test_add_func ("/ks/ui/panels/op", test_op_panel);
   g_test_add_func ("/ks/ui/panels/param-editor", test_param_editor);

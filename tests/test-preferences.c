@@ -9,53 +9,13 @@
 
 #include "ks-preferences-window.h"
 #include "ks-timing-panel.h"
+#include "ks-ui-test-helpers.h"
 #include "ks-window-private.h"
 
+/* What the tests set: reset before each. */
 static const char *const keys[] = { "last-op", "last-params", "last-launch", "last-engine",
                                     "restore-last", "launch-defaults", "measure-repeats",
                                     "color-scheme", "default-engine", NULL };
-
-static void
-iterate_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    {
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-      g_usleep (2000);
-    }
-}
-
-static GSettings *
-fresh_settings (void)
-{
-  GSettings *settings = g_settings_new ("org.kernelscope.Kernelscope");
-
-  for (guint i = 0; keys[i] != NULL; i++)
-    g_settings_reset (settings, keys[i]);
-  /* The CPU engine everywhere: the same pixels on every machine. */
-  g_settings_set_string (settings, "default-engine", "cpu");
-  return settings;
-}
-
-static KsWindow *
-open_window (void)
-{
-  KsWindow *window = ks_window_new (NULL);
-
-  gtk_window_present (GTK_WINDOW (window));
-  iterate_for (100);
-  return window;
-}
-
-static void
-close_window (KsWindow *window)
-{
-  gtk_window_destroy (GTK_WINDOW (window));
-  iterate_for (50);
-}
 
 static double
 param (KsPipeline *pipeline, const char *name)
@@ -68,7 +28,7 @@ param (KsPipeline *pipeline, const char *name)
 static void
 test_restores_last (void)
 {
-  g_autoptr (GSettings) settings = fresh_settings ();
+  g_autoptr (GSettings) settings = ks_ui_test_fresh_settings (keys);
   GVariantBuilder params;
   KsWindow *window;
   KsPipeline *pipeline;
@@ -83,7 +43,7 @@ test_restores_last (void)
   g_settings_set_value (settings, "last-params", g_variant_builder_end (&params));
   g_settings_set (settings, "last-launch", "(uuuuuubbu)", 8, 8, 1, 0, 0, 0, TRUE, TRUE, 2);
 
-  window = open_window ();
+  window = ks_ui_test_open_window ();
   pipeline = ks_window_get_pipeline (window);
   g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gaussian_blur");
   g_assert_cmpfloat (param (pipeline, "sigma"), ==, 3.5);
@@ -97,7 +57,7 @@ test_restores_last (void)
 
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("box_blur"));
   ks_pipeline_set_param (pipeline, 0, 7);
-  close_window (window);
+  ks_ui_test_close_window (window);
   op = g_settings_get_string (settings, "last-op");
   g_assert_cmpstr (op, ==, "box_blur");
   g_assert_true (g_variant_lookup (g_settings_get_value (settings, "last-params"), "radius", "d",
@@ -110,31 +70,31 @@ test_restores_last (void)
 static void
 test_corrupt_values_skipped (void)
 {
-  g_autoptr (GSettings) settings = fresh_settings ();
+  g_autoptr (GSettings) settings = ks_ui_test_fresh_settings (keys);
   GVariantBuilder params;
   KsWindow *window;
   KsPipeline *pipeline;
   const KsOp *op;
 
   g_settings_set_string (settings, "last-op", "no-such-op");
-  window = open_window ();
+  window = ks_ui_test_open_window ();
   pipeline = ks_window_get_pipeline (window);
   op = ks_pipeline_get_op (pipeline);
   g_assert_nonnull (op);
   g_assert_cmpstr (op->id, !=, "no-such-op");
-  close_window (window);
+  ks_ui_test_close_window (window);
 
   g_variant_builder_init (&params, G_VARIANT_TYPE ("a{sd}"));
   g_variant_builder_add (&params, "{sd}", "sigma", 999.0);
   g_settings_set_string (settings, "last-op", "gaussian_blur");
   g_settings_set_value (settings, "last-params", g_variant_builder_end (&params));
   g_settings_set (settings, "last-launch", "(uuuuuubbu)", 0, 8, 1, 0, 0, 0, TRUE, FALSE, 3);
-  window = open_window ();
+  window = ks_ui_test_open_window ();
   pipeline = ks_window_get_pipeline (window);
   g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gaussian_blur");
   g_assert_cmpfloat (param (pipeline, "sigma"), ==, 1.5);
   g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.x, !=, 0);
-  close_window (window);
+  ks_ui_test_close_window (window);
 }
 
 /* Teaching defaults: a window that restores nothing launches one pixel per
@@ -142,25 +102,25 @@ test_corrupt_values_skipped (void)
 static void
 test_teaching_launch (void)
 {
-  g_autoptr (GSettings) settings = fresh_settings ();
+  g_autoptr (GSettings) settings = ks_ui_test_fresh_settings (keys);
   KsWindow *window;
   const KsLaunchConfig *l;
 
   g_settings_set_boolean (settings, "restore-last", FALSE);
   g_settings_set_string (settings, "launch-defaults", "teaching");
-  window = open_window ();
+  window = ks_ui_test_open_window ();
   l = ks_pipeline_get_launch (ks_window_get_pipeline (window));
   g_assert_cmpuint (l->pixels_per_thread, ==, 1);
   g_assert_cmpint (l->mode, ==, KS_LAUNCH_PER_PIXEL);
-  close_window (window);
+  ks_ui_test_close_window (window);
 }
 
 /* The rows change the settings, and the window follows them at once. */
 static void
 test_preferences_rows (void)
 {
-  g_autoptr (GSettings) settings = fresh_settings ();
-  KsWindow *window = open_window ();
+  g_autoptr (GSettings) settings = ks_ui_test_fresh_settings (keys);
+  KsWindow *window = ks_ui_test_open_window ();
   KsPreferencesWindow *prefs;
   AdwComboRow *style, *launch, *engine;
   GtkSpinButton *repeats;
@@ -169,10 +129,10 @@ test_preferences_rows (void)
   g_autofree char *start = NULL;
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.preferences", NULL));
-  iterate_for (50);
+  ks_ui_test_iterate_for (50);
   prefs = ks_preferences_window_new (GTK_WINDOW (window), settings);
   gtk_window_present (GTK_WINDOW (prefs));
-  iterate_for (50);
+  ks_ui_test_iterate_for (50);
   style = ADW_COMBO_ROW (gtk_widget_get_template_child (GTK_WIDGET (prefs),
                                                         KS_TYPE_PREFERENCES_WINDOW, "style_row"));
   launch = ADW_COMBO_ROW (gtk_widget_get_template_child (GTK_WIDGET (prefs),
@@ -189,11 +149,11 @@ test_preferences_rows (void)
   g_assert_cmpfloat (gtk_spin_button_get_value (repeats), ==, 100);
 
   adw_combo_row_set_selected (style, 2);
-  iterate_for (20);
+  ks_ui_test_iterate_for (20);
   g_assert_cmpint (adw_style_manager_get_color_scheme (adw_style_manager_get_default ()), ==,
                    ADW_COLOR_SCHEME_FORCE_DARK);
   adw_combo_row_set_selected (style, 0);
-  iterate_for (20);
+  ks_ui_test_iterate_for (20);
   g_assert_cmpint (adw_style_manager_get_color_scheme (adw_style_manager_get_default ()), ==,
                    ADW_COLOR_SCHEME_DEFAULT);
 
@@ -211,7 +171,7 @@ test_preferences_rows (void)
   g_assert_cmpfloat (gtk_adjustment_get_value (measure), ==, 37);
 
   gtk_window_destroy (GTK_WINDOW (prefs));
-  close_window (window);
+  ks_ui_test_close_window (window);
 }
 
 int
@@ -220,21 +180,11 @@ main (int argc, char *argv[])
   g_autofree char *schemas = NULL;
 
   g_test_init (&argc, &argv, NULL);
-  /* The schema compiled in the build tree: build/resources. */
-  schemas = g_test_build_filename (G_TEST_BUILT, "..", "resources", NULL);
-  g_setenv ("GSETTINGS_SCHEMA_DIR", schemas, TRUE);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  if (!gtk_init_check ())
-    {
-      g_print ("1..0 # SKIP no display (run the ui suite under xvfb-run)\n");
-      return 0;
-    }
-  adw_init ();
-  if (!g_file_test (schemas, G_FILE_TEST_IS_DIR))
-    {
-      g_print ("1..0 # SKIP the compiled schema is not in %s\n", schemas);
-      return 77;
-    }
+  schemas = ks_ui_test_use_build_schemas ();
+  if (!ks_ui_test_require_display (KS_UI_TEST_ADWAITA))
+    return 0;
+  if (!ks_ui_test_have_build_schemas (schemas))
+    return 77;
 
   g_test_add_func ("/ks/ui/preferences/restores-last", test_restores_last);
   g_test_add_func ("/ks/ui/preferences/corrupt-values-skipped", test_corrupt_values_skipped);

@@ -11,6 +11,7 @@
 
 #include "ks-image-view.h"
 #include "ks-pipeline.h"
+#include "ks-ui-test-helpers.h"
 
 /* 16 M pixels: one run of the CPU engine takes milliseconds, so 10 000 take
  * minutes, far longer than this test runs. */
@@ -18,8 +19,6 @@
 #define REPEATS 10000
 #define LEVEL 100
 #define BRIGHTER 50
-
-static gboolean have_display;
 
 /* Every iteration of the main loop that reaches idle priority. */
 typedef struct
@@ -42,37 +41,15 @@ tick_cb (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-static void
-iterate (void)
-{
-  for (int i = 0; i < 100 && g_main_context_iteration (NULL, FALSE); i++)
-    ;
-}
+/* The waits iterate the main loop without ever blocking it, so that the
+ * ticker's idle source runs all along; about two minutes at most, a safety
+ * net rather than a timing. */
+#define WAIT_S 120
 
 static gboolean
-heartbeat_cb (gpointer user_data)
+wait_until (KsUiTestCondition cond, gpointer data)
 {
-  guint *beats = user_data;
-
-  (*beats)++;
-  return G_SOURCE_CONTINUE;
-}
-
-/* Iterates until cond holds. The heartbeat wakes the loop when nothing else
- * does; its count caps the wait at about two minutes, a safety net rather
- * than a timing. */
-typedef gboolean (*Condition) (gpointer data);
-
-static gboolean
-wait_until (Condition cond, gpointer data)
-{
-  guint beats = 0;
-  guint heartbeat = g_timeout_add (10, heartbeat_cb, &beats);
-
-  while (!cond (data) && beats < 12000)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_remove (heartbeat);
-  return cond (data);
+  return ks_ui_test_wait_until (cond, data, WAIT_S);
 }
 
 static gboolean
@@ -85,14 +62,6 @@ static gboolean
 has_result (gpointer data)
 {
   return *(GAsyncResult **) data != NULL;
-}
-
-static void
-on_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
-{
-  GAsyncResult **out = user_data;
-
-  *out = g_object_ref (result);
 }
 
 typedef struct
@@ -167,12 +136,12 @@ test_measure_keeps_window_live_run (void)
 
   g_assert_nonnull (image);
   ks_image_fill (image, LEVEL);
-  ks_pipeline_set_device_async (pipeline, cpu, NULL, on_done_cb, &step);
+  ks_pipeline_set_device_async (pipeline, cpu, NULL, ks_ui_test_on_done_cb, &step);
   g_assert_true (wait_until (has_result, &step));
   g_assert_true (ks_pipeline_set_device_finish (pipeline, step, &error));
   g_assert_no_error (error);
   g_clear_object (&step);
-  ks_pipeline_set_input_async (pipeline, KS_INPUT_A, image, "flat", NULL, on_done_cb, &step);
+  ks_pipeline_set_input_async (pipeline, KS_INPUT_A, image, "flat", NULL, ks_ui_test_on_done_cb, &step);
   g_assert_true (wait_until (has_result, &step));
   g_assert_true (ks_pipeline_set_input_finish (pipeline, step, &error));
   g_assert_no_error (error);
@@ -190,7 +159,7 @@ test_measure_keeps_window_live_run (void)
   g_assert_true (wait_until (view_shows, &shown));
 
   idle_id = g_idle_add (tick_cb, &ticker);
-  ks_pipeline_measure_async (pipeline, REPEATS, cancellable, on_done_cb, &measured);
+  ks_pipeline_measure_async (pipeline, REPEATS, cancellable, ks_ui_test_on_done_cb, &measured);
   g_assert_true (ks_pipeline_get_busy (pipeline));
   measuring = (Measuring) { pipeline, &measured };
   g_assert_true (wait_until (progress_started, &measuring));
@@ -224,7 +193,7 @@ test_measure_keeps_window_live_run (void)
   g_clear_object (&measured);
   g_assert_true (wait_until (is_idle, pipeline));
   gtk_window_destroy (window);
-  iterate ();
+  ks_ui_test_iterate_some ();
   g_assert_finalize_object (g_steal_pointer (&pipeline));
 }
 
@@ -265,7 +234,7 @@ test_live_runs_coalesce (void)
 
   ks_image_fill (image, LEVEL);
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("brightness_contrast"));
-  ks_pipeline_set_input_async (pipeline, KS_INPUT_A, image, "flat", NULL, on_done_cb, &step);
+  ks_pipeline_set_input_async (pipeline, KS_INPUT_A, image, "flat", NULL, ks_ui_test_on_done_cb, &step);
   g_assert_true (wait_until (has_result, &step));
   g_assert_true (ks_pipeline_set_input_finish (pipeline, step, &error));
   g_assert_no_error (error);
@@ -275,13 +244,13 @@ test_live_runs_coalesce (void)
 
   g_mutex_init (&gate.lock);
   g_cond_init (&gate.cond);
-  gate_task = g_task_new (NULL, NULL, on_done_cb, &gated);
+  gate_task = g_task_new (NULL, NULL, ks_ui_test_on_done_cb, &gated);
   g_task_set_task_data (gate_task, &gate, NULL);
   ks_runner_queue (ks_pipeline_get_runner (pipeline), gate_task, gate_thread);
   for (guint i = 1; i <= 100; i++)
     {
       ks_pipeline_set_param (pipeline, 0, i);
-      iterate ();
+      ks_ui_test_iterate_some ();
     }
   g_mutex_lock (&gate.lock);
   gate.released = TRUE;
@@ -305,9 +274,7 @@ test_live_runs_coalesce (void)
 static void
 test_measure_keeps_window_live (void)
 {
-  if (!have_display)
-    g_test_skip ("No display: run under xvfb-run");
-  else
+  if (!ks_ui_test_skip_without_display ())
     test_measure_keeps_window_live_run ();
 }
 
@@ -315,7 +282,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  have_display = gtk_init_check ();
+  ks_ui_test_init_display (KS_UI_TEST_GTK);
 
   g_test_add_func ("/ks/ui/runner/measure-keeps-window-live", test_measure_keeps_window_live);
   g_test_add_func ("/ks/ui/runner/live-runs-coalesce", test_live_runs_coalesce);

@@ -15,22 +15,10 @@
 
 #include "ks-image-view.h"
 #include "ks-session.h"
+#include "ks-ui-test-helpers.h"
 #include "ks-window-private.h"
 
 static char *tmp_root;
-
-static void
-iterate_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    {
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-      g_usleep (2000);
-    }
-}
 
 static void
 wait_idle (KsWindow *window)
@@ -40,7 +28,7 @@ wait_idle (KsWindow *window)
   /* Twice idle in a row: an upload's completion queues the run after it. */
   for (int i = 0, calm = 0; i < 2000 && calm < 3; i++)
     {
-      iterate_for (10);
+      ks_ui_test_iterate_for (10);
       calm = ks_pipeline_is_idle (pipeline) ? calm + 1 : 0;
     }
   g_assert_true (ks_pipeline_is_idle (pipeline));
@@ -56,7 +44,7 @@ wait_message (KsWindow *window, const char *text)
 
       if (message != NULL && strstr (message, text) != NULL)
         return message;
-      iterate_for (10);
+      ks_ui_test_iterate_for (10);
     }
   g_test_message ("last message: %s", ks_window_get_last_message (window));
   g_assert_not_reached ();
@@ -70,7 +58,7 @@ wait_input_name (KsWindow *window, const char *name)
 
   for (int i = 0; i < 1000 && g_strcmp0 (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), name);
        i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
   g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, name);
 }
 
@@ -79,12 +67,8 @@ fresh_settings (void)
 {
   static const char *const keys[] = { "last-op", "last-params", "last-launch", "last-engine",
                                       "restore-last", "launch-defaults", NULL };
-  GSettings *settings = g_settings_new ("org.kernelscope.Kernelscope");
 
-  for (guint i = 0; keys[i] != NULL; i++)
-    g_settings_reset (settings, keys[i]);
-  g_settings_set_string (settings, "default-engine", "cpu");
-  return settings;
+  return ks_ui_test_fresh_settings (keys);
 }
 
 static KsWindow *
@@ -101,13 +85,6 @@ open_window (gboolean sample)
     }
   wait_idle (window);
   return window;
-}
-
-static void
-close_window (KsWindow *window)
-{
-  gtk_window_destroy (GTK_WINDOW (window));
-  iterate_for (50);
 }
 
 static char *
@@ -262,8 +239,8 @@ test_round_trip (void)
   restored = output_of (b);
   g_assert_true (ks_image_equal (expected, restored));
 
-  close_window (b);
-  close_window (a);
+  ks_ui_test_close_window (b);
+  ks_ui_test_close_window (a);
 }
 
 /* A pasted image has no file: it travels inside the session, exactly. */
@@ -302,8 +279,8 @@ test_embedded_input (void)
                                  pasted));
   restored = output_of (b);
   g_assert_true (ks_image_equal (expected, restored));
-  close_window (b);
-  close_window (a);
+  ks_ui_test_close_window (b);
+  ks_ui_test_close_window (a);
 }
 
 typedef struct
@@ -470,7 +447,7 @@ test_refused (void)
       /* One sentence, on one line. */
       g_assert_null (strchr (message, '\n'));
       g_assert_null (strstr (message, ". "));
-      iterate_for (100);
+      ks_ui_test_iterate_for (100);
       wait_idle (window);
       state_assert_same (&before, window);
     }
@@ -482,7 +459,7 @@ test_refused (void)
     wait_message (window, "Opened the session good.kscope.json");
   }
   state_clear (&before);
-  close_window (window);
+  ks_ui_test_close_window (window);
 }
 
 /* What this machine lacks is left out on its own, named, and the rest applies. */
@@ -542,7 +519,7 @@ test_partly_applied (void)
   g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "sharpen");
   g_assert_cmpfloat (param (pipeline, "amount"), ==, 1);
   g_assert_cmpfloat (param (pipeline, "radius"), ==, 2.5);
-  close_window (window);
+  ks_ui_test_close_window (window);
 }
 
 /* A window that closes leaves its session in the state folder; the next
@@ -576,9 +553,9 @@ test_last_session (void)
   ks_launch_config_init (&launch, 64, 2);
   ks_pipeline_set_launch (pipeline, &launch);
   wait_idle (window);
-  close_window (window);
+  ks_ui_test_close_window (window);
   for (int i = 0; i < 500 && !g_file_test (last_path, G_FILE_TEST_EXISTS); i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
   g_assert_true (g_file_test (last_path, G_FILE_TEST_EXISTS));
 
   /* Only the session can bring these back: the settings forget them. */
@@ -594,9 +571,9 @@ test_last_session (void)
   g_assert_cmpfloat (param (pipeline, "gamma"), ==, 0.75);
   g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.x, ==, 64);
   wait_idle (window);
-  close_window (window);
+  ks_ui_test_close_window (window);
   for (int i = 0; i < 100; i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
 
   /* Images on the command line win over the session's inputs. */
   g_settings_reset (settings, "last-op");
@@ -605,12 +582,12 @@ test_last_session (void)
   ks_session_start_window (window, NULL, TRUE);
   pipeline = ks_window_get_pipeline (window);
   for (int i = 0; i < 500 && g_strcmp0 (ks_pipeline_get_op (pipeline)->id, "gamma") != 0; i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
   g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gamma");
-  iterate_for (200);
+  ks_ui_test_iterate_for (200);
   g_assert_null (ks_pipeline_get_input (pipeline, KS_INPUT_A));
-  close_window (window);
-  iterate_for (200);
+  ks_ui_test_close_window (window);
+  ks_ui_test_iterate_for (200);
 
   /* restore-last off: the sample and the default op. */
   g_settings_set_boolean (settings, "restore-last", FALSE);
@@ -619,10 +596,10 @@ test_last_session (void)
   gtk_window_present (GTK_WINDOW (window));
   ks_session_start_window (window, NULL, FALSE);
   wait_input_name (window, "astronaut.png");
-  iterate_for (200);
+  ks_ui_test_iterate_for (200);
   g_assert_cmpstr (ks_pipeline_get_op (ks_window_get_pipeline (window))->id, ==, "invert");
-  close_window (window);
-  iterate_for (200);
+  ks_ui_test_close_window (window);
+  ks_ui_test_iterate_for (200);
   g_settings_reset (settings, "restore-last");
 }
 
@@ -659,7 +636,7 @@ wait_bundle (KsWindow *window, const char *parent)
             name = g_strdup (message + strlen (prefix));
         }
       if (name == NULL)
-        iterate_for (10);
+        ks_ui_test_iterate_for (10);
     }
   g_assert_nonnull (name);
   entries = folder_entries (parent);
@@ -792,7 +769,7 @@ test_bundle (void)
     wait_message (window, "Could not export the bundle");
     g_assert_false (g_file_test ("/nonexistent-ks-dir", G_FILE_TEST_EXISTS));
   }
-  close_window (window);
+  ks_ui_test_close_window (window);
 }
 
 static gboolean
@@ -817,7 +794,7 @@ static void
 wait_menu_has (GMenuModel *menu, const char *uri)
 {
   for (int i = 0; i < 500 && !menu_has (menu, uri, NULL); i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
   g_assert_true (menu_has (menu, uri, NULL));
 }
 
@@ -877,9 +854,9 @@ test_recent (void)
                                              session_uri));
   wait_message (window, "is not there any more");
   for (int i = 0; i < 500 && menu_has (menu, session_uri, NULL); i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
   g_assert_false (menu_has (menu, session_uri, NULL));
-  close_window (window);
+  ks_ui_test_close_window (window);
 }
 
 static void
@@ -918,20 +895,11 @@ main (int argc, char *argv[])
   data = g_build_filename (tmp_root, "data", NULL);
   g_setenv ("XDG_STATE_HOME", state, TRUE);
   g_setenv ("XDG_DATA_HOME", data, TRUE);
-  schemas = g_test_build_filename (G_TEST_BUILT, "..", "resources", NULL);
-  g_setenv ("GSETTINGS_SCHEMA_DIR", schemas, TRUE);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  if (!gtk_init_check ())
-    {
-      g_print ("1..0 # SKIP no display (run the ui suite under xvfb-run)\n");
-      return 0;
-    }
-  adw_init ();
-  if (!g_file_test (schemas, G_FILE_TEST_IS_DIR))
-    {
-      g_print ("1..0 # SKIP the compiled schema is not in %s\n", schemas);
-      return 77;
-    }
+  schemas = ks_ui_test_use_build_schemas ();
+  if (!ks_ui_test_require_display (KS_UI_TEST_ADWAITA))
+    return 0;
+  if (!ks_ui_test_have_build_schemas (schemas))
+    return 77;
 
   g_test_add_func ("/ks/ui/session/round-trip", test_round_trip);
   g_test_add_func ("/ks/ui/session/embedded-input", test_embedded_input);

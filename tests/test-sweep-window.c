@@ -17,84 +17,27 @@
 #include "ks-pipeline.h"
 #include "ks-sweep-chart.h"
 #include "ks-sweep-window.h"
+#include "ks-ui-test-helpers.h"
 
 /* The set row's entries, in the template's order. */
 #define SET_POWERS 1
 #define SET_CUSTOM 2
-
-static gboolean have_display;
-
-static gboolean
-skip_without_display (void)
-{
-  if (!have_display)
-    g_test_skip ("No display: run under xvfb-run");
-  return !have_display;
-}
-
-/* GTK 4 delivers a button's "clicked" after activation from a timeout: let it happen. */
-static void
-iterate (void)
-{
-  for (int i = 0; i < 3; i++)
-    {
-      g_usleep (1000);
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-    }
-}
-
-/* The pipeline works on its own thread: iterate until everything changed so
- * far is published (at most about a minute, a safety net, not a timing). */
-static void
-settle (KsPipeline *pipeline)
-{
-  for (int i = 0; i < 60000 && !ks_pipeline_is_idle (pipeline); i++)
-    iterate ();
-  g_assert_true (ks_pipeline_is_idle (pipeline));
-  iterate ();
-}
-
-static void
-on_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
-{
-  GAsyncResult **out = user_data;
-
-  *out = g_object_ref (result);
-}
-
-static GAsyncResult *
-wait_for_result (GAsyncResult **result)
-{
-  for (int i = 0; i < 60000 && *result == NULL; i++)
-    iterate ();
-  g_assert_nonnull (*result);
-  return *result;
-}
 
 /* A pipeline on the CPU engine with a size × size random image and the invert op. */
 static KsPipeline *
 new_pipeline (guint size)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GAsyncResult) switched = NULL;
-  g_autoptr (GAsyncResult) uploaded = NULL;
-  g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
   g_autoptr (KsImage) image = ks_image_new (KS_FORMAT_RGBA8, size, size, &error);
   KsPipeline *pipeline = ks_pipeline_new ();
 
   g_assert_no_error (error);
-  ks_pipeline_set_device_async (pipeline, cpu, NULL, on_done_cb, &switched);
-  g_assert_true (ks_pipeline_set_device_finish (pipeline, wait_for_result (&switched), &error));
-  g_assert_no_error (error);
+  ks_ui_test_use_cpu (pipeline);
   g_assert_false (ks_engine_is_cuda (ks_pipeline_get_engine (pipeline)));
   ks_image_fill_random (image, 7);
-  ks_pipeline_set_input_async (pipeline, KS_INPUT_A, image, "random", NULL, on_done_cb,
-                               &uploaded);
-  g_assert_true (ks_pipeline_set_input_finish (pipeline, wait_for_result (&uploaded), &error));
-  g_assert_no_error (error);
+  ks_ui_test_set_input (pipeline, KS_INPUT_A, image, "random");
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("invert"));
-  settle (pipeline);
+  ks_ui_test_settle (pipeline);
   g_assert_nonnull (ks_pipeline_get_result (pipeline));
   return pipeline;
 }
@@ -105,25 +48,14 @@ show_window (KsPipeline *pipeline)
   KsSweepWindow *window = KS_SWEEP_WINDOW (ks_sweep_window_new (NULL, pipeline));
 
   gtk_window_set_default_size (GTK_WINDOW (window), 960, 800);
-  gtk_window_present (GTK_WINDOW (window));
-  /* Mapping goes through the X server: wait for it and a first layout. */
-  for (int i = 0; i < 2000 && !(gtk_widget_get_mapped (GTK_WIDGET (window))
-                                && gtk_widget_get_width (GTK_WIDGET (
-                                     ks_sweep_window_get_chart (window))) > 0); i++)
-    iterate ();
-  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (window)));
-  iterate ();
+  ks_ui_test_present (GTK_WINDOW (window), GTK_WIDGET (ks_sweep_window_get_chart (window)));
   return window;
 }
 
 static gpointer
 child (KsSweepWindow *window, const char *name)
 {
-  GObject *object = gtk_widget_get_template_child (GTK_WIDGET (window), KS_TYPE_SWEEP_WINDOW,
-                                                   name);
-
-  g_assert_nonnull (object);
-  return object;
+  return ks_ui_test_template_child (window, KS_TYPE_SWEEP_WINDOW, name);
 }
 
 /* Chooses the shapes as a user does: the set row, and the entry for a list. */
@@ -134,7 +66,7 @@ choose_shapes (KsSweepWindow *window, guint set, const char *list, guint repeats
   if (list != NULL)
     gtk_editable_set_text (GTK_EDITABLE (child (window, "custom_row")), list);
   gtk_spin_button_set_value (child (window, "repeats_spin"), repeats);
-  iterate ();
+  ks_ui_test_iterate ();
 }
 
 static void
@@ -144,7 +76,7 @@ press (KsSweepWindow *window, const char *button)
 
   g_assert_true (gtk_widget_is_sensitive (widget));
   g_signal_emit_by_name (widget, "clicked");
-  iterate ();
+  ks_ui_test_iterate ();
 }
 
 static void
@@ -152,9 +84,9 @@ wait_while_running (KsSweepWindow *window)
 {
   for (int i = 0; i < 60000 && ks_sweep_window_get_state (window) == KS_SWEEP_WINDOW_RUNNING;
        i++)
-    iterate ();
+    ks_ui_test_iterate ();
   g_assert_cmpint (ks_sweep_window_get_state (window), !=, KS_SWEEP_WINDOW_RUNNING);
-  iterate ();
+  ks_ui_test_iterate ();
 }
 
 static const char *
@@ -171,51 +103,11 @@ close_window (KsSweepWindow *window, KsPipeline *pipeline)
   g_object_add_weak_pointer (G_OBJECT (window), &weak);
   gtk_window_destroy (GTK_WINDOW (window));
   for (int i = 0; i < 1000 && weak != NULL; i++)
-    iterate ();
+    ks_ui_test_iterate ();
   /* Nothing holds the window once it is closed, and it let go of the pipeline. */
   g_assert_null (weak);
-  settle (pipeline);
+  ks_ui_test_settle (pipeline);
   g_assert_finalize_object (pipeline);
-}
-
-/* The widget as it is drawn now. A widget draws only after its first frame
- * (its paintable gives no node before): wait for one. */
-static GdkTexture *
-render_texture (GtkWidget *widget)
-{
-  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  g_autoptr (GskRenderNode) node = NULL;
-  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-  int w = 0, h = 0;
-
-  for (int i = 0; i < 500 && node == NULL; i++)
-    {
-      g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
-
-      iterate ();
-      w = gtk_widget_get_width (widget);
-      h = gtk_widget_get_height (widget);
-      gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
-      node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-    }
-  g_assert_nonnull (node);
-  g_assert_nonnull (renderer);
-  return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-}
-
-/* The widget as drawn: B, G, R, A bytes per pixel. */
-static guint8 *
-render_widget (GtkWidget *widget, int *width, int *height, gsize *stride)
-{
-  g_autoptr (GdkTexture) texture = render_texture (widget);
-  guint8 *pixels;
-
-  *width = gdk_texture_get_width (texture);
-  *height = gdk_texture_get_height (texture);
-  *stride = (gsize) *width * 4;
-  pixels = g_malloc (*stride * *height);
-  gdk_texture_download (texture, pixels, *stride);
-  return pixels;
 }
 
 static guint
@@ -230,29 +122,7 @@ pixel_distance (const guint8 *pixels, gsize stride, int x1, int y1, int x2, int 
   return d;
 }
 
-static void
-save_screenshot (GtkWidget *widget, const char *name)
-{
-  const char *dir = g_getenv ("KS_SCREENSHOT_DIR");
-  g_autofree char *fallback = g_test_build_filename (G_TEST_BUILT, "screenshots", NULL);
-  g_autofree char *path = NULL;
-  g_autoptr (GdkTexture) texture = render_texture (widget);
-
-  g_mkdir_with_parents (dir != NULL ? dir : fallback, 0755);
-  path = g_build_filename (dir != NULL ? dir : fallback, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s", path);
-}
-
 /* ---- a sweep over a typed list ------------------------------------------------------- */
-
-static void
-on_exported_cb (GObject *object, GAsyncResult *result, gpointer user_data)
-{
-  GAsyncResult **out = user_data;
-
-  *out = g_object_ref (result);
-}
 
 static void
 export_to (KsSweepWindow *window, const char *path, gboolean json)
@@ -261,8 +131,9 @@ export_to (KsSweepWindow *window, const char *path, gboolean json)
   g_autoptr (GAsyncResult) result = NULL;
   g_autoptr (GError) error = NULL;
 
-  ks_sweep_window_export_async (window, file, json, NULL, on_exported_cb, &result);
-  g_assert_true (ks_sweep_window_export_finish (window, wait_for_result (&result), &error));
+  ks_sweep_window_export_async (window, file, json, NULL, ks_ui_test_on_done_cb, &result);
+  g_assert_true (ks_sweep_window_export_finish (window, ks_ui_test_wait_for_result (&result),
+                                                &error));
   g_assert_no_error (error);
 }
 
@@ -377,8 +248,9 @@ test_custom_list_run (void)
   /* The chart has the three points, each drawn where it says: sorted by
    * threads (8×8 with 64 first), and painted over the card's background. */
   g_assert_cmpuint (ks_sweep_chart_get_n_points (chart), ==, 3);
-  iterate ();
-  pixels = render_widget (GTK_WIDGET (chart), &width, &height, &stride);
+  ks_ui_test_iterate ();
+  pixels = ks_ui_test_render_pixels (GTK_WIDGET (chart), &width, &height);
+  stride = (gsize) width * 4;
   for (guint i = 0; i < 3; i++)
     {
       g_assert_true (ks_sweep_chart_get_point_position (chart, i, &xs[i], &ys[i]));
@@ -416,7 +288,7 @@ test_custom_list_run (void)
     g_assert_cmpuint (shaded.x, ==, want->x);
     g_assert_cmpuint (shaded.y, ==, want->y);
     /* And the live view runs it. */
-    settle (pipeline);
+    ks_ui_test_settle (pipeline);
     g_assert_cmpuint (ks_pipeline_get_result (pipeline)->launch.block.x, ==, want->x);
     g_assert_cmpuint (ks_pipeline_get_result (pipeline)->launch.block.y, ==, want->y);
   }
@@ -463,7 +335,7 @@ test_cancel_run (void)
   press (window, "start_button");
   for (int i = 0; i < 60000 && ks_sweep_window_get_points (window)->len == 0
                   && ks_sweep_window_get_state (window) == KS_SWEEP_WINDOW_RUNNING; i++)
-    iterate ();
+    ks_ui_test_iterate ();
   g_assert_cmpint (ks_sweep_window_get_state (window), ==, KS_SWEEP_WINDOW_RUNNING);
   press (window, "cancel_button");
   wait_while_running (window);
@@ -483,8 +355,8 @@ test_cancel_run (void)
     g_autoptr (GAsyncResult) exported = NULL;
     g_autoptr (GError) error = NULL;
 
-    ks_sweep_window_export_async (window, file, FALSE, NULL, on_exported_cb, &exported);
-    g_assert_false (ks_sweep_window_export_finish (window, wait_for_result (&exported),
+    ks_sweep_window_export_async (window, file, FALSE, NULL, ks_ui_test_on_done_cb, &exported);
+    g_assert_false (ks_sweep_window_export_finish (window, ks_ui_test_wait_for_result (&exported),
                                                    &error));
     g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
     g_assert_false (g_file_query_exists (file, NULL));
@@ -492,7 +364,7 @@ test_cancel_run (void)
 
   /* The pipeline still publishes runs... */
   ks_pipeline_set_op (pipeline, gray);
-  settle (pipeline);
+  ks_ui_test_settle (pipeline);
   g_assert_true (ks_pipeline_get_result_op (pipeline) == gray);
   g_assert_nonnull (strstr (label_text (window, "status_label"), "changed since"));
   /* ...and the next sweep runs to the end. */
@@ -532,13 +404,13 @@ test_bad_list_run (void)
 
   /* A zero-sized block is no block either. */
   gtk_editable_set_text (GTK_EDITABLE (entry), "0x8");
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_true (gtk_widget_get_visible (error_label));
   g_assert_false (gtk_widget_is_sensitive (child (window, "start_button")));
 
   /* Fixed, the message goes and Start comes back. */
   gtk_editable_set_text (GTK_EDITABLE (entry), "32x8");
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_false (gtk_widget_get_visible (error_label));
   g_assert_false (gtk_widget_has_css_class (entry, "error"));
   g_assert_true (gtk_widget_is_sensitive (child (window, "start_button")));
@@ -546,7 +418,7 @@ test_bad_list_run (void)
   /* The presets need no list: the entry and its message go away. */
   adw_combo_row_set_selected (child (window, "set_row"), 0);
   gtk_editable_set_text (GTK_EDITABLE (entry), "banana");
-  iterate ();
+  ks_ui_test_iterate ();
   g_assert_false (gtk_widget_get_visible (entry));
   g_assert_false (gtk_widget_get_visible (error_label));
   g_assert_true (gtk_widget_is_sensitive (child (window, "start_button")));
@@ -615,8 +487,8 @@ test_chart_occupancy_run (void)
   gtk_window_set_default_size (window, 640, 360);
   gtk_window_present (window);
   for (int i = 0; i < 2000 && gtk_widget_get_width (GTK_WIDGET (chart)) == 0; i++)
-    iterate ();
-  iterate ();
+    ks_ui_test_iterate ();
+  ks_ui_test_iterate ();
 
   for (guint i = 0; i < 3; i++)
     g_assert_true (ks_sweep_chart_get_point_position (chart, i, &x[i], &y[i]));
@@ -627,15 +499,11 @@ test_chart_occupancy_run (void)
   g_assert_cmpfloat (y[0], <, y[1]);
   g_assert_cmpfloat (y[2], >, y[1]);
 
-  pixels = render_widget (GTK_WIDGET (chart), &width, &height, &stride);
+  pixels = ks_ui_test_render_pixels (GTK_WIDGET (chart), &width, &height);
+  stride = (gsize) width * 4;
   if (g_getenv ("KS_TEST_SCREENSHOTS") != NULL)
-    {
-      g_autoptr (GdkTexture) texture = render_texture (GTK_WIDGET (chart));
-      g_autofree char *path = g_build_filename (g_getenv ("KS_TEST_SCREENSHOTS"),
-                                                "sweep-chart-occupancy.png", NULL);
-
-      g_assert_true (gdk_texture_save_to_png (texture, path));
-    }
+    ks_ui_test_save_screenshot_in (GTK_WIDGET (chart), g_getenv ("KS_TEST_SCREENSHOTS"),
+                                   "sweep-chart-occupancy.png");
   /* B, G, R: full occupancy is the scale's yellow end, a quarter is blue, a
    * refused shape a red cross. */
   px = pixels + (gsize) y[1] * stride + (gsize) x[1] * 4;
@@ -674,7 +542,7 @@ test_chart_occupancy_run (void)
   g_assert_cmpfloat (by1, <, by0);
 
   gtk_window_destroy (window);
-  iterate ();
+  ks_ui_test_iterate ();
 }
 
 /* ---- the picture for the README ------------------------------------------------------------ */
@@ -692,43 +560,43 @@ test_screenshot_run (void)
   g_assert_cmpint (ks_sweep_window_get_state (window), ==, KS_SWEEP_WINDOW_FINISHED);
   g_assert_cmpuint (ks_sweep_window_get_points (window)->len, ==,
                     ks_sweep_chart_get_n_points (ks_sweep_window_get_chart (window)));
-  iterate ();
-  save_screenshot (GTK_WIDGET (window), "sweep-window.png");
+  ks_ui_test_iterate ();
+  ks_ui_test_save_screenshot (GTK_WIDGET (window), "sweep-window.png");
   close_window (window, pipeline);
 }
 
 static void
 test_custom_list (void)
 {
-  if (!skip_without_display ())
+  if (!ks_ui_test_skip_without_display ())
     test_custom_list_run ();
 }
 
 static void
 test_cancel (void)
 {
-  if (!skip_without_display ())
+  if (!ks_ui_test_skip_without_display ())
     test_cancel_run ();
 }
 
 static void
 test_bad_list (void)
 {
-  if (!skip_without_display ())
+  if (!ks_ui_test_skip_without_display ())
     test_bad_list_run ();
 }
 
 static void
 test_chart_occupancy (void)
 {
-  if (!skip_without_display ())
+  if (!ks_ui_test_skip_without_display ())
     test_chart_occupancy_run ();
 }
 
 static void
 test_screenshot (void)
 {
-  if (!skip_without_display ())
+  if (!ks_ui_test_skip_without_display ())
     test_screenshot_run ();
 }
 
@@ -736,9 +604,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  have_display = gtk_init_check ();
-  if (have_display)
-    adw_init ();
+  ks_ui_test_init_display (KS_UI_TEST_ADWAITA);
 
   g_test_add_func ("/ks/ui/sweep-window/custom-list", test_custom_list);
   g_test_add_func ("/ks/ui/sweep-window/cancel", test_cancel);

@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "ks-error.h"
+#include "ks-test-helpers.h"
 #include "ks-user-kernel.h"
 
 static KsKernelSource *
@@ -702,17 +703,6 @@ test_unit_refused (void)
 
 /* ---- with NVRTC ----------------------------------------------------------- */
 
-static gboolean
-need_nvrtc (void)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (ks_nvrtc_load (&error))
-    return TRUE;
-  g_test_skip (error->message);
-  return FALSE;
-}
-
 static char *
 result_text (const KsCompileResult *result)
 {
@@ -774,7 +764,7 @@ test_compile_expression (void)
   g_autoptr (KsCompileResult) grayed = NULL;
   KsLaunchConfig launch;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   invert = source_new (KS_KERNEL_MODE_EXPRESSION,
@@ -826,7 +816,7 @@ test_compile_image (void)
   g_autoptr (KsCompileResult) result = NULL;
   const KsKernelResources *res;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   invert = source_new (KS_KERNEL_MODE_IMAGE,
@@ -859,7 +849,7 @@ test_compile_error_lines (void)
   g_autoptr (GError) error = NULL;
   const KsDiagnostic *d;
 
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   expression = source_new (KS_KERNEL_MODE_EXPRESSION,
@@ -969,7 +959,7 @@ test_templates_details (void)
 static void
 test_templates_compile (void)
 {
-  if (!need_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   for (guint i = 0; i < G_N_ELEMENTS (templates); i++)

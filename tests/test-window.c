@@ -12,21 +12,9 @@
 #include "ks-histogram-view.h"
 #include "ks-image-view.h"
 #include "ks-timing-panel.h"
+#include "ks-ui-test-helpers.h"
 #include "ks-window.h"
 #include "ks-window-private.h"
-
-static void
-iterate_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    {
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-      g_usleep (2000);
-    }
-}
 
 /* Waits until the view shows exactly the engine's output (the next frame). */
 static KsImage *
@@ -42,7 +30,7 @@ displayed_output (KsWindow *window)
       g_autoptr (KsImage) shown = NULL;
       g_autoptr (KsImage) rgba = NULL;
 
-      iterate_for (20);
+      ks_ui_test_iterate_for (20);
       g_clear_pointer (&expected, ks_image_unref);
       expected = ks_pipeline_download_output (pipeline, NULL);
       shown = ks_image_view_read_output (view, &error);
@@ -53,55 +41,6 @@ displayed_output (KsWindow *window)
         return g_steal_pointer (&shown);
     }
   return NULL;
-}
-
-static void
-find_widgets (GtkWidget *widget, GType type, GPtrArray *found)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    g_ptr_array_add (found, widget);
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    find_widgets (child, type, found);
-}
-
-/* A label the user can see that says `text`. */
-static gboolean
-label_shows (GtkWidget *root, const char *text)
-{
-  g_autoptr (GPtrArray) labels = g_ptr_array_new ();
-
-  find_widgets (root, GTK_TYPE_LABEL, labels);
-  for (guint i = 0; i < labels->len; i++)
-    {
-      GtkWidget *label = g_ptr_array_index (labels, i);
-      if (gtk_widget_is_drawable (label) && strstr (gtk_label_get_text (GTK_LABEL (label)), text))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-static void
-save_screenshot (GtkWidget *widget, const char *name)
-{
-  const char *dir = g_getenv ("KS_SCREENSHOT_DIR");
-  g_autofree char *fallback = g_test_build_filename (G_TEST_BUILT, "screenshots", NULL);
-  g_autofree char *path = NULL;
-  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
-  g_autoptr (GskRenderNode) node = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
-
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  g_mkdir_with_parents (dir != NULL ? dir : fallback, 0755);
-  path = g_build_filename (dir != NULL ? dir : fallback, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s", path);
 }
 
 typedef struct
@@ -129,14 +68,13 @@ fixture_setup (Fixture *f, gconstpointer data)
       g_usleep (500);
     }
   f->first_frame_us = g_get_monotonic_time ();
-  iterate_for (300);
+  ks_ui_test_iterate_for (300);
 }
 
 static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
-  gtk_window_destroy (GTK_WINDOW (f->window));
-  iterate_for (50);
+  ks_ui_test_close_window (f->window);
 }
 
 static void
@@ -200,7 +138,7 @@ test_param_and_launch_change_pixels (Fixture *f, gconstpointer data)
   g_assert_cmpuint (ks_image_get_rgba (partial, 300, 300) & 0xff, ==, 0);
   g_assert_cmpuint (ks_image_get_rgba (truncated, 300, 300) & 0xff, !=, 0);
   g_assert_nonnull (ks_pipeline_get_coverage (pipeline));
-  save_screenshot (GTK_WIDGET (f->window), "window-undersized-grid.png");
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "window-undersized-grid.png");
 }
 
 static void
@@ -211,19 +149,19 @@ test_invalid_block_refused (Fixture *f, gconstpointer data)
   KsLaunchConfig launch;
   double kernel_before;
 
-  iterate_for (100);
+  ks_ui_test_iterate_for (100);
   before = ks_pipeline_get_result (pipeline);
   g_assert_nonnull (before);
   kernel_before = before->kernel_ms;
   ks_launch_config_init (&launch, 64, 32);
   ks_pipeline_set_launch (pipeline, &launch);
-  iterate_for (300);
+  ks_ui_test_iterate_for (300);
   g_assert_false (ks_pipeline_get_validation (pipeline, NULL, NULL));
-  g_assert_true (label_shows (GTK_WIDGET (f->window),
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window),
                               "2048 threads per block; this device allows 1024"));
   /* Nothing was launched: the last result is the one from before. */
   g_assert_cmpfloat (ks_pipeline_get_result (pipeline)->kernel_ms, ==, kernel_before);
-  save_screenshot (GTK_WIDGET (f->window), "window-invalid-block.png");
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "window-invalid-block.png");
 }
 
 static void
@@ -240,7 +178,7 @@ test_corrupt_file_keeps_image (Fixture *f, gconstpointer data)
   g_assert_true (g_file_set_contents (path, (const char *) junk, sizeof junk, NULL));
   ks_window_open_file (f->window, file, KS_INPUT_A);
   for (int i = 0; i < 200 && ks_window_get_last_message (f->window) == NULL; i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
   g_assert_nonnull (ks_window_get_last_message (f->window));
   g_assert_nonnull (strstr (ks_window_get_last_message (f->window), "ks-test-corrupt.png"));
   g_assert_true (ks_pipeline_get_input (pipeline, KS_INPUT_A) == before);
@@ -253,7 +191,7 @@ wait_for_input_name (KsPipeline *pipeline, const char *name)
 {
   for (int i = 0; i < 500 && g_strcmp0 (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), name);
        i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
   g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, name);
 }
 
@@ -301,14 +239,14 @@ test_save_result (Fixture *f, gconstpointer data)
   g_autoptr (KsImage) saved = NULL;
   g_autoptr (GError) error = NULL;
 
-  iterate_for (100);
+  ks_ui_test_iterate_for (100);
   expected = ks_pipeline_download_output (pipeline, &error);
   g_assert_no_error (error);
   g_unlink (path);
   ks_window_save_result (f->window, file);
   for (int i = 0; i < 500 && g_strcmp0 (ks_window_get_last_message (f->window),
                                         "Saved ks-test-save.png") != 0; i++)
-    iterate_for (10);
+    ks_ui_test_iterate_for (10);
   g_assert_cmpstr (ks_window_get_last_message (f->window), ==, "Saved ks-test-save.png");
   saved = ks_image_load (path, &error);
   g_assert_no_error (error);
@@ -322,7 +260,7 @@ test_save_result (Fixture *f, gconstpointer data)
     ks_window_save_result (f->window, bad);
     for (int i = 0; i < 500 && g_strcmp0 (ks_window_get_last_message (f->window),
                                           "Saved ks-test-save.png") == 0; i++)
-      iterate_for (10);
+      ks_ui_test_iterate_for (10);
     g_assert_nonnull (strstr (ks_window_get_last_message (f->window), "nonexistent-ks-dir"));
   }
 }
@@ -338,7 +276,7 @@ test_panel_errors_reach_toasts (Fixture *f, gconstpointer data)
       g_autoptr (GPtrArray) panels = g_ptr_array_new ();
       g_autofree char *message = g_strdup_printf ("panel %u could not export", i);
 
-      find_widgets (GTK_WIDGET (f->window), types[i], panels);
+      ks_ui_test_find_widgets (GTK_WIDGET (f->window), types[i], panels);
       g_assert_cmpuint (panels->len, ==, 1);
       g_signal_emit_by_name (g_ptr_array_index (panels, 0), "error", message);
       g_assert_cmpstr (ks_window_get_last_message (f->window), ==, message);
@@ -353,8 +291,8 @@ test_histograms_from_engine (Fixture *f, gconstpointer data)
   gboolean found_input = FALSE;
   guint64 sum = 0;
 
-  iterate_for (200);
-  find_widgets (GTK_WIDGET (f->window), KS_TYPE_HISTOGRAM_VIEW, views);
+  ks_ui_test_iterate_for (200);
+  ks_ui_test_find_widgets (GTK_WIDGET (f->window), KS_TYPE_HISTOGRAM_VIEW, views);
   g_assert_cmpuint (views->len, >=, 2);
   for (guint i = 0; i < views->len; i++)
     {
@@ -406,10 +344,10 @@ test_screenshot (Fixture *f, gconstpointer data)
   ks_image_view_set_split (KS_IMAGE_VIEW (ks_window_get_view (f->window)), 0.5);
   shown = displayed_output (f->window);
   g_assert_nonnull (shown);
-  iterate_for (300);
-  save_screenshot (GTK_WIDGET (f->window), "kernelscope-window.png");
+  ks_ui_test_iterate_for (300);
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "kernelscope-window.png");
 
-  find_widgets (GTK_WIDGET (f->window), GTK_TYPE_STACK, stacks);
+  ks_ui_test_find_widgets (GTK_WIDGET (f->window), GTK_TYPE_STACK, stacks);
   for (guint i = 0; i < stacks->len; i++)
     if (gtk_stack_get_child_by_name (g_ptr_array_index (stacks, i), "histogram") != NULL)
       {
@@ -417,23 +355,8 @@ test_screenshot (Fixture *f, gconstpointer data)
         switched = TRUE;
       }
   g_assert_true (switched);
-  iterate_for (300);
-  save_screenshot (GTK_WIDGET (f->window), "kernelscope-histogram.png");
-}
-
-static GtkEventController *
-motion_controller (GtkWidget *widget)
-{
-  g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr (GtkEventController) controller = g_list_model_get_item (controllers, i);
-
-      if (GTK_IS_EVENT_CONTROLLER_MOTION (controller))
-        return controller;
-    }
-  return NULL;
+  ks_ui_test_iterate_for (300);
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "kernelscope-histogram.png");
 }
 
 /* Waits for an instrumented run of the current launch to be on screen. */
@@ -450,12 +373,12 @@ wait_for_ownership (KsWindow *window, guint grid_x)
       if (ks_pipeline_is_idle (pipeline) && ks_pipeline_get_ownership (pipeline) != NULL
           && r != NULL && (grid_x == 0 || r->launch.grid.x == grid_x))
         break;
-      iterate_for (10);
+      ks_ui_test_iterate_for (10);
     }
   g_assert_nonnull (ks_pipeline_get_ownership (pipeline));
   shown = displayed_output (window);
   g_assert_nonnull (shown);
-  iterate_for (200);
+  ks_ui_test_iterate_for (200);
 }
 
 /* The overlays from the bottom bar's shortcuts, the pointer naming the
@@ -466,7 +389,7 @@ test_overlays_and_hover (Fixture *f, gconstpointer data)
   KsPipeline *pipeline = ks_window_get_pipeline (f->window);
   KsImageView *view = KS_IMAGE_VIEW (ks_window_get_view (f->window));
   GtkWidget *vw = GTK_WIDGET (view);
-  GtkEventController *motion = motion_controller (vw);
+  GtkEventController *motion = ks_ui_test_find_controller (vw, GTK_TYPE_EVENT_CONTROLLER_MOTION);
   KsLaunchConfig launch;
   double zoom;
 
@@ -478,23 +401,23 @@ test_overlays_and_hover (Fixture *f, gconstpointer data)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.overlay", "s", "block"));
   g_assert_cmpint (ks_image_view_get_overlay (view), ==, KS_OVERLAY_BLOCK);
   wait_for_ownership (f->window, 32);
-  g_assert_true (label_shows (GTK_WIDGET (f->window), "a grid of 32×32 blocks"));
-  g_assert_true (label_shows (GTK_WIDGET (f->window), "recorded run"));
-  save_screenshot (GTK_WIDGET (f->window), "overlay-blocks.png");
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "a grid of 32×32 blocks"));
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "recorded run"));
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "overlay-blocks.png");
 
   /* Pixel (21, 9) of the 512×512 sample, fitted and centred. */
   zoom = ks_image_view_get_zoom (view) / gtk_widget_get_scale_factor (vw);
   g_signal_emit_by_name (motion, "motion", gtk_widget_get_width (vw) / 2.0 + (21.5 - 256) * zoom,
                          gtk_widget_get_height (vw) / 2.0 + (9.5 - 256) * zoom);
-  iterate_for (50);
-  g_assert_true (label_shows (GTK_WIDGET (f->window), "block (1, 0), thread (5, 9)"));
+  ks_ui_test_iterate_for (50);
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "block (1, 0), thread (5, 9)"));
   /* Thread (5, 9) is linear 149: warp 4, lane 21. */
-  g_assert_true (label_shows (GTK_WIDGET (f->window), "warp 4, lane 21"));
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "warp 4, lane 21"));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.overlay", "s", "warp"));
-  iterate_for (200);
-  g_assert_true (label_shows (GTK_WIDGET (f->window), "one colour a warp"));
-  save_screenshot (GTK_WIDGET (f->window), "overlay-warps.png");
+  ks_ui_test_iterate_for (200);
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "one colour a warp"));
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "overlay-warps.png");
 
   /* A grid of 40×20 blocks: too wide (640 pixels) and too short (320). */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.overlay", "s",
@@ -503,22 +426,22 @@ test_overlays_and_hover (Fixture *f, gconstpointer data)
   launch.grid = (KsDim3) { 40, 20, 1 };
   ks_pipeline_set_launch (pipeline, &launch);
   wait_for_ownership (f->window, 40);
-  g_assert_true (label_shows (GTK_WIDGET (f->window), "never written (98304)"));
-  g_assert_true (label_shows (GTK_WIDGET (f->window), "threads beyond the image"));
-  save_screenshot (GTK_WIDGET (f->window), "overlay-coverage.png");
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "never written (98304)"));
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "threads beyond the image"));
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "overlay-coverage.png");
   /* An unwritten pixel names the thread an automatic grid would give it. */
   zoom = ks_image_view_get_zoom (view) / gtk_widget_get_scale_factor (vw);
   g_signal_emit_by_name (motion, "motion", gtk_widget_get_width (vw) / 2.0 + (40.5 - 320) * zoom,
                          gtk_widget_get_height (vw) / 2.0 + (400.5 - 256) * zoom);
-  iterate_for (50);
-  g_assert_true (label_shows (GTK_WIDGET (f->window), "no thread wrote this pixel"));
-  g_assert_true (label_shows (GTK_WIDGET (f->window),
+  ks_ui_test_iterate_for (50);
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "no thread wrote this pixel"));
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window),
                               "an automatic grid: block (2, 25), thread (8, 0)"));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.overlay", "s", "none"));
-  iterate_for (100);
+  ks_ui_test_iterate_for (100);
   g_assert_false (ks_pipeline_get_instrumented (pipeline));
-  g_assert_false (label_shows (GTK_WIDGET (f->window), "recorded run"));
+  g_assert_false (ks_ui_test_label_shows (GTK_WIDGET (f->window), "recorded run"));
 }
 
 /* Presenter mode: large type and no header bar until Esc. */
@@ -529,17 +452,17 @@ test_presenter_mode (Fixture *f, gconstpointer data)
 
   g_assert_false (_ks_window_get_presenter (f->window));
   g_assert_true (gtk_widget_activate_action (w, "win.presenter", NULL));
-  iterate_for (300);
+  ks_ui_test_iterate_for (300);
   g_assert_true (_ks_window_get_presenter (f->window));
   g_assert_true (gtk_widget_has_css_class (w, "ks-presenter"));
   g_assert_true (adw_style_manager_get_dark (adw_style_manager_get_default ()));
-  g_assert_true (label_shows (w, "press Esc or F11 to leave"));
+  g_assert_true (ks_ui_test_label_shows (w, "press Esc or F11 to leave"));
   gtk_widget_activate_action (w, "win.overlay", "s", "block");
-  iterate_for (500);
-  save_screenshot (w, "presenter-mode.png");
+  ks_ui_test_iterate_for (500);
+  ks_ui_test_save_screenshot (w, "presenter-mode.png");
   gtk_widget_activate_action (w, "win.overlay", "s", "none");
   g_assert_true (gtk_widget_activate_action (w, "win.leave-presenter", NULL));
-  iterate_for (100);
+  ks_ui_test_iterate_for (100);
   g_assert_false (_ks_window_get_presenter (f->window));
   g_assert_false (gtk_widget_has_css_class (w, "ks-presenter"));
 }
@@ -548,23 +471,8 @@ int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  if (!gtk_init_check ())
-    {
-      g_print ("1..0 # SKIP no display (run the ui suite under xvfb-run)\n");
-      return 0;
-    }
-  adw_init ();
-  {
-    /* The application loads its style sheet itself (AdwApplication's
-     * resource base path); a window without one needs it for screenshots
-     * that look like the application. */
-    g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
-
-    gtk_css_provider_load_from_resource (css, "/org/kernelscope/Kernelscope/style.css");
-    gtk_style_context_add_provider_for_display (gdk_display_get_default (),
-                                                GTK_STYLE_PROVIDER (css),
-                                                GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-  }
+  if (!ks_ui_test_require_display (KS_UI_TEST_ADWAITA | KS_UI_TEST_APP_STYLE))
+    return 0;
 
   g_test_add ("/ks/ui/window/opens-on-sample", Fixture, NULL, fixture_setup, test_opens_on_sample,
               fixture_teardown);

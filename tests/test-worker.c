@@ -27,17 +27,6 @@ static const char broken_source[] =
   "  if (i < n) out[i] = out[i] * gain_that_does_not_exist;\n"
   "}\n";
 
-static gboolean
-have_nvrtc (void)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (ks_nvrtc_load (&error))
-    return TRUE;
-  g_test_skip_printf ("NVRTC is not available: %s", error->message);
-  return FALSE;
-}
-
 static KsCompileResult *
 compile_text (KsWorker *worker, const char *file, const char *text, GError **error)
 {
@@ -129,7 +118,7 @@ test_compile (void)
   KsKernelAttributes attrs;
   gboolean found = FALSE;
 
-  if (!have_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
 
   good = compile_text (worker, "add.cu", good_source, &error);
@@ -208,7 +197,7 @@ test_killed_restarts (void)
   g_autoptr (KsCompileResult) result = NULL;
   GPid first, second;
 
-  if (!have_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
   g_assert_true (ks_worker_start (worker, NULL, &error));
   g_assert_no_error (error);
@@ -365,7 +354,7 @@ test_compile_watchdog (void)
   g_autoptr (KsCompileResult) good = NULL;
   gint64 t0;
 
-  if (!have_nvrtc ())
+  if (!ks_test_have_nvrtc ())
     return;
   g_assert_true (ks_worker_start (worker, NULL, &error));
   g_assert_no_error (error);

@@ -632,17 +632,26 @@ counted_session (KsCamera *self)
   return self->session != NULL ? self->session : self->last;
 }
 
+/* One of the counters that the streaming thread updates under the session's lock. */
+static guint64
+locked_count (Session *s, const guint64 *counter)
+{
+  guint64 n;
+
+  g_mutex_lock (&s->lock);
+  n = *counter;
+  g_mutex_unlock (&s->lock);
+  return n;
+}
+
 static void
 sample_stats (KsCamera *self)
 {
   Session *s = self->session;
   gint64 now = g_get_monotonic_time ();
   double seconds = (now - self->last_sample_us) / 1e6;
-  guint64 arrived;
+  guint64 arrived = locked_count (s, &s->arrived);
 
-  g_mutex_lock (&s->lock);
-  arrived = s->arrived;
-  g_mutex_unlock (&s->lock);
   if (seconds > 0)
     {
       set_rate (self, &self->camera_fps, (arrived - self->last_arrived) / seconds,
@@ -962,16 +971,10 @@ guint64
 ks_camera_get_frames_arrived (KsCamera *self)
 {
   Session *s;
-  guint64 n;
 
   g_return_val_if_fail (KS_IS_CAMERA (self), 0);
   s = counted_session (self);
-  if (s == NULL)
-    return 0;
-  g_mutex_lock (&s->lock);
-  n = s->arrived;
-  g_mutex_unlock (&s->lock);
-  return n;
+  return s != NULL ? locked_count (s, &s->arrived) : 0;
 }
 
 guint64
@@ -988,16 +991,10 @@ guint64
 ks_camera_get_frames_dropped (KsCamera *self)
 {
   Session *s;
-  guint64 n;
 
   g_return_val_if_fail (KS_IS_CAMERA (self), 0);
   s = counted_session (self);
-  if (s == NULL)
-    return 0;
-  g_mutex_lock (&s->lock);
-  n = s->dropped;
-  g_mutex_unlock (&s->lock);
-  return n;
+  return s != NULL ? locked_count (s, &s->dropped) : 0;
 }
 
 GstElement *

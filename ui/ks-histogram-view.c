@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ks-histogram-view.h"
+#include "ks-ui-util.h"
 
 #define N_BINS 256
 #define N_CHANNELS 4
@@ -205,10 +206,7 @@ ks_histogram_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       pango_layout_get_pixel_size (layout, &lw, &lh);
       gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 0, 0, 0, 0.6 },
                                  &GRAPHENE_RECT_INIT (PAD + 2, PAD + 2, lw + 6, lh + 2));
-      gtk_snapshot_save (snapshot);
-      gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (PAD + 5, PAD + 3));
-      gtk_snapshot_append_layout (snapshot, layout, &(GdkRGBA) { 1, 1, 1, 1 });
-      gtk_snapshot_restore (snapshot);
+      ks_ui_append_layout (snapshot, layout, PAD + 5, PAD + 3, &(GdkRGBA) { 1, 1, 1, 1 });
     }
 }
 

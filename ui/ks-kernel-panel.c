@@ -9,6 +9,7 @@
 #include "ks-array-view.h"
 #include "ks-kernel-panel.h"
 #include "ks-param-editor.h"
+#include "ks-ui-util.h"
 
 #define TEMPLATE_PATH "/org/kernelscope/Kernelscope/kernels/"
 #define MESSAGE_KEY "ks-message"
@@ -1106,24 +1107,6 @@ on_mode_toggled_cb (GtkToggleButton *button, KsKernelPanel *self)
                                                                     : KS_KERNEL_MODE_ANY);
 }
 
-static void
-update_scheme (KsKernelPanel *self)
-{
-  GtkSourceStyleSchemeManager *schemes = gtk_source_style_scheme_manager_get_default ();
-  gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
-  GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme (
-    schemes, dark ? "Adwaita-dark" : "Adwaita");
-
-  if (scheme != NULL)
-    gtk_source_buffer_set_style_scheme (self->buffer, scheme);
-}
-
-static void
-on_dark_changed_cb (GObject *object, GParamSpec *pspec, gpointer user_data)
-{
-  update_scheme (KS_KERNEL_PANEL (user_data));
-}
-
 /* ---- public ------------------------------------------------------------------------------- */
 
 void
@@ -1236,7 +1219,6 @@ ks_kernel_panel_dispose (GObject *object)
   if (self->compile_cancellable != NULL)
     g_cancellable_cancel (self->compile_cancellable);
   g_clear_object (&self->compile_cancellable);
-  g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
   g_signal_group_set_target (self->pipeline_signals, NULL);
   g_clear_object (&self->pipeline);
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_KERNEL_PANEL);
@@ -1405,7 +1387,6 @@ add_category (KsKernelPanel *self, const char *category, const char *icon, int p
 static void
 ks_kernel_panel_init (KsKernelPanel *self)
 {
-  GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
   GdkRGBA red = { 0.88, 0.11, 0.14, 1 }, orange = { 0.90, 0.50, 0.0, 1 };
 
   self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
@@ -1417,9 +1398,7 @@ ks_kernel_panel_init (KsKernelPanel *self)
 
   self->buffer = g_object_ref (GTK_SOURCE_BUFFER (
     gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view))));
-  gtk_source_buffer_set_language (self->buffer,
-                                  gtk_source_language_manager_get_language (languages, "cuda"));
-  gtk_source_buffer_set_highlight_syntax (self->buffer, TRUE);
+  ks_ui_source_buffer_init_cuda (self->buffer);
   self->error_tag = gtk_text_buffer_create_tag (GTK_TEXT_BUFFER (self->buffer), "ks-error",
                                                 "underline", PANGO_UNDERLINE_ERROR,
                                                 "underline-rgba", &red, NULL);
@@ -1429,9 +1408,6 @@ ks_kernel_panel_init (KsKernelPanel *self)
   add_category (self, "error", "dialog-error-symbolic", 30);
   add_category (self, "warning", "dialog-warning-symbolic", 20);
   add_category (self, "note", "dialog-information-symbolic", 10);
-  update_scheme (self);
-  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
-                           G_CALLBACK (on_dark_changed_cb), self, G_CONNECT_DEFAULT);
   g_signal_connect_object (self->buffer, "changed", G_CALLBACK (on_buffer_changed_cb), self,
                            G_CONNECT_DEFAULT);
   g_signal_connect_object (self->buffer, "modified-changed", G_CALLBACK (on_modified_changed_cb),

@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "ks-lesson-cells.h"
+#include "ks-ui-util.h"
 
 #define GAP 2
 #define PAD_X 8
@@ -52,16 +53,6 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
-
-static void
-text_color (GtkWidget *widget, GdkRGBA *color)
-{
-#if GTK_CHECK_VERSION (4, 10, 0)
-  gtk_widget_get_color (widget, color);
-#else
-  gtk_style_context_get_color (gtk_widget_get_style_context (widget), color);
-#endif
-}
 
 static gsize
 n_cols (KsLessonCells *self)
@@ -186,16 +177,6 @@ cell_origin (KsLessonCells *self, gsize index, double *x, double *y)
 }
 
 static void
-append_layout (GtkSnapshot *snapshot, PangoLayout *layout, double x, double y,
-               const GdkRGBA *color)
-{
-  gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y));
-  gtk_snapshot_append_layout (snapshot, layout, color);
-  gtk_snapshot_restore (snapshot);
-}
-
-static void
 ks_lesson_cells_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
   KsLessonCells *self = KS_LESSON_CELLS (widget);
@@ -207,7 +188,7 @@ ks_lesson_cells_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   if (self->array == NULL || cols == 0)
     return;
   ensure_layout (self);
-  text_color (widget, &fg);
+  ks_ui_get_text_color (widget, &fg);
   cell_bg = fg;
   cell_bg.alpha = 0.07f;
   dim = fg;
@@ -223,8 +204,9 @@ ks_lesson_cells_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
       pango_layout_set_text (layout, label, -1);
       pango_layout_get_pixel_size (layout, &lw, &lh);
-      append_layout (snapshot, layout, self->gutter_w - PAD_X / 2.0 - lw,
-                     r * (self->cell_h + GAP) + (self->value_h + 2 * PAD_Y - lh) / 2.0, &dim);
+      ks_ui_append_layout (snapshot, layout, self->gutter_w - PAD_X / 2.0 - lw,
+                           r * (self->cell_h + GAP) + (self->value_h + 2 * PAD_Y - lh) / 2.0,
+                           &dim);
     }
 
   for (gsize i = 0; i < self->array->length; i++)
@@ -257,14 +239,15 @@ ks_lesson_cells_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
       pango_layout_set_text (layout, g_ptr_array_index (self->texts, i), -1);
       pango_layout_get_pixel_size (layout, &tw, &th);
-      append_layout (snapshot, layout, x + (self->cell_w - tw) / 2.0, y + PAD_Y, &fg);
+      ks_ui_append_layout (snapshot, layout, x + (self->cell_w - tw) / 2.0, y + PAD_Y, &fg);
       if (self->show_owners && self->block_of != NULL)
         {
           g_autofree char *owner = owner_short (self, i);
 
           pango_layout_set_text (small, owner, -1);
           pango_layout_get_pixel_size (small, &tw, NULL);
-          append_layout (snapshot, small, x + (self->cell_w - tw) / 2.0, y + PAD_Y + th, &dim);
+          ks_ui_append_layout (snapshot, small, x + (self->cell_w - tw) / 2.0, y + PAD_Y + th,
+                               &dim);
         }
     }
 }

@@ -17,6 +17,7 @@
 
 #include "ks-lesson-cells.h"
 #include "ks-lesson-window.h"
+#include "ks-ui-util.h"
 
 /* Arrays up to this many elements are shown as cells (12-02's book variant
  * has 257 bins, the 257th its guard slot); longer ones as a summary and a
@@ -1424,24 +1425,6 @@ on_buffer_changed_cb (GtkTextBuffer *buffer, KsLessonWindow *self)
   update_actions (self);
 }
 
-static void
-update_scheme (KsLessonWindow *self)
-{
-  GtkSourceStyleSchemeManager *schemes = gtk_source_style_scheme_manager_get_default ();
-  gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
-  GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme (
-    schemes, dark ? "Adwaita-dark" : "Adwaita");
-
-  if (scheme != NULL)
-    gtk_source_buffer_set_style_scheme (self->buffer, scheme);
-}
-
-static void
-on_dark_changed_cb (GObject *object, GParamSpec *pspec, gpointer user_data)
-{
-  update_scheme (KS_LESSON_WINDOW (user_data));
-}
-
 /* The teacher's projector: large type while the main window is in presenter mode. */
 static void
 on_parent_classes_cb (GtkWidget *parent, GParamSpec *pspec, KsLessonWindow *self)
@@ -1635,20 +1618,13 @@ ks_lesson_window_class_init (KsLessonWindowClass *klass)
 static void
 ks_lesson_window_init (KsLessonWindow *self)
 {
-  GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
-
   self->result_widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->cells = g_ptr_array_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->buffer = g_object_ref (GTK_SOURCE_BUFFER (
     gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view))));
-  gtk_source_buffer_set_language (self->buffer,
-                                  gtk_source_language_manager_get_language (languages, "cuda"));
-  gtk_source_buffer_set_highlight_syntax (self->buffer, TRUE);
-  update_scheme (self);
-  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
-                           G_CALLBACK (on_dark_changed_cb), self, G_CONNECT_DEFAULT);
+  ks_ui_source_buffer_init_cuda (self->buffer);
   g_signal_connect_object (self->buffer, "changed", G_CALLBACK (on_buffer_changed_cb), self,
                            G_CONNECT_DEFAULT);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ks-sweep-chart.h"
+#include "ks-ui-util.h"
 
 #define PAD 8.0
 #define GAP 4.0
@@ -150,42 +151,6 @@ point_value (KsSweepChart *self, const ChartPoint *p)
   return self->show_bandwidth ? p->gbs : p->median_ms;
 }
 
-/* 1, 2 or 5 times a power of ten at or above v: steps people can read. */
-static double
-nice_ceiling (double v)
-{
-  double p, m;
-
-  if (v <= 0 || !isfinite (v))
-    return 1.0;
-  p = pow (10, floor (log10 (v)));
-  m = v / p;
-  if (m <= 1.0)
-    return p;
-  if (m <= 2.0)
-    return 2 * p;
-  if (m <= 5.0)
-    return 5 * p;
-  return 10 * p;
-}
-
-/* Kernels range from microseconds on a GPU to seconds on the CPU engine. */
-static char *
-format_ms (double ms)
-{
-  if (!isfinite (ms))
-    return g_strdup ("—");
-  if (ms == 0)
-    return g_strdup ("0");
-  if (ms >= 100)
-    return g_strdup_printf ("%.0f ms", ms);
-  if (ms >= 1)
-    return g_strdup_printf ("%.3g ms", ms);
-  if (ms >= 0.001)
-    return g_strdup_printf ("%.3g µs", ms * 1000);
-  return g_strdup_printf ("%.3g ns", ms * 1e6);
-}
-
 static char *
 format_gbs (double gbs)
 {
@@ -199,7 +164,7 @@ format_gbs (double gbs)
 static char *
 format_value (KsSweepChart *self, double v)
 {
-  return self->show_bandwidth ? format_gbs (v) : format_ms (v);
+  return self->show_bandwidth ? format_gbs (v) : ks_ui_format_ms_short (v);
 }
 
 static char *
@@ -265,7 +230,7 @@ vertical_scale (KsSweepChart *self, double *top, double *tick)
       *top = 1.0;
       return;
     }
-  *tick = nice_ceiling (max / 4);
+  *tick = ks_ui_nice_ceiling (max / 4);
   *top = *tick * ceil (max / *tick - 1e-9);
 }
 
@@ -369,16 +334,6 @@ position_of_index (KsSweepChart *self, guint index)
 /* ---- drawing ---------------------------------------------------------------------- */
 
 static void
-text_color (GtkWidget *widget, GdkRGBA *color)
-{
-#if GTK_CHECK_VERSION (4, 10, 0)
-  gtk_widget_get_color (widget, color);
-#else
-  gtk_style_context_get_color (gtk_widget_get_style_context (widget), color);
-#endif
-}
-
-static void
 occupancy_color (double occupancy, GdkRGBA *color)
 {
   double t = CLAMP (occupancy, 0.0, 1.0) * (G_N_ELEMENTS (occupancy_stops) - 1);
@@ -389,21 +344,6 @@ occupancy_color (double occupancy, GdkRGBA *color)
   color->green = (float) (occupancy_stops[i][1] * (1 - f) + occupancy_stops[i + 1][1] * f);
   color->blue = (float) (occupancy_stops[i][2] * (1 - f) + occupancy_stops[i + 1][2] * f);
   color->alpha = 1.0f;
-}
-
-static void
-set_source (cairo_t *cr, const GdkRGBA *c, double alpha)
-{
-  cairo_set_source_rgba (cr, c->red, c->green, c->blue, c->alpha * alpha);
-}
-
-static void
-append_text (GtkSnapshot *snapshot, PangoLayout *layout, double x, double y, const GdkRGBA *color)
-{
-  gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y));
-  gtk_snapshot_append_layout (snapshot, layout, color);
-  gtk_snapshot_restore (snapshot);
 }
 
 /* Text reading upwards, (x, y) the bottom-left corner of its box. */
@@ -421,8 +361,6 @@ append_text_up (GtkSnapshot *snapshot, PangoLayout *layout, double x, double y,
 static void
 draw_grid (KsSweepChart *self, cairo_t *cr, const Layout *l, const GdkRGBA *fg)
 {
-  double bottom = l->plot_y + l->plot_h;
-
   /* Shading behind the column of the block in use and the one under the pointer. */
   for (guint i = 0; i < n_points (self); i++)
     {
@@ -432,20 +370,20 @@ draw_grid (KsSweepChart *self, cairo_t *cr, const Layout *l, const GdkRGBA *fg)
 
       if (current)
         {
-          set_source (cr, &accent_color, 0.14);
+          ks_ui_cairo_set_color (cr, &accent_color, 0.14);
           cairo_rectangle (cr, l->plot_x + i * l->step, l->plot_y, l->step, l->plot_h);
           cairo_fill (cr);
         }
       if ((int) i == self->hover)
         {
-          set_source (cr, fg, 0.07);
+          ks_ui_cairo_set_color (cr, fg, 0.07);
           cairo_rectangle (cr, l->plot_x + i * l->step, l->plot_y, l->step, l->plot_h);
           cairo_fill (cr);
         }
     }
 
   cairo_set_line_width (cr, 1);
-  set_source (cr, fg, 0.12);
+  ks_ui_cairo_set_color (cr, fg, 0.12);
   for (double v = l->tick; v <= l->top * (1 + 1e-9); v += l->tick)
     {
       double y = round (y_of (l, v)) + 0.5;
@@ -454,11 +392,8 @@ draw_grid (KsSweepChart *self, cairo_t *cr, const Layout *l, const GdkRGBA *fg)
       cairo_line_to (cr, l->plot_x + l->plot_w, y);
     }
   cairo_stroke (cr);
-  set_source (cr, fg, 0.3);
-  cairo_move_to (cr, l->plot_x - 0.5, l->plot_y);
-  cairo_line_to (cr, l->plot_x - 0.5, bottom + 0.5);
-  cairo_line_to (cr, l->plot_x + l->plot_w, bottom + 0.5);
-  cairo_stroke (cr);
+  ks_ui_cairo_set_color (cr, fg, 0.3);
+  ks_ui_chart_draw_axes (cr, l->plot_x, l->plot_y, l->plot_w, l->plot_h);
 }
 
 static void
@@ -474,7 +409,7 @@ draw_points (KsSweepChart *self, cairo_t *cr, const Layout *l, const GdkRGBA *fg
       cairo_new_path (cr);
       if (p->refused != NULL)
         {
-          set_source (cr, &refused_color, 1.0);
+          ks_ui_cairo_set_color (cr, &refused_color, 1.0);
           cairo_set_line_width (cr, 2);
           cairo_move_to (cr, x - DOT, y - DOT);
           cairo_line_to (cr, x + DOT, y + DOT);
@@ -486,7 +421,7 @@ draw_points (KsSweepChart *self, cairo_t *cr, const Layout *l, const GdkRGBA *fg
       /* The spread of the runs, so that a difference inside it is not read as one. */
       if (!self->show_bandwidth && p->mad_ms > 0)
         {
-          set_source (cr, fg, 0.45);
+          ks_ui_cairo_set_color (cr, fg, 0.45);
           cairo_set_line_width (cr, 1);
           cairo_move_to (cr, round (x) + 0.5, y_of (l, p->median_ms - p->mad_ms));
           cairo_line_to (cr, round (x) + 0.5, y_of (l, p->median_ms + p->mad_ms));
@@ -497,17 +432,17 @@ draw_points (KsSweepChart *self, cairo_t *cr, const Layout *l, const GdkRGBA *fg
       else
         fill = (GdkRGBA) { fg->red, fg->green, fg->blue, 0.55f };
       cairo_arc (cr, x, y, (int) i == self->hover ? DOT + 1.5 : DOT, 0, 2 * G_PI);
-      set_source (cr, &fill, 1.0);
+      ks_ui_cairo_set_color (cr, &fill, 1.0);
       cairo_fill_preserve (cr);
       /* An outline keeps the light end of the scale visible on a light background. */
-      set_source (cr, fg, 0.35);
+      ks_ui_cairo_set_color (cr, fg, 0.35);
       cairo_set_line_width (cr, 1);
       cairo_stroke (cr);
       if ((int) p->index == self->fastest)
         {
           cairo_new_path (cr);
           cairo_arc (cr, x, y, DOT + 4, 0, 2 * G_PI);
-          set_source (cr, &accent_color, 1.0);
+          ks_ui_cairo_set_color (cr, &accent_color, 1.0);
           cairo_set_line_width (cr, 2);
           cairo_stroke (cr);
         }
@@ -535,7 +470,7 @@ draw_scale (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const Gd
                                         "coloured"));
       pango_layout_get_pixel_size (caption, &cw, &ch);
       *left = w - PAD - cw;
-      append_text (snapshot, caption, *left, PAD + (l->legend_h - ch) / 2, fg);
+      ks_ui_append_layout (snapshot, caption, *left, PAD + (l->legend_h - ch) / 2, fg);
       return;
     }
   caption = small_layout (widget, _("theoretical occupancy"));
@@ -546,7 +481,7 @@ draw_scale (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const Gd
   pango_layout_get_pixel_size (hundred, &hw, NULL);
 
   x = w - PAD - hw;
-  append_text (snapshot, hundred, x, PAD + (l->legend_h - ch) / 2, fg);
+  ks_ui_append_layout (snapshot, hundred, x, PAD + (l->legend_h - ch) / 2, fg);
   x -= GAP + SCALE_W;
   cr = gtk_snapshot_append_cairo (snapshot,
                                   &GRAPHENE_RECT_INIT (x, PAD, SCALE_W, l->legend_h));
@@ -561,9 +496,9 @@ draw_scale (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const Gd
   cairo_pattern_destroy (pattern);
   cairo_destroy (cr);
   x -= GAP + zw;
-  append_text (snapshot, zero, x, PAD + (l->legend_h - ch) / 2, fg);
+  ks_ui_append_layout (snapshot, zero, x, PAD + (l->legend_h - ch) / 2, fg);
   x -= 2 * GAP + cw;
-  append_text (snapshot, caption, x, PAD + (l->legend_h - ch) / 2, fg);
+  ks_ui_append_layout (snapshot, caption, x, PAD + (l->legend_h - ch) / 2, fg);
   *left = x;
 }
 
@@ -581,7 +516,7 @@ draw_labels (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const G
       int tw, th;
 
       pango_layout_get_pixel_size (layout, &tw, &th);
-      append_text (snapshot, layout, l->plot_x - GAP - tw, y_of (l, v) - th / 2.0, &dim);
+      ks_ui_append_layout (snapshot, layout, l->plot_x - GAP - tw, y_of (l, v) - th / 2.0, &dim);
     }
 
   for (guint i = 0; i < n_points (self); i++)
@@ -598,7 +533,7 @@ draw_labels (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const G
       if (l->vertical_labels)
         append_text_up (snapshot, layout, cx - th / 2.0, bottom + GAP + tw, color);
       else
-        append_text (snapshot, layout, cx - tw / 2.0, bottom + GAP, color);
+        ks_ui_append_layout (snapshot, layout, cx - tw / 2.0, bottom + GAP, color);
 
       if (markup == NULL)
         continue;
@@ -644,9 +579,9 @@ draw_labels (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const G
       else
         {
           if (extent_top - GAP - th >= l->plot_y)
-            append_text (snapshot, layout, cx - tw / 2.0, extent_top - GAP - th, color);
+            ks_ui_append_layout (snapshot, layout, cx - tw / 2.0, extent_top - GAP - th, color);
           else
-            append_text (snapshot, layout, cx - tw / 2.0, extent_bottom + GAP, color);
+            ks_ui_append_layout (snapshot, layout, cx - tw / 2.0, extent_bottom + GAP, color);
         }
     }
 }
@@ -662,7 +597,7 @@ ks_sweep_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   int cw, ch;
   cairo_t *cr;
 
-  text_color (widget, &fg);
+  ks_ui_get_text_color (widget, &fg);
   if (!compute_layout (self, &l))
     return;
 
@@ -683,17 +618,10 @@ ks_sweep_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
                                     : _("Median kernel time, with the spread of the runs"));
   pango_layout_get_pixel_size (caption, &cw, &ch);
   if (PAD + cw + 2 * GAP <= scale_left)
-    append_text (snapshot, caption, PAD, PAD + (l.legend_h - ch) / 2, &fg);
+    ks_ui_append_layout (snapshot, caption, PAD, PAD + (l.legend_h - ch) / 2, &fg);
   if (n_points (self) == 0)
-    {
-      g_autoptr (PangoLayout) empty =
-        gtk_widget_create_pango_layout (widget, _("No measurements yet: start a sweep"));
-      int ew, eh;
-
-      pango_layout_get_pixel_size (empty, &ew, &eh);
-      append_text (snapshot, empty, l.plot_x + (l.plot_w - ew) / 2, l.plot_y + (l.plot_h - eh) / 2,
-                   &(GdkRGBA) { fg.red, fg.green, fg.blue, 0.5f });
-    }
+    ks_ui_chart_append_placeholder (widget, snapshot, _("No measurements yet: start a sweep"),
+                                    l.plot_x, l.plot_y, l.plot_w, l.plot_h, &fg);
   gtk_snapshot_pop (snapshot);
 }
 
@@ -780,10 +708,10 @@ static char *
 describe_point (KsSweepChart *self, const ChartPoint *p)
 {
   g_autofree char *block = block_text (&p->block);
-  g_autofree char *median = format_ms (p->median_ms);
-  g_autofree char *mad = format_ms (p->mad_ms);
-  g_autofree char *min = format_ms (p->min_ms);
-  g_autofree char *max = format_ms (p->max_ms);
+  g_autofree char *median = ks_ui_format_ms_short (p->median_ms);
+  g_autofree char *mad = ks_ui_format_ms_short (p->mad_ms);
+  g_autofree char *min = ks_ui_format_ms_short (p->min_ms);
+  g_autofree char *max = ks_ui_format_ms_short (p->max_ms);
   g_autofree char *gbs = format_gbs (p->gbs);
   GString *s = g_string_new (NULL);
   g_autofree char *head = NULL;

@@ -18,6 +18,7 @@
 #include "ks-file.h"
 #include "ks-json.h"
 #include "ks-sweep-window.h"
+#include "ks-ui-util.h"
 
 enum
 {
@@ -170,20 +171,6 @@ dim3_text (const KsDim3 *d)
 }
 
 static char *
-format_ms (double ms)
-{
-  if (!isfinite (ms) || ms < 0)
-    return g_strdup ("—");
-  if (ms < 0.01)
-    return g_strdup_printf ("%.4f ms", ms);
-  if (ms < 1)
-    return g_strdup_printf ("%.3f ms", ms);
-  if (ms < 100)
-    return g_strdup_printf ("%.2f ms", ms);
-  return g_strdup_printf ("%.0f ms", ms);
-}
-
-static char *
 describe_engine (KsEngine *engine)
 {
   if (engine == NULL)
@@ -297,7 +284,7 @@ update_status (KsSweepWindow *self)
     {
       const KsSweepPoint *p = &g_array_index (self->points, KsSweepPoint, fastest);
       g_autofree char *block = dim3_text (&p->block);
-      g_autofree char *median = format_ms (p->timing.median_ms);
+      g_autofree char *median = ks_ui_format_ms (p->timing.median_ms);
 
       g_string_append_c (s, ' ');
       if (self->state == KS_SWEEP_WINDOW_FINISHED)
@@ -943,7 +930,6 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   KsSweepWindow *self = KS_SWEEP_WINDOW (widget);
   gboolean json = g_str_equal (g_variant_get_string (parameter, NULL), "json");
-  g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
   g_autofree char *name = NULL;
 
   if (self->result == NULL)
@@ -953,18 +939,12 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   g_clear_object (&self->export_dialog);
 
   self->export_json = json;
-  self->export_dialog = gtk_file_chooser_native_new (json ? _("Export the Sweep as JSON")
-                                                          : _("Export the Sweep as CSV"),
-                                                     GTK_WINDOW (self),
-                                                     GTK_FILE_CHOOSER_ACTION_SAVE,
-                                                     _("_Export"), _("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->export_dialog), TRUE);
   name = g_strdup_printf ("kernelscope-sweep-%s.%s", self->result->op->id,
                           json ? "json" : "csv");
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->export_dialog), name);
-  gtk_file_filter_set_name (filter, json ? _("JSON files") : _("CSV files"));
-  gtk_file_filter_add_suffix (filter, json ? "json" : "csv");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->export_dialog), filter);
+  self->export_dialog = ks_ui_export_dialog_new (GTK_WINDOW (self),
+                                                 json ? _("Export the Sweep as JSON")
+                                                      : _("Export the Sweep as CSV"),
+                                                 name, json);
   g_signal_connect_object (self->export_dialog, "response", G_CALLBACK (on_export_response_cb),
                            self, G_CONNECT_DEFAULT);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->export_dialog));

@@ -9,6 +9,7 @@
 
 #include "ks-pipeline.h"
 #include "ks-timing-chart.h"
+#include "ks-ui-util.h"
 
 #define PAD 6.0
 #define DOT 2.5
@@ -27,62 +28,6 @@ static const GdkRGBA display_color = { 0.18f, 0.76f, 0.49f, 1.0f };
 static const GdkRGBA warmup_color = { 1.0f, 0.47f, 0.0f, 1.0f };
 
 static void
-text_color (GtkWidget *widget, GdkRGBA *color)
-{
-#if GTK_CHECK_VERSION (4, 10, 0)
-  gtk_widget_get_color (widget, color);
-#else
-  gtk_style_context_get_color (gtk_widget_get_style_context (widget), color);
-#endif
-}
-
-/* 1, 2 or 5 times a power of ten at or above v: an axis maximum people can read. */
-static double
-nice_ceiling (double v)
-{
-  double p, m;
-
-  if (v <= 0)
-    return 1.0;
-  p = pow (10, floor (log10 (v)));
-  m = v / p;
-  if (m <= 1.0)
-    return p;
-  if (m <= 2.0)
-    return 2 * p;
-  if (m <= 5.0)
-    return 5 * p;
-  return 10 * p;
-}
-
-static char *
-format_ms (double ms)
-{
-  if (ms >= 100)
-    return g_strdup_printf ("%.0f ms", ms);
-  if (ms >= 1)
-    return g_strdup_printf ("%.3g ms", ms);
-  if (ms >= 0.001)
-    return g_strdup_printf ("%.3g µs", ms * 1000);
-  return g_strdup_printf ("%.3g ns", ms * 1e6);
-}
-
-static void
-append_text (GtkSnapshot *snapshot, PangoLayout *layout, double x, double y, const GdkRGBA *color)
-{
-  gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y));
-  gtk_snapshot_append_layout (snapshot, layout, color);
-  gtk_snapshot_restore (snapshot);
-}
-
-static void
-set_source (cairo_t *cr, const GdkRGBA *c)
-{
-  cairo_set_source_rgba (cr, c->red, c->green, c->blue, c->alpha);
-}
-
-static void
 ks_timing_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
   KsTimingChart *self = KS_TIMING_CHART (widget);
@@ -98,7 +43,7 @@ ks_timing_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   GdkRGBA fg;
   cairo_t *cr;
 
-  text_color (widget, &fg);
+  ks_ui_get_text_color (widget, &fg);
 
   for (guint i = 0; i < n; i++)
     {
@@ -107,9 +52,9 @@ ks_timing_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       top = MAX (top, s->kernel_ms);
       top = MAX (top, s->display_ms);
     }
-  top = nice_ceiling (top);
+  top = ks_ui_nice_ceiling (top);
 
-  max_text = format_ms (top);
+  max_text = ks_ui_format_ms_short (top);
   max_layout = gtk_widget_create_pango_layout (widget, max_text);
   pango_layout_get_pixel_size (max_layout, &lw, &lh);
   legend = gtk_widget_create_pango_layout (widget, NULL);
@@ -131,12 +76,8 @@ ks_timing_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     return;
 
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  cairo_set_line_width (cr, 1);
   cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.3);
-  cairo_move_to (cr, plot_x - 0.5, plot_y);
-  cairo_line_to (cr, plot_x - 0.5, plot_y + plot_h + 0.5);
-  cairo_line_to (cr, plot_x + plot_w, plot_y + plot_h + 0.5);
-  cairo_stroke (cr);
+  ks_ui_chart_draw_axes (cr, plot_x, plot_y, plot_w, plot_h);
   cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.12);
   cairo_move_to (cr, plot_x, plot_y + 0.5);
   cairo_line_to (cr, plot_x + plot_w, plot_y + 0.5);
@@ -172,7 +113,7 @@ ks_timing_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
             cairo_move_to (cr, X_OF (i), Y_OF (ms));
           started = TRUE;
         }
-      set_source (cr, series == 0 ? &kernel_color : &display_color);
+      ks_ui_cairo_set_color (cr, series == 0 ? &kernel_color : &display_color, 1.0);
       cairo_set_line_width (cr, 1.5);
       cairo_stroke (cr);
 
@@ -188,14 +129,14 @@ ks_timing_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
             {
               /* Warm-up runs pay for first-use costs: hollow, so nobody reads them as typical. */
               cairo_arc (cr, X_OF (i), Y_OF (ms), DOT + 1.5, 0, 2 * G_PI);
-              set_source (cr, &warmup_color);
+              ks_ui_cairo_set_color (cr, &warmup_color, 1.0);
               cairo_set_line_width (cr, 1.5);
               cairo_stroke (cr);
             }
           else
             {
               cairo_arc (cr, X_OF (i), Y_OF (ms), DOT, 0, 2 * G_PI);
-              set_source (cr, series == 0 ? &kernel_color : &display_color);
+              ks_ui_cairo_set_color (cr, series == 0 ? &kernel_color : &display_color, 1.0);
               cairo_fill (cr);
             }
         }
@@ -204,17 +145,11 @@ ks_timing_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 #undef Y_OF
   cairo_destroy (cr);
 
-  append_text (snapshot, max_layout, PAD, plot_y - lh / 2.0, &fg);
-  append_text (snapshot, legend, MAX (plot_x, w - PAD - gw), PAD, &fg);
+  ks_ui_append_layout (snapshot, max_layout, PAD, plot_y - lh / 2.0, &fg);
+  ks_ui_append_layout (snapshot, legend, MAX (plot_x, w - PAD - gw), PAD, &fg);
   if (n == 0)
-    {
-      g_autoptr (PangoLayout) empty = gtk_widget_create_pango_layout (widget, _("No runs yet"));
-      int ew, eh;
-
-      pango_layout_get_pixel_size (empty, &ew, &eh);
-      append_text (snapshot, empty, plot_x + (plot_w - ew) / 2, plot_y + (plot_h - eh) / 2,
-                   &(GdkRGBA) { fg.red, fg.green, fg.blue, 0.5f });
-    }
+    ks_ui_chart_append_placeholder (widget, snapshot, _("No runs yet"), plot_x, plot_y, plot_w,
+                                    plot_h, &fg);
 }
 
 static void

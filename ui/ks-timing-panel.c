@@ -8,6 +8,7 @@
 
 #include "ks-timing-chart.h"
 #include "ks-timing-panel.h"
+#include "ks-ui-util.h"
 
 struct _KsTimingPanel
 {
@@ -73,26 +74,10 @@ static guint signals[N_SIGNALS];
 
 /* ---- formatting ------------------------------------------------------------------ */
 
-/* Milliseconds with about three significant digits; kernels range from
- * microseconds on a GPU to seconds on the CPU engine. */
-static char *
-format_ms (double ms)
-{
-  if (ms < 0)
-    return g_strdup ("—");
-  if (ms < 0.01)
-    return g_strdup_printf ("%.4f ms", ms);
-  if (ms < 1)
-    return g_strdup_printf ("%.3f ms", ms);
-  if (ms < 100)
-    return g_strdup_printf ("%.2f ms", ms);
-  return g_strdup_printf ("%.0f ms", ms);
-}
-
 static void
 set_ms (GtkLabel *label, double ms)
 {
-  g_autofree char *text = format_ms (ms);
+  g_autofree char *text = ks_ui_format_ms (ms);
   gtk_label_set_label (label, text);
 }
 
@@ -247,10 +232,10 @@ on_measured_cb (GObject *object, GAsyncResult *result, gpointer user_data)
   end_long_work (self, FALSE, error);
   if (ok && KS_PIPELINE (object) == self->pipeline)
     {
-      median = format_ms (timing.median_ms);
-      spread = format_ms (timing.mad_ms);
-      min = format_ms (timing.min_ms);
-      max = format_ms (timing.max_ms);
+      median = ks_ui_format_ms (timing.median_ms);
+      spread = ks_ui_format_ms (timing.mad_ms);
+      min = ks_ui_format_ms (timing.min_ms);
+      max = ks_ui_format_ms (timing.max_ms);
       range = g_strdup_printf (_("%s to %s"), min, max);
       gtk_label_set_label (self->median_label, median);
       gtk_label_set_label (self->spread_label, spread);
@@ -382,7 +367,6 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   KsTimingPanel *self = KS_TIMING_PANEL (widget);
   gboolean json = g_str_equal (g_variant_get_string (parameter, NULL), "json");
   GtkRoot *root = gtk_widget_get_root (widget);
-  g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
 
   if (self->pipeline == NULL)
     return;
@@ -391,19 +375,12 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   g_clear_object (&self->export_dialog);
 
   self->export_json = json;
-  self->export_dialog = gtk_file_chooser_native_new (json ? _("Export Timings as JSON")
-                                                          : _("Export Timings as CSV"),
-                                                     GTK_IS_WINDOW (root) ? GTK_WINDOW (root)
-                                                                          : NULL,
-                                                     GTK_FILE_CHOOSER_ACTION_SAVE,
-                                                     _("_Export"), _("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->export_dialog), TRUE);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->export_dialog),
-                                     json ? "kernelscope-timings.json"
-                                          : "kernelscope-timings.csv");
-  gtk_file_filter_set_name (filter, json ? _("JSON files") : _("CSV files"));
-  gtk_file_filter_add_suffix (filter, json ? "json" : "csv");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->export_dialog), filter);
+  self->export_dialog = ks_ui_export_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                                 json ? _("Export Timings as JSON")
+                                                      : _("Export Timings as CSV"),
+                                                 json ? "kernelscope-timings.json"
+                                                      : "kernelscope-timings.csv",
+                                                 json);
   g_signal_connect_object (self->export_dialog, "response", G_CALLBACK (on_export_response_cb),
                            self, G_CONNECT_DEFAULT);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->export_dialog));

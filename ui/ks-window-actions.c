@@ -392,6 +392,17 @@ export_bundle_action (GtkWidget *widget, const char *action_name, GVariant *para
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
+/* A session by its group, its type or its name: the recent manager re-reads
+ * its file when another process writes it, and an entry can come back
+ * without the group for a moment. */
+static gboolean
+info_is_session (GtkRecentInfo *info)
+{
+  return gtk_recent_info_has_group (info, KS_SESSION_RECENT_GROUP)
+         || g_strcmp0 (gtk_recent_info_get_mime_type (info), KS_SESSION_MIME_TYPE) == 0
+         || g_str_has_suffix (gtk_recent_info_get_uri (info), ".kscope.json");
+}
+
 static gboolean
 recent_is_session (const char *uri)
 {
@@ -399,7 +410,7 @@ recent_is_session (const char *uri)
                                                                    uri, NULL);
 
   if (info != NULL)
-    return gtk_recent_info_has_group (info, KS_SESSION_RECENT_GROUP);
+    return info_is_session (info);
   return g_str_has_suffix (uri, ".json");
 }
 
@@ -501,7 +512,7 @@ update_recent_menu (KsWindow *self)
     {
       GtkRecentInfo *info = g_ptr_array_index (mine, i);
       g_autofree char *name = escape_underscores (gtk_recent_info_get_display_name (info));
-      g_autofree char *label = gtk_recent_info_has_group (info, KS_SESSION_RECENT_GROUP)
+      g_autofree char *label = info_is_session (info)
                                ? g_strdup_printf (_("%s (session)"), name)
                                : g_strdup (name);
       g_autoptr (GMenuItem) item = g_menu_item_new (label, NULL);
