@@ -39,52 +39,26 @@ lesson_list (const LessonOptions *o)
 {
   guint n = 0;
   const KsLesson *const *lessons = ks_lesson_registry (&n);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
 
-  json_builder_begin_array (b);
   for (guint i = 0; i < n; i++)
     {
       const KsLesson *l = lessons[i];
       g_autoptr (GString) variants = g_string_new (NULL);
 
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "id");
-      ks_json_add_string (b, l->id);
-      json_builder_set_member_name (b, "slug");
-      ks_json_add_string (b, l->slug);
-      json_builder_set_member_name (b, "title");
-      ks_json_add_string (b, l->title);
-      json_builder_set_member_name (b, "explanation");
-      ks_json_add_string (b, l->explanation);
-      json_builder_set_member_name (b, "variants");
-      json_builder_begin_array (b);
       for (guint k = 0; k < l->n_variants; k++)
         {
           const KsLessonVariant *v = &l->variants[k];
 
-          json_builder_begin_object (b);
-          json_builder_set_member_name (b, "id");
-          ks_json_add_string (b, v->id);
-          json_builder_set_member_name (b, "book");
-          json_builder_add_boolean_value (b, v->book);
-          json_builder_set_member_name (b, "defects");
-          ks_json_add_string (b, v->defects);
-          json_builder_set_member_name (b, "description");
-          ks_json_add_string (b, v->description);
-          json_builder_end_object (b);
           g_string_append_printf (variants, "%s%s%s%s%s", k > 0 ? ", " : "", v->id,
                                   v->defects[0] != '\0' ? " (" : "", v->defects,
                                   v->defects[0] != '\0' ? ")" : "");
         }
-      json_builder_end_array (b);
-      json_builder_end_object (b);
       ks_cli_print ("%-6s %-22s %s\n       variants: %s\n", l->id, l->slug, l->title,
                     variants->str);
     }
-  json_builder_end_array (b);
   if (o->json)
     {
-      g_autoptr (JsonNode) root = json_builder_get_root (b);
+      g_autoptr (JsonNode) root = ks_lesson_registry_to_json ();
       g_autoptr (GError) error = NULL;
 
       if (!ks_cli_emit_json (root, TRUE, NULL, &error))
@@ -219,6 +193,8 @@ print_report (const KsLessonReport *r, guint show)
                   t->book_total_covers);
   for (guint i = 0; i < r->notes->len; i++)
     ks_cli_print ("note: %s\n", (const char *) g_ptr_array_index (r->notes, i));
+  if (r->variant->sanitizer != NULL)
+    ks_cli_print ("note: Under compute-sanitizer: %s.\n", r->variant->sanitizer);
 }
 
 static int

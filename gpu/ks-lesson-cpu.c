@@ -72,24 +72,24 @@ global_at (KsSim *sim, const KsSimThread *t, guint arg, gint64 i, const char *wh
   return array->data + (gsize) i * 4;
 }
 
-float
-_ks_sim_ldf (KsSim *sim, const KsSimThread *t, guint arg, gint64 i)
+/* Floats travel as the bits of the 32-bit word that holds them: one checked
+ * path for every element type the kernels read. */
+static float
+float_of (gint32 bits)
 {
-  guint8 *p = global_at (sim, t, arg, i, "read");
-  float v = 0.0f;
+  float v;
 
-  if (p != NULL)
-    memcpy (&v, p, 4);
+  memcpy (&v, &bits, 4);
   return v;
 }
 
-void
-_ks_sim_stf (KsSim *sim, const KsSimThread *t, guint arg, gint64 i, float v)
+static gint32
+bits_of (float v)
 {
-  guint8 *p = global_at (sim, t, arg, i, "write");
+  gint32 bits;
 
-  if (p != NULL)
-    memcpy (p, &v, 4);
+  memcpy (&bits, &v, 4);
+  return bits;
 }
 
 gint32
@@ -110,6 +110,18 @@ _ks_sim_sti (KsSim *sim, const KsSimThread *t, guint arg, gint64 i, gint32 v)
 
   if (p != NULL)
     memcpy (p, &v, 4);
+}
+
+float
+_ks_sim_ldf (KsSim *sim, const KsSimThread *t, guint arg, gint64 i)
+{
+  return float_of (_ks_sim_ldi (sim, t, arg, i));
+}
+
+void
+_ks_sim_stf (KsSim *sim, const KsSimThread *t, guint arg, gint64 i, float v)
+{
+  _ks_sim_sti (sim, t, arg, i, bits_of (v));
 }
 
 gint32
@@ -176,21 +188,13 @@ _ks_sim_sh_sti (KsSim *sim, const KsSimThread *t, KsSimShared *sh, gint64 i, gin
 float
 _ks_sim_sh_ldf (KsSim *sim, const KsSimThread *t, KsSimShared *sh, gint64 i)
 {
-  gint32 *p = shared_at (sim, t, sh, i, "read");
-  float v = 0.0f;
-
-  if (p != NULL)
-    memcpy (&v, p, 4);
-  return v;
+  return float_of (_ks_sim_sh_ldi (sim, t, sh, i));
 }
 
 void
 _ks_sim_sh_stf (KsSim *sim, const KsSimThread *t, KsSimShared *sh, gint64 i, float v)
 {
-  gint32 *p = shared_at (sim, t, sh, i, "write");
-
-  if (p != NULL)
-    memcpy (p, &v, 4);
+  _ks_sim_sh_sti (sim, t, sh, i, bits_of (v));
 }
 
 gint32
@@ -268,8 +272,8 @@ _ks_sim_thread (const KsSim *sim, guint block, guint thread, KsSimThread *t)
 
 /* ---- running a grid ------------------------------------------------------- */
 
-static guint64
-splitmix64 (guint64 *state)
+guint64
+_ks_lesson_splitmix64 (guint64 *state)
 {
   guint64 z = (*state += G_GUINT64_CONSTANT (0x9E3779B97F4A7C15));
 
@@ -292,7 +296,7 @@ block_order (const KsLessonRun *run, guint n_blocks)
   if (run->shuffle_blocks)
     for (guint i = n_blocks; i > 1; i--)
       {
-        guint j = (guint) (splitmix64 (&state) % i);
+        guint j = (guint) (_ks_lesson_splitmix64 (&state) % i);
         guint tmp = order[i - 1];
 
         order[i - 1] = order[j];
@@ -301,29 +305,36 @@ block_order (const KsLessonRun *run, guint n_blocks)
   return order;
 }
 
-static void
-sim_execute (KsSim *sim)
+/* Cancellation is looked at between waves. A wave is one block (or
+ * KS_LESSON_RACE_WAVE small ones): the model runs 11-06's 977 blocks of 1024
+ * threads in about 45 ms, so a cancelled run stops within a fraction of a
+ * millisecond, and the look itself costs nothing measurable. */
+static gboolean
+sim_execute (KsSim *sim, GError **error)
 {
   KsLessonRun *run = sim->run;
+  GCancellable *cancellable = run->options.cancellable;
   guint n_blocks = run->grid.x * run->grid.y * run->grid.z;
   g_autofree guint *order = block_order (run, n_blocks);
-  guint wave = MAX (run->wave, 1);
+  /* Twins see consecutive block numbers; a shuffled grid runs its blocks
+   * one at a time, each under its own number. */
+  guint wave = run->shuffle_blocks ? 1 : MAX (run->wave, 1);
 
   sim->threads_per_block = run->block.x * run->block.y * run->block.z;
-  if (run->shuffle_blocks)
-    {
-      /* Twins see consecutive block numbers; a shuffled grid runs its blocks
-       * one at a time, each under its own number. */
-      for (guint i = 0; i < n_blocks; i++)
-        run->twin (sim, order[i], 1);
-      return;
-    }
   for (guint first = 0; first < n_blocks; first += wave)
-    run->twin (sim, first, MIN (wave, n_blocks - first));
+    {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      if (run->shuffle_blocks)
+        run->twin (sim, order[first], 1);
+      else
+        run->twin (sim, first, MIN (wave, n_blocks - first));
+    }
+  return TRUE;
 }
 
-void
-_ks_lesson_sim_run_quiet (KsLessonRun *run, GPtrArray *arrays)
+gboolean
+_ks_lesson_sim_run_quiet (KsLessonRun *run, GPtrArray *arrays, GError **error)
 {
   KsSim sim = { 0 };
   g_autofree gint32 **none = g_new0 (gint32 *, run->args->len);
@@ -334,11 +345,11 @@ _ks_lesson_sim_run_quiet (KsLessonRun *run, GPtrArray *arrays)
   sim.thread_of = none;
   sim.quiet = TRUE;
   sim.faults = NULL;
-  sim_execute (&sim);
+  return sim_execute (&sim, error);
 }
 
-void
-_ks_lesson_sim_run (KsLessonRun *run)
+gboolean
+_ks_lesson_sim_run (KsLessonRun *run, GError **error)
 {
   KsSim sim = { 0 };
   KsLessonReport *report = run->report;
@@ -367,7 +378,12 @@ _ks_lesson_sim_run (KsLessonRun *run)
   sim.thread_of = run->thread_of;
   sim.faults = report->faults;
   sim.printf_output = g_string_new (NULL);
-  sim_execute (&sim);
+  if (!sim_execute (&sim, error))
+    {
+      g_ptr_array_unref (sim.arrays);
+      g_string_free (sim.printf_output, TRUE);
+      return FALSE;
+    }
 
   report->n_faults = sim.n_faults;
   report->atomics.global = sim.global_atomics;
@@ -375,6 +391,7 @@ _ks_lesson_sim_run (KsLessonRun *run)
   g_free (report->printf_output);
   report->printf_output = g_string_free (sim.printf_output, FALSE);
   run->results = sim.arrays;
+  return TRUE;
 }
 
 /* ---- the twins -------------------------------------------------------------
@@ -399,6 +416,31 @@ grid_threads (const KsSim *sim)
   const KsLessonRun *run = _ks_sim_get_run (sim);
 
   return run->block.x * run->grid.x;
+}
+
+/* out[i] = x[i] + y[i], capped at `ceiling` (INFINITY: not capped): the
+ * statement of every adding kernel, whatever its argument order. */
+static void
+sum_at (KsSim *sim, const KsSimThread *t, guint out, guint x, guint y, gint64 i, float ceiling)
+{
+  float sum = _ks_sim_ldf (sim, t, x, i) + _ks_sim_ldf (sim, t, y, i);
+
+  _ks_sim_stf (sim, t, out, i, sum > ceiling ? ceiling : sum);
+}
+
+/* The grid-stride loop of 11-06's add_num, 11-10's add and 12-05's
+ * clamped add_num: for (i = global id; i < n; i += threads in the grid). */
+static void
+grid_stride_sum (KsSim *sim, guint first, guint n, guint out, guint x, guint y, guint count_arg,
+                 float ceiling)
+{
+  gint64 count = _ks_sim_scalar (sim, count_arg);
+  gint64 stride = grid_threads (sim);
+
+  FOR_BLOCKS (b)
+    FOR_THREADS (sim, b, t, k)
+      for (gint64 i = global_tid (sim, &t); i < count; i += stride)
+        sum_at (sim, &t, out, x, y, i, ceiling);
 }
 
 void
@@ -448,11 +490,7 @@ _ks_twin_add_thread (KsSim *sim, guint first, guint n)
 {
   FOR_BLOCKS (b)
     FOR_THREADS (sim, b, t, k)
-      {
-        gint64 i = t.thread_idx.x;
-
-        _ks_sim_stf (sim, &t, 0, i, _ks_sim_ldf (sim, &t, 1, i) + _ks_sim_ldf (sim, &t, 2, i));
-      }
+      sum_at (sim, &t, 0, 1, 2, t.thread_idx.x, INFINITY);
 }
 
 /* add_num (float *result, const float *a, const float *b, int n), bounds-checked */
@@ -467,7 +505,7 @@ _ks_twin_add_checked (KsSim *sim, guint first, guint n)
         gint64 i = global_tid (sim, &t);
 
         if (i < count)
-          _ks_sim_stf (sim, &t, 0, i, _ks_sim_ldf (sim, &t, 1, i) + _ks_sim_ldf (sim, &t, 2, i));
+          sum_at (sim, &t, 0, 1, 2, i, INFINITY);
       }
 }
 
@@ -475,13 +513,7 @@ _ks_twin_add_checked (KsSim *sim, guint first, guint n)
 void
 _ks_twin_add_stride (KsSim *sim, guint first, guint n)
 {
-  gint64 count = _ks_sim_scalar (sim, 3);
-  gint64 stride = grid_threads (sim);
-
-  FOR_BLOCKS (b)
-    FOR_THREADS (sim, b, t, k)
-      for (gint64 i = global_tid (sim, &t); i < count; i += stride)
-        _ks_sim_stf (sim, &t, 0, i, _ks_sim_ldf (sim, &t, 1, i) + _ks_sim_ldf (sim, &t, 2, i));
+  grid_stride_sum (sim, first, n, 0, 1, 2, 3, INFINITY);
 }
 
 /* square (float *a, int width, int height) */
@@ -713,13 +745,7 @@ _ks_twin_matmul_tiled_book (KsSim *sim, guint first, guint n)
 void
 _ks_twin_elementwise_add (KsSim *sim, guint first, guint n)
 {
-  gint64 count = _ks_sim_scalar (sim, 3);
-  gint64 stride = grid_threads (sim);
-
-  FOR_BLOCKS (b)
-    FOR_THREADS (sim, b, t, k)
-      for (gint64 i = global_tid (sim, &t); i < count; i += stride)
-        _ks_sim_stf (sim, &t, 2, i, _ks_sim_ldf (sim, &t, 0, i) + _ks_sim_ldf (sim, &t, 1, i));
+  grid_stride_sum (sim, first, n, 2, 0, 1, 3, INFINITY);
 }
 
 /* dot_reduce (const unsigned *a, const unsigned *b, unsigned *out, unsigned *steps, int n) */
@@ -956,17 +982,7 @@ _ks_twin_gray_book (KsSim *sim, guint first, guint n)
 void
 _ks_twin_add_clamp (KsSim *sim, guint first, guint n)
 {
-  gint64 count = _ks_sim_scalar (sim, 3);
-  gint64 stride = grid_threads (sim);
-
-  FOR_BLOCKS (b)
-    FOR_THREADS (sim, b, t, k)
-      for (gint64 i = global_tid (sim, &t); i < count; i += stride)
-        {
-          float sum = _ks_sim_ldf (sim, &t, 1, i) + _ks_sim_ldf (sim, &t, 2, i);
-
-          _ks_sim_stf (sim, &t, 0, i, sum > 255.0f ? 255.0f : sum);
-        }
+  grid_stride_sum (sim, first, n, 0, 1, 2, 3, 255.0f);
 }
 
 /* axpbz (float *z, const float *x, float a, float b, int n) */

@@ -48,9 +48,9 @@ typedef struct
   guint wave;                  /* blocks per wave in the CPU model (1: one at a time) */
   gboolean shuffle_blocks;     /* run blocks in a seeded order (11-03) */
   guint size;                  /* the lesson's size after options */
-  /* the check: outputs by argument index against expected arrays */
+  /* the check: the output at this argument index against the reference,
+   * which the report's check holds (check.expected_values) */
   int checked_arg;             /* -1: the lesson's finish sets the check itself */
-  KsArray *expected;
   double abs_tol;
   double rel_tol;
   /* after the CPU model ran */
@@ -65,8 +65,8 @@ struct _KsLessonImpl
 {
   /* Builds the args, the launch and the twin for run->variant. */
   gboolean (*setup) (KsLessonRun *run, GError **error);
-  /* The independent reference: run->expected for run->checked_arg. */
-  void (*reference) (KsLessonRun *run);
+  /* The independent reference for run->checked_arg, from the args' data. */
+  KsArray *(*reference) (const KsLessonRun *run);
   /* After the kernel ran (run->results hold its outputs): host results,
    * images, steps, the book's check, notes; may set the check itself. */
   void (*finish) (KsLessonRun *run);
@@ -74,12 +74,17 @@ struct _KsLessonImpl
 
 /* ---- the CPU model (ks-lesson-cpu.c) ------------------------------------- */
 
+/* The seeded generator behind the lessons' data and the model's block order. */
+guint64       _ks_lesson_splitmix64    (guint64 *state);
+
 /* Runs run->twin over run->grid in the model's order on copies of the
  * arrays; run->results get the arrays after the run, the report its
- * faults, atomics and printf. Owner maps for tracked outputs. */
-void          _ks_lesson_sim_run       (KsLessonRun *run);
-/* The same without touching the report (for timing). */
-void          _ks_lesson_sim_run_quiet (KsLessonRun *run, GPtrArray *arrays);
+ * faults, atomics and printf. Owner maps for tracked outputs. Between
+ * blocks (or waves) it looks at run->options.cancellable: cancelled, it
+ * stops with G_IO_ERROR_CANCELLED and run->results stay NULL. */
+gboolean      _ks_lesson_sim_run       (KsLessonRun *run, GError **error);
+/* The same on `arrays` without touching the report (for timing). */
+gboolean      _ks_lesson_sim_run_quiet (KsLessonRun *run, GPtrArray *arrays, GError **error);
 
 guint         _ks_sim_threads_per_block (const KsSim *sim);
 void          _ks_sim_thread           (const KsSim *sim, guint block, guint thread,

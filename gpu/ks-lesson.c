@@ -25,16 +25,6 @@ now_ms (void)
   return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec * 1e-6;
 }
 
-static guint64
-splitmix64 (guint64 *state)
-{
-  guint64 z = (*state += G_GUINT64_CONSTANT (0x9E3779B97F4A7C15));
-
-  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xBF58476D1CE4E5B9);
-  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94D049BB133111EB);
-  return z ^ (z >> 31);
-}
-
 static KsDim3
 dim3 (guint x, guint y, guint z)
 {
@@ -81,7 +71,8 @@ fill_randint (KsArray *a, guint64 seed, int lo, int hi)
   guint64 state = seed;
 
   for (gsize i = 0; i < a->length; i++)
-    ks_array_set_double (a, i, lo + (int) (splitmix64 (&state) % (guint64) (hi - lo + 1)));
+    ks_array_set_double (a, i, lo + (int) (_ks_lesson_splitmix64 (&state)
+                                           % (guint64) (hi - lo + 1)));
 }
 
 static float *
@@ -132,6 +123,17 @@ lesson_arg_free (KsLessonArg *a)
   g_free (a);
 }
 
+/* An argument's data before the run (what the kernel reads). */
+static const KsArray *
+arg_data (const KsLessonRun *run, guint arg)
+{
+  const KsLessonArg *a = g_ptr_array_index (run->args, arg);
+
+  g_assert (a->is_array);
+  return a->array;
+}
+
+/* An argument's data after the run. */
 static const KsArray *
 result (const KsLessonRun *run, guint arg)
 {
@@ -185,15 +187,29 @@ add_step (KsLessonRun *run, char *title, KsArray *values)
   g_ptr_array_add (run->report->steps, s);
 }
 
+/* The lesson's reference, once the run has computed it; NULL when none. */
+static const KsArray *
+reference (const KsLessonRun *run)
+{
+  return run->report->check.expected_values;
+}
+
+/* The check's verdict. `output`: the name of the output compared with the
+ * reference (check.expected_values), or NULL for a check of something else. */
 static void
-set_check (KsLessonRun *run, gboolean passed, const char *against, gsize compared,
-           gsize differing, gsize first, double expected, double actual, char *summary)
+set_check (KsLessonRun *run, gboolean passed, const char *against, const char *output,
+           gsize compared, gsize differing, gsize first, double expected, double actual,
+           char *summary)
 {
   KsLessonCheck *c = &run->report->check;
 
   c->passed = passed;
   g_free (c->against);
   c->against = g_strdup (against);
+  g_free (c->output);
+  c->output = g_strdup (output);
+  if (output == NULL)
+    g_clear_pointer (&c->expected_values, ks_array_free);
   c->compared = compared;
   c->differing = differing;
   c->first_difference = first;
@@ -203,13 +219,17 @@ set_check (KsLessonRun *run, gboolean passed, const char *against, gsize compare
   c->summary = summary;
 }
 
-/* Compares element by element; the check's fields from it. */
+/* Compares the output `name` with the reference element by element; the
+ * check's fields from it. */
 static void
-compare_check (KsLessonRun *run, const KsArray *expected, const KsArray *actual,
-               const char *against)
+compare_check (KsLessonRun *run, const char *name, const KsArray *actual, const char *against)
 {
+  const KsArray *expected = reference (run);
   gsize differing = 0, first = G_MAXSIZE;
-  gsize n = MIN (expected->length, actual->length);
+  gsize n;
+
+  g_assert (expected != NULL);
+  n = MIN (expected->length, actual->length);
 
   for (gsize i = 0; i < n; i++)
     {
@@ -223,12 +243,13 @@ compare_check (KsLessonRun *run, const KsArray *expected, const KsArray *actual,
         }
     }
   if (differing == 0)
-    set_check (run, TRUE, against, n, 0, G_MAXSIZE, NAN, NAN,
+    set_check (run, TRUE, against, name, n, 0, G_MAXSIZE, NAN, NAN,
                g_strdup_printf ("correct: all %" G_GSIZE_FORMAT " elements equal the reference%s",
                                 n, run->abs_tol > 0 || run->rel_tol > 0
                                 ? " within the tolerance" : ""));
   else
-    set_check (run, FALSE, against, n, differing, first, ks_array_get_double (expected, first),
+    set_check (run, FALSE, against, name, n, differing, first,
+               ks_array_get_double (expected, first),
                ks_array_get_double (actual, first),
                g_strdup_printf ("wrong: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " elements "
                                 "differ, the first at [%" G_GSIZE_FORMAT "] (%g, expected %g)",
@@ -264,11 +285,13 @@ channel_array (const KsImage *rgba, guint channel)
   return a;
 }
 
-/* Floats to a gray image the way the host casts them: truncated and wrapped
- * into 0..255 as numpy's astype(uint8) does for values in range. */
+/* A rows × cols array of floats to a gray image the way the host casts
+ * them: truncated and wrapped into 0..255 as numpy's astype(uint8) does for
+ * values in range. */
 static KsImage *
-gray_image (const KsArray *a, guint width, guint height)
+gray_image (const KsArray *a)
 {
+  guint width = (guint) a->cols, height = (guint) a->rows;
   KsImage *image = ks_image_new (KS_FORMAT_GRAY8, width, height, NULL);
 
   for (guint y = 0; y < height; y++)
@@ -309,8 +332,9 @@ hello_finish (KsLessonRun *run)
   const char *got = run->report->printf_output != NULL ? run->report->printf_output : "";
   gboolean ok = g_str_equal (got, want);
 
-  set_check (run, ok, "the string the kernel prints", 1, ok ? 0 : 1, ok ? G_MAXSIZE : 0, NAN,
-             NAN, g_strdup (ok ? "the device printed the line" : "the device printed other text"));
+  set_check (run, ok, "the string the kernel prints", NULL, 1, ok ? 0 : 1, ok ? G_MAXSIZE : 0,
+             NAN, NAN, g_strdup (ok ? "the device printed the line"
+                                    : "the device printed other text"));
   if (run->variant->book)
     note (run, "No newline ends the text: a console that shows whole lines shows nothing until "
           "more output or the program's end flushes it.");
@@ -379,11 +403,12 @@ blocks_finish (KsLessonRun *run)
         bad += seen[k] != 1;
     }
   ok = bad == 0 && n_lines == 10;
-  set_check (run, ok, "every block runs exactly once", 10, ok ? 0 : bad, ok ? G_MAXSIZE : 0, NAN,
-             NAN, g_strdup_printf ("%s; the blocks printed in the order %s%s",
-                                   ok ? "each of the 10 blocks ran once" : "some block did not "
-                                   "run exactly once", printed->str,
-                                   in_order == n_lines ? " (index order, this time)" : ""));
+  set_check (run, ok, "every block runs exactly once", NULL, 10, ok ? 0 : bad,
+             ok ? G_MAXSIZE : 0, NAN, NAN,
+             g_strdup_printf ("%s; the blocks printed in the order %s%s",
+                              ok ? "each of the 10 blocks ran once" : "some block did not run "
+                              "exactly once", printed->str,
+                              in_order == n_lines ? " (index order, this time)" : ""));
   note (run, "The launch does not order its blocks: run it again (or with another --seed on "
         "the CPU engine, which draws a block order from it) and the lines come in another "
         "order. Results must not depend on it.");
@@ -428,24 +453,38 @@ add_small_setup (KsLessonRun *run, GError **error)
   return TRUE;
 }
 
-static void
-add_small_reference (KsLessonRun *run)
+/* x + y element by element in float, capped at `ceiling` (INFINITY: not
+ * capped), with x's shape: the reference of every adding lesson. */
+static KsArray *
+sum_reference (const KsLessonRun *run, guint x_arg, guint y_arg, float ceiling)
 {
-  const KsLessonArg *a = g_ptr_array_index (run->args, 1), *b = g_ptr_array_index (run->args, 2);
+  const KsArray *x = arg_data (run, x_arg), *y = arg_data (run, y_arg);
+  KsArray *sum = new_array (KS_ELEM_FLOAT32, x->length, x->rows, x->cols);
 
-  run->expected = new_array (KS_ELEM_FLOAT32, a->array->length, 0, 0);
-  for (gsize i = 0; i < a->array->length; i++)
-    f32 (run->expected)[i] = f32 (a->array)[i] + f32 (b->array)[i];
+  for (gsize i = 0; i < x->length; i++)
+    {
+      float v = f32 (x)[i] + f32 (y)[i];
+
+      f32 (sum)[i] = v > ceiling ? ceiling : v;
+    }
+  return sum;
+}
+
+/* result = a + b */
+static KsArray *
+add_small_reference (const KsLessonRun *run)
+{
+  return sum_reference (run, 1, 2, INFINITY);
 }
 
 static void
 add_small_finish (KsLessonRun *run)
 {
-  const KsLessonArg *a = g_ptr_array_index (run->args, 1), *b = g_ptr_array_index (run->args, 2);
+  const KsArray *a = arg_data (run, 1), *b = arg_data (run, 2);
   const KsArray *c = result (run, 0);
 
   for (gsize i = 0; i < MIN (c->length, (gsize) 8); i++)
-    note (run, "%.9g + %.9g = %.9g", f32 (a->array)[i], f32 (b->array)[i], f32 (c)[i]);
+    note (run, "%.9g + %.9g = %.9g", f32 (a)[i], f32 (b)[i], f32 (c)[i]);
   if (g_str_equal (run->lesson->id, "11-04"))
     note (run, "Stages: allocate three device buffers (mem_alloc), copy a and b to the device "
           "(memcpy_htod, the upload time), launch one thread, copy the result back "
@@ -523,14 +562,15 @@ square_setup (KsLessonRun *run, GError **error)
   return TRUE;
 }
 
-static void
-square_reference (KsLessonRun *run)
+static KsArray *
+square_reference (const KsLessonRun *run)
 {
-  const KsLessonArg *a = g_ptr_array_index (run->args, 0);
+  const KsArray *a = arg_data (run, 0);
+  KsArray *squares = ks_array_copy (a);
 
-  run->expected = ks_array_copy (a->array);
-  for (gsize i = 0; i < a->array->length; i++)
-    f32 (run->expected)[i] = f32 (a->array)[i] * f32 (a->array)[i];
+  for (gsize i = 0; i < a->length; i++)
+    f32 (squares)[i] = f32 (a)[i] * f32 (a)[i];
+  return squares;
 }
 
 static void
@@ -601,16 +641,20 @@ dot_finish (KsLessonRun *run)
   const KsArray *partial = result (run, 2);
   KsArray *dot = new_array (KS_ELEM_FLOAT64, 1, 0, 0);
   double sum = 0, loop = 0, closed = 1023.0 * 1024.0;
-  const KsLessonArg *a = g_ptr_array_index (run->args, 0), *b = g_ptr_array_index (run->args, 1);
+  const KsArray *a = arg_data (run, 0), *b = arg_data (run, 1);
+  KsArray *expected = new_array (KS_ELEM_FLOAT64, 1, 0, 0);
 
   for (gsize i = 0; i < partial->length; i++)
     sum += f32 (partial)[i];
-  for (gsize i = 0; i < a->array->length; i++)
-    loop += (double) f32 (a->array)[i] * f32 (b->array)[i];
+  for (gsize i = 0; i < a->length; i++)
+    loop += (double) f32 (a)[i] * f32 (b)[i];
   ks_array_set_double (dot, 0, sum);
+  ks_array_set_double (expected, 0, loop);
   add_host_output (run, "dot", dot);
+  g_clear_pointer (&run->report->check.expected_values, ks_array_free);
+  run->report->check.expected_values = expected;
   set_check (run, sum == loop && loop == closed, "a C loop over the products, and x(x+1) with "
-             "x = 1023", 1, sum == loop ? 0 : 1, sum == loop ? G_MAXSIZE : 0, loop, sum,
+             "x = 1023", "dot", 1, sum == loop ? 0 : 1, sum == loop ? G_MAXSIZE : 0, loop, sum,
              g_strdup_printf ("%s: the host's sum of the %" G_GSIZE_FORMAT " block partials is "
                               "%.17g, the loop gives %.17g, x(x+1) = %.17g",
                               sum == loop ? "correct" : "wrong", partial->length, sum, loop,
@@ -684,14 +728,13 @@ fail:
   return FALSE;
 }
 
-static void
-matmul_reference (KsLessonRun *run)
+static KsArray *
+matmul_reference (const KsLessonRun *run)
 {
-  const KsArray *a = ((KsLessonArg *) g_ptr_array_index (run->args, 0))->array;
-  const KsArray *b = ((KsLessonArg *) g_ptr_array_index (run->args, 1))->array;
+  const KsArray *a = arg_data (run, 0), *b = arg_data (run, 1);
   gsize w = a->rows;
+  KsArray *c = new_array (KS_ELEM_FLOAT32, w * w, w, w);
 
-  run->expected = new_array (KS_ELEM_FLOAT32, w * w, w, w);
   for (gsize i = 0; i < w; i++)
     for (gsize j = 0; j < w; j++)
       {
@@ -699,8 +742,9 @@ matmul_reference (KsLessonRun *run)
 
         for (gsize k = 0; k < w; k++)
           s += (double) f32 (a)[i * w + k] * f32 (b)[k * w + j];
-        f32 (run->expected)[i * w + j] = (float) s;
+        f32 (c)[i * w + j] = (float) s;
       }
+  return c;
 }
 
 /* The book's verdict: cpu.all() == gpu.all(), two booleans ("no zero anywhere"). */
@@ -728,7 +772,7 @@ book_check (KsLessonRun *run, const char *description, gboolean on_result, gbool
   bc->says_correct_on_result = on_result;
   bc->says_correct_on_wrong = on_wrong;
   bc->wrong_description = g_strdup ("the result with its middle element increased by 1");
-  bc->real_check_catches_wrong = !ks_array_equal (run->expected, wrong, run->abs_tol,
+  bc->real_check_catches_wrong = !ks_array_equal (reference (run), wrong, run->abs_tol,
                                                   run->rel_tol, &first);
   note (run, "The book's check says %s for this result and %s for a deliberately wrong one "
         "(%s); the element-wise comparison %s it.", on_result ? "“correct”" : "“wrong”",
@@ -755,8 +799,8 @@ matmul_finish (KsLessonRun *run)
       g_autoptr (KsArray) wrong = make_wrong (c);
 
       book_check (run, "cpu.all() == gpu.all(): whether both have no zero, compared as two "
-                  "booleans", book_all_equal (run->expected, c),
-                  book_all_equal (run->expected, wrong), wrong);
+                  "booleans", book_all_equal (reference (run), c),
+                  book_all_equal (reference (run), wrong), wrong);
     }
   else if (g_str_equal (run->variant->id, "tiled-book"))
     {
@@ -802,15 +846,11 @@ elementwise_setup (KsLessonRun *run, GError **error)
   return TRUE;
 }
 
-static void
-elementwise_reference (KsLessonRun *run)
+/* d_c = d_a + d_b */
+static KsArray *
+elementwise_reference (const KsLessonRun *run)
 {
-  const KsArray *a = ((KsLessonArg *) g_ptr_array_index (run->args, 0))->array;
-  const KsArray *b = ((KsLessonArg *) g_ptr_array_index (run->args, 1))->array;
-
-  run->expected = new_array (KS_ELEM_FLOAT32, a->length, 0, 0);
-  for (gsize i = 0; i < a->length; i++)
-    f32 (run->expected)[i] = f32 (a)[i] + f32 (b)[i];
+  return sum_reference (run, 0, 1, INFINITY);
 }
 
 static void
@@ -850,6 +890,22 @@ log2_of (guint p)
   return l;
 }
 
+/* The last arguments and the launch of 11-11 and 11-12: one block of
+ * `threads` threads with a word of shared memory each, writing `levels`
+ * rows of `threads` values into `steps`, then the element count n. */
+static void
+one_block_with_steps (KsLessonRun *run, KsElemType type, guint threads, guint levels, guint n,
+                      KsSimTwin twin)
+{
+  arg_array (run, "steps", new_array (type, (gsize) threads * levels, levels, threads),
+             KS_ARRAY_OUT, NULL);
+  arg_scalar (run, "n", KS_ELEM_INT32, n);
+  run->block = dim3 (threads, 1, 1);
+  run->grid = dim3 (1, 1, 1);
+  run->shared = (guint64) threads * 4;
+  run->twin = twin;
+}
+
 static gboolean
 reduce_setup (KsLessonRun *run, GError **error)
 {
@@ -861,28 +917,22 @@ reduce_setup (KsLessonRun *run, GError **error)
   arg_array (run, "a", a, KS_ARRAY_IN, "gpuarray.arange");
   arg_array (run, "b", b, KS_ARRAY_IN, "gpuarray.arange");
   arg_array (run, "out", new_array (KS_ELEM_UINT32, 1, 0, 0), KS_ARRAY_OUT, NULL);
-  arg_array (run, "steps", new_array (KS_ELEM_UINT32, (gsize) threads * (log2_of (threads) + 1),
-                                      log2_of (threads) + 1, threads), KS_ARRAY_OUT, NULL);
-  arg_scalar (run, "n", KS_ELEM_INT32, n);
-  run->block = dim3 (threads, 1, 1);
-  run->grid = dim3 (1, 1, 1);
-  run->shared = (guint64) threads * 4;
-  run->twin = _ks_twin_reduce;
+  one_block_with_steps (run, KS_ELEM_UINT32, threads, log2_of (threads) + 1, n, _ks_twin_reduce);
   run->checked_arg = 2;
   return TRUE;
 }
 
-static void
-reduce_reference (KsLessonRun *run)
+static KsArray *
+reduce_reference (const KsLessonRun *run)
 {
-  const KsArray *a = ((KsLessonArg *) g_ptr_array_index (run->args, 0))->array;
-  const KsArray *b = ((KsLessonArg *) g_ptr_array_index (run->args, 1))->array;
+  const KsArray *a = arg_data (run, 0), *b = arg_data (run, 1);
+  KsArray *out = new_array (KS_ELEM_UINT32, 1, 0, 0);
   guint32 sum = 0;
 
   for (gsize i = 0; i < a->length; i++)
     sum += (guint32) i32 (a)[i] * (guint32) i32 (b)[i];
-  run->expected = new_array (KS_ELEM_UINT32, 1, 0, 0);
-  ks_array_set_double (run->expected, 0, sum);
+  ks_array_set_double (out, 0, sum);
+  return out;
 }
 
 static void
@@ -922,26 +972,21 @@ scan_setup (KsLessonRun *run, GError **error)
 
   fill_randint (data, run->options.seed, 1, 9);
   arg_array (run, "data", data, KS_ARRAY_INOUT, "gpuarray.to_gpu, scanned in place");
-  arg_array (run, "steps", new_array (KS_ELEM_INT32, (gsize) threads * log2_of (threads),
-                                      log2_of (threads), threads), KS_ARRAY_OUT, NULL);
-  arg_scalar (run, "n", KS_ELEM_INT32, n);
-  run->block = dim3 (threads, 1, 1);
-  run->grid = dim3 (1, 1, 1);
-  run->shared = (guint64) threads * 4;
-  run->twin = _ks_twin_scan;
+  one_block_with_steps (run, KS_ELEM_INT32, threads, log2_of (threads), n, _ks_twin_scan);
   run->checked_arg = 0;
   return TRUE;
 }
 
-static void
-scan_reference (KsLessonRun *run)
+static KsArray *
+scan_reference (const KsLessonRun *run)
 {
-  const KsArray *data = ((KsLessonArg *) g_ptr_array_index (run->args, 0))->array;
+  const KsArray *data = arg_data (run, 0);
+  KsArray *scanned = ks_array_copy (data);
   gint32 sum = 0;
 
-  run->expected = ks_array_copy (data);
   for (gsize i = 0; i < data->length; i++)
-    i32 (run->expected)[i] = (sum += i32 (data)[i]);
+    i32 (scanned)[i] = (sum += i32 (data)[i]);
+  return scanned;
 }
 
 static void
@@ -1045,24 +1090,24 @@ hist_setup (KsLessonRun *run, GError **error)
   return TRUE;
 }
 
-static void
-hist_reference (KsLessonRun *run)
+static KsArray *
+hist_reference (const KsLessonRun *run)
 {
-  const KsArray *input = ((KsLessonArg *) g_ptr_array_index (run->args, 1))->array;
-  const KsArray *bins = ((KsLessonArg *) g_ptr_array_index (run->args, 0))->array;
+  const KsArray *input = arg_data (run, 1), *bins = arg_data (run, 0);
+  KsArray *counts = new_array (KS_ELEM_INT32, MIN (bins->length, (gsize) 256), 0, 0);
 
-  run->expected = new_array (KS_ELEM_INT32, MIN (bins->length, (gsize) 256), 0, 0);
   if (g_str_equal (run->variant->id, "int64"))
     {
       /* What the pixels count to when each is read as the 8-byte value it is. */
       const gint64 *p = (const gint64 *) input->data;
 
       for (gsize i = 0; i < input->length / 2; i++)
-        i32 (run->expected)[p[i]]++;
-      return;
+        i32 (counts)[p[i]]++;
     }
-  for (gsize i = 0; i < input->length; i++)
-    i32 (run->expected)[i32 (input)[i]]++;
+  else
+    for (gsize i = 0; i < input->length; i++)
+      i32 (counts)[i32 (input)[i]]++;
+  return counts;
 }
 
 static void
@@ -1172,49 +1217,49 @@ gray_setup (KsLessonRun *run, GError **error)
   return TRUE;
 }
 
-static void
-gray_reference (KsLessonRun *run)
+/* Pixel i's gray value in BT.601's integer thousandths: exact. */
+static int
+gray_thousandths (const KsLessonRun *run, gsize i)
 {
-  const KsArray *b = ((KsLessonArg *) g_ptr_array_index (run->args, 1))->array;
-  const KsArray *g = ((KsLessonArg *) g_ptr_array_index (run->args, 2))->array;
-  const KsArray *r = ((KsLessonArg *) g_ptr_array_index (run->args, 3))->array;
+  const KsArray *b = arg_data (run, 1), *g = arg_data (run, 2), *r = arg_data (run, 3);
 
-  run->expected = new_array (KS_ELEM_FLOAT32, r->length, r->rows, r->cols);
+  return 299 * (int) f32 (r)[i] + 587 * (int) f32 (g)[i] + 114 * (int) f32 (b)[i];
+}
+
+static KsArray *
+gray_reference (const KsLessonRun *run)
+{
+  const KsArray *r = arg_data (run, 3);
+  KsArray *gray = new_array (KS_ELEM_FLOAT32, r->length, r->rows, r->cols);
+
   for (gsize i = 0; i < r->length; i++)
     {
-      /* BT.601 in integer thousandths: exact. */
-      int sum = 299 * (int) f32 (r)[i] + 587 * (int) f32 (g)[i] + 114 * (int) f32 (b)[i];
+      int sum = gray_thousandths (run, i);
 
-      f32 (run->expected)[i] = (float) (run->variant->book ? sum / 1000 : (sum + 500) / 1000);
+      f32 (gray)[i] = (float) (run->variant->book ? sum / 1000 : (sum + 500) / 1000);
     }
+  return gray;
 }
 
 static void
 gray_finish (KsLessonRun *run)
 {
   const KsArray *gray = result (run, 0);
-  const KsArray *r = ((KsLessonArg *) g_ptr_array_index (run->args, 3))->array;
 
   add_image (run, "input", load_sample ("lesson-photo-color.png"));
-  add_image (run, "result", gray_image (gray, (guint) gray->cols, (guint) gray->rows));
+  add_image (run, "result", gray_image (gray));
   if (run->variant->book)
     {
-      const KsArray *b = ((KsLessonArg *) g_ptr_array_index (run->args, 1))->array;
-      const KsArray *g = ((KsLessonArg *) g_ptr_array_index (run->args, 2))->array;
       gsize darker = 0;
       KsArray *cast = new_array (KS_ELEM_UINT8, gray->length, gray->rows, gray->cols);
 
       for (gsize i = 0; i < gray->length; i++)
         cast->data[i] = (guint8) CLAMP ((int) f32 (gray)[i], 0, 255);
       add_host_output (run, "gray (astype(uint8))", cast);
-      compare_check (run, run->expected, cast, "BT.601 in integers, truncated as astype(uint8) "
-                     "does");
+      compare_check (run, "gray (astype(uint8))", cast,
+                     "BT.601 in integers, truncated as astype(uint8) does");
       for (gsize i = 0; i < gray->length; i++)
-        {
-          int sum = 299 * (int) f32 (r)[i] + 587 * (int) f32 (g)[i] + 114 * (int) f32 (b)[i];
-
-          darker += (int) f32 (gray)[i] != (sum + 500) / 1000;
-        }
+        darker += (int) f32 (gray)[i] != (gray_thousandths (run, i) + 500) / 1000;
       note (run, "astype(uint8) truncates: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " pixels "
             "(%.1f %%) are one level darker than rounding gives.", darker, gray->length,
             100.0 * darker / gray->length);
@@ -1245,30 +1290,25 @@ image_add_setup (KsLessonRun *run, GError **error)
   return TRUE;
 }
 
-static void
-image_add_reference (KsLessonRun *run)
+/* result = min (a + b, 255) */
+static KsArray *
+image_add_reference (const KsLessonRun *run)
 {
-  const KsArray *a = ((KsLessonArg *) g_ptr_array_index (run->args, 1))->array;
-  const KsArray *b = ((KsLessonArg *) g_ptr_array_index (run->args, 2))->array;
-
-  run->expected = new_array (KS_ELEM_FLOAT32, a->length, a->rows, a->cols);
-  for (gsize i = 0; i < a->length; i++)
-    f32 (run->expected)[i] = MIN (f32 (a)[i] + f32 (b)[i], 255.0f);
+  return sum_reference (run, 1, 2, 255.0f);
 }
 
 static void
 image_add_finish (KsLessonRun *run)
 {
-  const KsArray *a = ((KsLessonArg *) g_ptr_array_index (run->args, 1))->array;
-  const KsArray *b = ((KsLessonArg *) g_ptr_array_index (run->args, 2))->array;
+  const KsArray *a = arg_data (run, 1), *b = arg_data (run, 2);
   const KsArray *out = result (run, 0);
   gsize clamped = 0;
 
   for (gsize i = 0; i < a->length; i++)
     clamped += f32 (a)[i] + f32 (b)[i] > 255.0f;
-  add_image (run, "photo", gray_image (a, (guint) a->cols, (guint) a->rows));
-  add_image (run, "circles", gray_image (b, (guint) b->cols, (guint) b->rows));
-  add_image (run, "result", gray_image (out, (guint) out->cols, (guint) out->rows));
+  add_image (run, "photo", gray_image (a));
+  add_image (run, "circles", gray_image (b));
+  add_image (run, "result", gray_image (out));
   note (run, "%" G_GSIZE_FORMAT " sums passed 255 and were clamped; the circles have %"
         G_GSIZE_FORMAT " white pixels, and everywhere they are white the result is 255.",
         clamped, count_equal (b, 255));
@@ -1294,24 +1334,25 @@ invert_setup (KsLessonRun *run, GError **error)
   return TRUE;
 }
 
-static void
-invert_reference (KsLessonRun *run)
+static KsArray *
+invert_reference (const KsLessonRun *run)
 {
-  const KsArray *x = ((KsLessonArg *) g_ptr_array_index (run->args, 1))->array;
+  const KsArray *x = arg_data (run, 1);
+  KsArray *z = new_array (KS_ELEM_FLOAT32, x->length, x->rows, x->cols);
 
-  run->expected = new_array (KS_ELEM_FLOAT32, x->length, x->rows, x->cols);
   for (gsize i = 0; i < x->length; i++)
-    f32 (run->expected)[i] = 255.0f - f32 (x)[i];
+    f32 (z)[i] = 255.0f - f32 (x)[i];
+  return z;
 }
 
 static void
 invert_finish (KsLessonRun *run)
 {
-  const KsArray *x = ((KsLessonArg *) g_ptr_array_index (run->args, 1))->array;
+  const KsArray *x = arg_data (run, 1);
   const KsArray *z = result (run, 0);
 
-  add_image (run, "circles", gray_image (x, (guint) x->cols, (guint) x->rows));
-  add_image (run, "result", gray_image (z, (guint) z->cols, (guint) z->rows));
+  add_image (run, "circles", gray_image (x));
+  add_image (run, "result", gray_image (z));
   note (run, "%" G_GSIZE_FORMAT " pixels are white after the inversion (%" G_GSIZE_FORMAT
         " were black).", count_equal (z, 255), count_equal (x, 0));
 }
@@ -1623,7 +1664,6 @@ run_free (KsLessonRun *run)
         g_free (run->thread_of[i]);
       }
   g_ptr_array_unref (run->args);
-  g_clear_pointer (&run->expected, ks_array_free);
   g_clear_pointer (&run->results, g_ptr_array_unref);
   g_free (run->block_of);
   g_free (run->thread_of);
@@ -1741,6 +1781,26 @@ lesson_step_free (KsLessonStep *s)
   g_free (s);
 }
 
+/* The report's timings as a table: one list for creating, freeing and
+ * writing them, in the order the JSON gives them. */
+static const struct
+{
+  const char *name;
+  gsize offset;
+} timing_members[] = {
+  { "upload", G_STRUCT_OFFSET (KsLessonTimings, upload) },
+  { "kernel", G_STRUCT_OFFSET (KsLessonTimings, kernel) },
+  { "download", G_STRUCT_OFFSET (KsLessonTimings, download) },
+  { "cpu_kernel", G_STRUCT_OFFSET (KsLessonTimings, cpu_kernel) },
+  { "reference", G_STRUCT_OFFSET (KsLessonTimings, reference) },
+};
+
+static KsTiming *
+timing_member (KsLessonTimings *timings, guint k)
+{
+  return G_STRUCT_MEMBER_P (timings, timing_members[k].offset);
+}
+
 void
 ks_lesson_report_free (KsLessonReport *report)
 {
@@ -1756,15 +1816,14 @@ ks_lesson_report_free (KsLessonReport *report)
   g_free (report->printf_output);
   g_free (report->check.against);
   g_free (report->check.summary);
+  g_free (report->check.output);
+  g_clear_pointer (&report->check.expected_values, ks_array_free);
   g_free (report->book_check.description);
   g_free (report->book_check.wrong_description);
   g_free (report->atomics.how);
   g_free (report->cpu_difference);
-  ks_timing_clear (&report->timings.upload);
-  ks_timing_clear (&report->timings.kernel);
-  ks_timing_clear (&report->timings.download);
-  ks_timing_clear (&report->timings.cpu_kernel);
-  ks_timing_clear (&report->timings.reference);
+  for (guint k = 0; k < G_N_ELEMENTS (timing_members); k++)
+    ks_timing_clear (timing_member (&report->timings, k));
   g_free (report->timings.book_total_covers);
   g_free (report->timings.method);
   g_free (report);
@@ -1802,11 +1861,8 @@ report_new (const KsLesson *lesson, const KsLessonVariant *variant)
   r->check.first_difference = G_MAXSIZE;
   r->timings.compile_ms = NAN;
   r->timings.book_total_ms = NAN;
-  ks_timing_begin (&r->timings.upload, 0);
-  ks_timing_begin (&r->timings.kernel, 0);
-  ks_timing_begin (&r->timings.download, 0);
-  ks_timing_begin (&r->timings.cpu_kernel, 0);
-  ks_timing_begin (&r->timings.reference, 0);
+  for (guint k = 0; k < G_N_ELEMENTS (timing_members); k++)
+    ks_timing_begin (timing_member (&r->timings, k), 0);
   r->timings.cpu_kernel.median_ms = NAN;
   r->timings.reference.median_ms = NAN;
   return r;
@@ -1826,26 +1882,38 @@ copy_arrays (const KsLessonRun *run)
   return arrays;
 }
 
+static gboolean
+cancelled (const KsLessonRun *run, GError **error)
+{
+  return g_cancellable_set_error_if_cancelled (run->options.cancellable, error);
+}
+
 /* The CPU engine under the timing protocol: the first run is the book's
  * single span (allocation and copies into the model's memory, the kernel,
  * the copies back), then `repeats` runs with each stage timed apart. */
-static void
-time_cpu (KsLessonRun *run, KsLessonTimings *t, gboolean engine_is_cpu)
+static gboolean
+time_cpu (KsLessonRun *run, KsLessonTimings *t, gboolean engine_is_cpu, GError **error)
 {
   guint repeats = MAX (run->options.repeats, 1);
   KsTiming upload = { 0 }, kernel = { 0 }, download = { 0 };
+  KsTiming *stages[] = { &upload, &kernel, &download };
 
-  ks_timing_begin (&upload, repeats);
-  ks_timing_begin (&kernel, repeats);
-  ks_timing_begin (&download, repeats);
+  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
+    ks_timing_begin (stages[k], repeats);
   for (guint r = 0; r <= repeats; r++)
     {
-      double t0 = now_ms (), t1, t2, t3;
-      g_autoptr (GPtrArray) arrays = copy_arrays (run);
-      g_autoptr (GPtrArray) back = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+      double t0, t1, t2, t3;
+      g_autoptr (GPtrArray) arrays = NULL;
+      g_autoptr (GPtrArray) back = NULL;
 
+      if (cancelled (run, error))
+        goto fail;
+      t0 = now_ms ();
+      arrays = copy_arrays (run);
+      back = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
       t1 = now_ms ();
-      _ks_lesson_sim_run_quiet (run, arrays);
+      if (!_ks_lesson_sim_run_quiet (run, arrays, error))
+        goto fail;
       t2 = now_ms ();
       for (guint i = 0; i < arrays->len; i++)
         {
@@ -1861,9 +1929,8 @@ time_cpu (KsLessonRun *run, KsLessonTimings *t, gboolean engine_is_cpu)
       ks_timing_add (&kernel, t2 - t1, r == 0);
       ks_timing_add (&download, t3 - t2, r == 0);
     }
-  ks_timing_compute (&upload);
-  ks_timing_compute (&kernel);
-  ks_timing_compute (&download);
+  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
+    ks_timing_compute (stages[k]);
   if (engine_is_cpu)
     {
       ks_timing_clear (&t->upload);
@@ -1883,27 +1950,39 @@ time_cpu (KsLessonRun *run, KsLessonTimings *t, gboolean engine_is_cpu)
       ks_timing_clear (&t->cpu_kernel);
       t->cpu_kernel = kernel;
     }
+  return TRUE;
+
+fail:
+  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
+    ks_timing_clear (stages[k]);
+  return FALSE;
 }
 
-static void
-time_reference (KsLessonRun *run, KsLessonTimings *t)
+/* The reference, timed: what the last run computes is the check's. */
+static gboolean
+time_reference (KsLessonRun *run, GError **error)
 {
+  KsLessonCheck *check = &run->report->check;
+  KsTiming *timing = &run->report->timings.reference;
   guint repeats = MAX (run->options.repeats, 1);
 
   if (run->lesson->impl->reference == NULL)
-    return;
-  ks_timing_clear (&t->reference);
-  ks_timing_begin (&t->reference, repeats);
+    return TRUE;
+  ks_timing_clear (timing);
+  ks_timing_begin (timing, repeats);
   for (guint r = 0; r <= repeats; r++)
     {
       double t0;
 
-      g_clear_pointer (&run->expected, ks_array_free);
+      if (cancelled (run, error))
+        return FALSE;
+      g_clear_pointer (&check->expected_values, ks_array_free);
       t0 = now_ms ();
-      run->lesson->impl->reference (run);
-      ks_timing_add (&t->reference, now_ms () - t0, r == 0);
+      check->expected_values = run->lesson->impl->reference (run);
+      ks_timing_add (timing, now_ms () - t0, r == 0);
     }
-  ks_timing_compute (&t->reference);
+  ks_timing_compute (timing);
+  return TRUE;
 }
 
 /* ---- the CUDA path ---------------------------------------------------------- */
@@ -1930,12 +2009,24 @@ binding_for (const KsLessonArg *a)
   return b;
 }
 
+/* The index of the lesson's argument of that name (names are unique in a
+ * lesson); -1 when none. */
+static int
+arg_named (const KsLessonRun *run, const char *name)
+{
+  for (guint k = 0; k < run->args->len; k++)
+    if (g_str_equal (((const KsLessonArg *) g_ptr_array_index (run->args, k))->name, name))
+      return (int) k;
+  return -1;
+}
+
 /* Host ↔ device copies of `bytes`, timed with CUDA events on the
  * application's engine: repeats runs after a warm-up. */
 static gboolean
-time_copies (KsEngine *engine, gsize bytes, guint repeats, KsTiming *up, KsTiming *down,
-             GError **error)
+time_copies (const KsLessonRun *run, KsEngine *engine, gsize bytes, KsTiming *up,
+             KsTiming *down, GError **error)
 {
+  guint repeats = MAX (run->options.repeats, 1);
   guint width = (guint) MIN (bytes, (gsize) 4096);
   guint height = (guint) ((bytes + width - 1) / width);
   g_autoptr (KsImage) image = NULL;
@@ -1950,9 +2041,12 @@ time_copies (KsEngine *engine, gsize bytes, guint repeats, KsTiming *up, KsTimin
   for (guint r = 0; r <= repeats; r++)
     {
       double ms_up = 0, ms_down = 0;
-      g_autoptr (KsBuffer) buffer = ks_engine_upload (engine, image, &ms_up, error);
+      g_autoptr (KsBuffer) buffer = NULL;
       g_autoptr (KsImage) back = NULL;
 
+      if (cancelled (run, error))
+        return FALSE;
+      buffer = ks_engine_upload (engine, image, &ms_up, error);
       if (buffer == NULL)
         return FALSE;
       back = ks_engine_download (engine, buffer, &ms_down, error);
@@ -1996,7 +2090,8 @@ run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const char *text
 
   t0 = now_ms ();
   if (!ks_kernel_source_has_errors (source))
-    compiled = ks_worker_compile (worker, source, &launch, FALSE, NULL, error);
+    compiled = ks_worker_compile (worker, source, &launch, FALSE, run->options.cancellable,
+                                  error);
   if (compiled == NULL && !ks_kernel_source_has_errors (source))
     return FALSE;
   if (compiled == NULL || !compiled->success)
@@ -2018,11 +2113,9 @@ run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const char *text
   for (guint i = 0; i < args->len; i++)
     {
       const KsKernelArg *ka = g_ptr_array_index (args, i);
-      const KsLessonArg *la = NULL;
+      int k = arg_named (run, ka->name);
+      const KsLessonArg *la = k >= 0 ? g_ptr_array_index (run->args, k) : NULL;
 
-      for (guint k = 0; k < run->args->len && la == NULL; k++)
-        if (g_str_equal (((KsLessonArg *) g_ptr_array_index (run->args, k))->name, ka->name))
-          la = g_ptr_array_index (run->args, k);
       if (la == NULL || la->is_array != ka->pointer)
         {
           g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
@@ -2046,7 +2139,8 @@ run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const char *text
   if (!ks_worker_launch_bind (first, args, bindings, arrays, out_names, error))
     return FALSE;
   ks_worker_launch_set_repeats (first, 1);
-  if (!ks_worker_run (worker, first, NULL, &first_run, error))
+  if (cancelled (run, error)
+      || !ks_worker_run (worker, first, run->options.cancellable, &first_run, error))
     goto out;
   report->timings.book_total_ms = now_ms () - t0;
   report->timings.book_total_covers =
@@ -2061,7 +2155,8 @@ run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const char *text
   if (!ks_worker_launch_bind (timed, args, bindings, arrays, out_names, error))
     goto out;
   ks_worker_launch_set_repeats (timed, repeats);
-  if (!ks_worker_run (worker, timed, NULL, &timed_run, error))
+  if (cancelled (run, error)
+      || !ks_worker_run (worker, timed, run->options.cancellable, &timed_run, error))
     goto out;
   ks_timing_clear (&report->timings.kernel);
   ks_timing_begin (&report->timings.kernel, 0);
@@ -2073,17 +2168,20 @@ run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const char *text
   report->timings.kernel.warmup_ms = first_run.kernel_ms;
   ks_timing_clear (&report->timings.upload);
   ks_timing_clear (&report->timings.download);
-  if (!time_copies (engine, bytes_in, repeats, &report->timings.upload,
-                    &report->timings.download, error))
+  if (!time_copies (run, engine, bytes_in, &report->timings.upload, &report->timings.download,
+                    error))
     goto out;
   if (bytes_out != bytes_in && bytes_out > 0)
     {
       KsTiming ignored = { 0 };
+      gboolean timed_down;
 
       ks_timing_clear (&report->timings.download);
-      if (!time_copies (engine, bytes_out, repeats, &ignored, &report->timings.download, error))
-        goto out;
+      timed_down = time_copies (run, engine, bytes_out, &ignored, &report->timings.download,
+                                error);
       ks_timing_clear (&ignored);
+      if (!timed_down)
+        goto out;
     }
 
   /* The first run's outputs replace the CPU model's, by argument name. */
@@ -2095,17 +2193,19 @@ run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const char *text
     /* The first run's out_names were reset for the timed run: it binds the
      * same arguments in the same order. */
     for (guint i = 0; i < first_run.arrays->len && i < out_names->len; i++)
-      for (guint k = 0; k < run->args->len; k++)
-        if (g_str_equal (((KsLessonArg *) g_ptr_array_index (run->args, k))->name,
-                         g_ptr_array_index (out_names, i)))
-          {
-            KsArray *a = ks_array_copy (g_ptr_array_index (first_run.arrays, i));
-            const KsLessonArg *la = g_ptr_array_index (run->args, k);
+      {
+        int k = arg_named (run, g_ptr_array_index (out_names, i));
+        const KsLessonArg *la;
+        KsArray *a;
 
-            a->rows = la->array->rows;
-            a->cols = la->array->cols;
-            g_ptr_array_index (cuda_results, k) = a;
-          }
+        if (k < 0)
+          continue;
+        la = g_ptr_array_index (run->args, k);
+        a = ks_array_copy (g_ptr_array_index (first_run.arrays, i));
+        a->rows = la->array->rows;
+        a->cols = la->array->cols;
+        g_ptr_array_index (cuda_results, k) = a;
+      }
     /* Compared with the CPU twin's, then kept. */
     report->matches_cpu = TRUE;
     for (guint k = 0; k < run->args->len; k++)
@@ -2187,6 +2287,7 @@ ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine 
   KsLessonRun *run;
   KsLessonReport *report;
   g_autofree char *pristine = NULL;
+  GError *local = NULL;
   gboolean cuda = engine != NULL && ks_engine_is_cuda (engine);
   gboolean ok = FALSE;
 
@@ -2194,6 +2295,8 @@ ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine 
   g_return_val_if_fail (report_out != NULL && *report_out == NULL, FALSE);
   g_return_val_if_fail (!cuda || worker != NULL, FALSE);
 
+  if (options != NULL && g_cancellable_set_error_if_cancelled (options->cancellable, error))
+    return FALSE;
   pristine = ks_lesson_get_source (lesson, variant, error);
   if (pristine == NULL)
     return FALSE;
@@ -2214,13 +2317,14 @@ ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine 
                                        : "CPU engine");
   if (report->edited && !cuda)
     {
-      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+      g_set_error (&local, KS_ERROR, KS_ERROR_UNAVAILABLE,
                    "running an edited kernel needs an NVIDIA GPU with CUDA: the CPU engine runs "
                    "only the lessons' own kernels, whose CPU twins are written in C (Reset "
                    "restores the lesson's kernel)");
       goto out;
     }
-  if (!resolve_size (run, error) || !lesson->impl->setup (run, error) || !check_launch (run, error))
+  if (!resolve_size (run, &local) || !lesson->impl->setup (run, &local)
+      || !check_launch (run, &local))
     goto out;
   report->grid = run->grid;
   report->block = run->block;
@@ -2228,37 +2332,40 @@ ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine 
   report->threads = (guint64) run->grid.x * run->grid.y * run->grid.z
                     * run->block.x * run->block.y * run->block.z;
 
-  time_reference (run, &report->timings);
-  if (!cuda || !run->options.skip_cpu_twin)
+  /* Each stage looks at the cancellable before each of its repeats. */
+  if (!time_reference (run, &local))
+    goto out;
+  if ((!cuda || !run->options.skip_cpu_twin)
+      && (!_ks_lesson_sim_run (run, &local) || !time_cpu (run, &report->timings, !cuda, &local)))
+    goto out;
+  if (!cuda)
     {
-      _ks_lesson_sim_run (run);
-      time_cpu (run, &report->timings, !cuda);
+      report->timings.method =
+        g_strdup_printf ("CPU engine, the monotonic clock: upload and download are the copies "
+                         "into and out of the model's memory, kernel the CPU model, each the "
+                         "median of %u runs after a warm-up; reference: the plain C loop",
+                         MAX (run->options.repeats, 1));
+      report->timings.book_total_covers =
+        g_strdup ("the first run as one span: allocation and copies into the model's memory, "
+                  "the model, the copies back (nothing to compile on the CPU engine)");
     }
-  if (!cuda)
-    report->timings.method =
-      g_strdup_printf ("CPU engine, the monotonic clock: upload and download are the copies "
-                       "into and out of the model's memory, kernel the CPU model, each the "
-                       "median of %u runs after a warm-up; reference: the plain C loop",
-                       MAX (run->options.repeats, 1));
-  if (!cuda)
-    report->timings.book_total_covers =
-      g_strdup ("the first run as one span: allocation and copies into the model's memory, the "
-                "model, the copies back (nothing to compile on the CPU engine)");
   if (cuda && !run_cuda (run, engine, worker, report->edited ? run->options.source : pristine,
-                         error))
+                         &local))
     goto out;
   if (cuda && run->options.skip_cpu_twin)
     {
       /* Owners and faults come from the CPU model: without it there are none. */
       report->matches_cpu = FALSE;
     }
+  if (cancelled (run, &local))
+    goto out;
 
   collect_arrays (run);
-  if (run->checked_arg >= 0 && run->expected != NULL)
+  if (run->checked_arg >= 0 && reference (run) != NULL)
     {
-      const KsArray *actual = g_ptr_array_index (run->results, run->checked_arg);
+      const KsLessonArg *checked = g_ptr_array_index (run->args, run->checked_arg);
 
-      compare_check (run, run->expected, actual,
+      compare_check (run, checked->name, result (run, (guint) run->checked_arg),
                      g_str_equal (lesson->id, "11-06") ? "a C loop adding the same arrays"
                                                       : "an independent C reference");
     }
@@ -2273,36 +2380,77 @@ ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine 
       g_free (report->atomics.how);
       report->atomics.how = how;
     }
-  if (variant->sanitizer != NULL)
-    note (run, "Under compute-sanitizer: %s.", variant->sanitizer);
   if (cuda && !variant->cuda_deterministic)
     note (run, "On the GPU this variant's result depends on timing, so it may differ from the "
           "CPU model's from run to run.");
   ok = TRUE;
 
 out:
-  if (ok || (error != NULL && *error != NULL && (*error)->code == KS_ERROR_COMPILE))
+  /* A kernel that does not compile still has its report: the diagnostics. */
+  if (ok || g_error_matches (local, KS_ERROR, KS_ERROR_COMPILE))
     *report_out = report;
   else
     ks_lesson_report_free (report);
-  if (!ok)
-    *report_out = (error != NULL && *error != NULL && (*error)->code == KS_ERROR_COMPILE)
-                  ? report : NULL;
   run_free (run);
+  if (local != NULL)
+    g_propagate_error (error, local);
   return ok;
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
 
+/* Members of the object being built, name and value in one call. */
+static void
+member_string (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  ks_json_add_string (b, value);
+}
+
+static void
+member_number (JsonBuilder *b, const char *name, double value)
+{
+  json_builder_set_member_name (b, name);
+  ks_json_add_number (b, value);
+}
+
+static void
+member_int (JsonBuilder *b, const char *name, gint64 value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, value);
+}
+
+static void
+member_bool (JsonBuilder *b, const char *name, gboolean value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_boolean_value (b, value);
+}
+
+static void
+member_ints (JsonBuilder *b, const char *name, const gint32 *values, gsize n)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (gsize i = 0; i < n; i++)
+    json_builder_add_int_value (b, values[i]);
+  json_builder_end_array (b);
+}
+
+static gsize
+values_shown (const KsArray *a, gsize max_values)
+{
+  return max_values != 0 ? MIN (a->length, max_values) : a->length;
+}
+
 static void
 json_array_values (JsonBuilder *b, const KsArray *a, gsize max_values)
 {
-  gsize n = max_values != 0 ? MIN (a->length, max_values) : a->length;
+  gsize n = values_shown (a, max_values);
 
-  json_builder_set_member_name (b, "type");
-  ks_json_add_string (b, ks_elem_type_short_name (a->type));
-  json_builder_set_member_name (b, "length");
-  json_builder_add_int_value (b, (gint64) a->length);
+  member_string (b, "type", ks_elem_type_short_name (a->type));
+  member_int (b, "length", (gint64) a->length);
   json_builder_set_member_name (b, "shape");
   json_builder_begin_array (b);
   json_builder_add_int_value (b, (gint64) a->rows);
@@ -2324,26 +2472,16 @@ json_lesson_arrays (JsonBuilder *b, const char *name, const GPtrArray *list, gsi
   for (guint i = 0; i < list->len; i++)
     {
       const KsLessonArray *la = g_ptr_array_index (list, i);
-      gsize n = max_values != 0 ? MIN (la->array->length, max_values) : la->array->length;
+      gsize n = values_shown (la->array, max_values);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      ks_json_add_string (b, la->name);
-      json_builder_set_member_name (b, "role");
-      ks_json_add_string (b, la->role);
+      member_string (b, "name", la->name);
+      member_string (b, "role", la->role);
       json_array_values (b, la->array, max_values);
       if (la->block_of != NULL)
         {
-          json_builder_set_member_name (b, "block_of");
-          json_builder_begin_array (b);
-          for (gsize k = 0; k < n; k++)
-            json_builder_add_int_value (b, la->block_of[k]);
-          json_builder_end_array (b);
-          json_builder_set_member_name (b, "thread_of");
-          json_builder_begin_array (b);
-          for (gsize k = 0; k < n; k++)
-            json_builder_add_int_value (b, la->thread_of[k]);
-          json_builder_end_array (b);
+          member_ints (b, "block_of", la->block_of, n);
+          member_ints (b, "thread_of", la->thread_of, n);
         }
       json_builder_end_object (b);
     }
@@ -2360,12 +2498,88 @@ json_strings (JsonBuilder *b, const char *name, const GPtrArray *list)
   json_builder_end_array (b);
 }
 
-static void
-json_timing (JsonBuilder *b, const char *name, const KsTiming *t)
+JsonNode *
+ks_lesson_registry_to_json (void)
 {
-  json_builder_set_member_name (b, name);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_array (b);
+  for (guint i = 0; i < G_N_ELEMENTS (lessons); i++)
+    {
+      const KsLesson *l = &lessons[i];
+
+      json_builder_begin_object (b);
+      member_string (b, "id", l->id);
+      member_string (b, "slug", l->slug);
+      member_string (b, "title", l->title);
+      member_string (b, "explanation", l->explanation);
+      json_builder_set_member_name (b, "variants");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < l->n_variants; k++)
+        {
+          const KsLessonVariant *v = &l->variants[k];
+
+          json_builder_begin_object (b);
+          member_string (b, "id", v->id);
+          member_bool (b, "book", v->book);
+          member_string (b, "defects", v->defects);
+          member_string (b, "description", v->description);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  return json_builder_get_root (b);
+}
+
+static void
+json_check (JsonBuilder *b, const KsLessonCheck *c, gsize max_values)
+{
+  json_builder_set_member_name (b, "check");
   json_builder_begin_object (b);
-  ks_json_add_timing (b, t, "runs");
+  member_bool (b, "passed", c->passed);
+  member_string (b, "against", c->against);
+  member_int (b, "compared", (gint64) c->compared);
+  member_int (b, "differing", (gint64) c->differing);
+  json_builder_set_member_name (b, "first_difference");
+  if (c->first_difference == G_MAXSIZE)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_int_value (b, (gint64) c->first_difference);
+  member_number (b, "expected", c->expected);
+  member_number (b, "actual", c->actual);
+  member_string (b, "summary", c->summary);
+  member_string (b, "output", c->output);
+  json_builder_set_member_name (b, "expected_values");
+  if (c->expected_values != NULL)
+    {
+      json_builder_begin_object (b);
+      json_array_values (b, c->expected_values, max_values);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+  json_builder_end_object (b);
+}
+
+static void
+json_timings (JsonBuilder *b, const KsLessonTimings *t)
+{
+  json_builder_set_member_name (b, "timings");
+  json_builder_begin_object (b);
+  member_number (b, "compile_ms", t->compile_ms);
+  member_bool (b, "compile_cached", t->compile_cached);
+  for (guint k = 0; k < G_N_ELEMENTS (timing_members); k++)
+    {
+      json_builder_set_member_name (b, timing_members[k].name);
+      json_builder_begin_object (b);
+      ks_json_add_timing (b, timing_member ((KsLessonTimings *) t, k), "runs");
+      json_builder_end_object (b);
+    }
+  member_number (b, "book_total_ms", t->book_total_ms);
+  member_string (b, "book_total_covers", t->book_total_covers);
+  member_string (b, "method", t->method);
   json_builder_end_object (b);
 }
 
@@ -2376,87 +2590,48 @@ ks_lesson_report_to_json (const KsLessonReport *r, gsize max_values)
 
   g_return_val_if_fail (r != NULL, NULL);
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "lesson");
-  ks_json_add_string (b, r->lesson->id);
-  json_builder_set_member_name (b, "slug");
-  ks_json_add_string (b, r->lesson->slug);
-  json_builder_set_member_name (b, "title");
-  ks_json_add_string (b, r->lesson->title);
-  json_builder_set_member_name (b, "variant");
-  ks_json_add_string (b, r->variant->id);
-  json_builder_set_member_name (b, "book");
-  json_builder_add_boolean_value (b, r->variant->book);
-  json_builder_set_member_name (b, "defects");
-  ks_json_add_string (b, r->variant->defects);
-  json_builder_set_member_name (b, "engine");
-  ks_json_add_string (b, r->cuda ? "cuda" : "cpu");
-  json_builder_set_member_name (b, "device");
-  ks_json_add_string (b, r->engine_name);
-  json_builder_set_member_name (b, "edited");
-  json_builder_add_boolean_value (b, r->edited);
+  member_string (b, "lesson", r->lesson->id);
+  member_string (b, "slug", r->lesson->slug);
+  member_string (b, "title", r->lesson->title);
+  member_string (b, "variant", r->variant->id);
+  member_bool (b, "book", r->variant->book);
+  member_string (b, "defects", r->variant->defects);
+  member_string (b, "sanitizer", r->variant->sanitizer);
+  member_string (b, "engine", r->cuda ? "cuda" : "cpu");
+  member_string (b, "device", r->engine_name);
+  member_bool (b, "edited", r->edited);
   json_builder_set_member_name (b, "launch");
   json_builder_begin_object (b);
   ks_json_add_dim3 (b, "grid", &r->grid);
   ks_json_add_dim3 (b, "block", &r->block);
-  json_builder_set_member_name (b, "dynamic_shared_bytes");
-  json_builder_add_int_value (b, (gint64) r->dynamic_shared);
-  json_builder_set_member_name (b, "threads");
-  json_builder_add_int_value (b, (gint64) r->threads);
+  member_int (b, "dynamic_shared_bytes", (gint64) r->dynamic_shared);
+  member_int (b, "threads", (gint64) r->threads);
   json_builder_end_object (b);
   json_lesson_arrays (b, "inputs", r->inputs, max_values);
   json_lesson_arrays (b, "outputs", r->outputs, max_values);
-  json_builder_set_member_name (b, "printf");
-  ks_json_add_string (b, r->printf_output != NULL ? r->printf_output : "");
-
-  json_builder_set_member_name (b, "check");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "passed");
-  json_builder_add_boolean_value (b, r->check.passed);
-  json_builder_set_member_name (b, "against");
-  ks_json_add_string (b, r->check.against);
-  json_builder_set_member_name (b, "compared");
-  json_builder_add_int_value (b, (gint64) r->check.compared);
-  json_builder_set_member_name (b, "differing");
-  json_builder_add_int_value (b, (gint64) r->check.differing);
-  json_builder_set_member_name (b, "first_difference");
-  if (r->check.first_difference == G_MAXSIZE)
-    json_builder_add_null_value (b);
-  else
-    json_builder_add_int_value (b, (gint64) r->check.first_difference);
-  json_builder_set_member_name (b, "expected");
-  ks_json_add_number (b, r->check.expected);
-  json_builder_set_member_name (b, "actual");
-  ks_json_add_number (b, r->check.actual);
-  json_builder_set_member_name (b, "summary");
-  ks_json_add_string (b, r->check.summary);
-  json_builder_end_object (b);
+  member_string (b, "printf", r->printf_output != NULL ? r->printf_output : "");
+  json_check (b, &r->check, max_values);
 
   if (r->book_check.present)
     {
+      const KsLessonBookCheck *bc = &r->book_check;
+
       json_builder_set_member_name (b, "book_check");
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "description");
-      ks_json_add_string (b, r->book_check.description);
-      json_builder_set_member_name (b, "says_correct_on_result");
-      json_builder_add_boolean_value (b, r->book_check.says_correct_on_result);
-      json_builder_set_member_name (b, "wrong_result");
-      ks_json_add_string (b, r->book_check.wrong_description);
-      json_builder_set_member_name (b, "says_correct_on_wrong");
-      json_builder_add_boolean_value (b, r->book_check.says_correct_on_wrong);
-      json_builder_set_member_name (b, "real_check_catches_wrong");
-      json_builder_add_boolean_value (b, r->book_check.real_check_catches_wrong);
+      member_string (b, "description", bc->description);
+      member_bool (b, "says_correct_on_result", bc->says_correct_on_result);
+      member_string (b, "wrong_result", bc->wrong_description);
+      member_bool (b, "says_correct_on_wrong", bc->says_correct_on_wrong);
+      member_bool (b, "real_check_catches_wrong", bc->real_check_catches_wrong);
       json_builder_end_object (b);
     }
   if (r->atomics.counted)
     {
       json_builder_set_member_name (b, "atomics");
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "global");
-      json_builder_add_int_value (b, (gint64) r->atomics.global);
-      json_builder_set_member_name (b, "shared");
-      json_builder_add_int_value (b, (gint64) r->atomics.shared);
-      json_builder_set_member_name (b, "how");
-      ks_json_add_string (b, r->atomics.how);
+      member_int (b, "global", (gint64) r->atomics.global);
+      member_int (b, "shared", (gint64) r->atomics.shared);
+      member_string (b, "how", r->atomics.how);
       json_builder_end_object (b);
     }
   json_builder_set_member_name (b, "steps");
@@ -2466,44 +2641,20 @@ ks_lesson_report_to_json (const KsLessonReport *r, gsize max_values)
       const KsLessonStep *s = g_ptr_array_index (r->steps, i);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "title");
-      ks_json_add_string (b, s->title);
+      member_string (b, "title", s->title);
       json_array_values (b, s->values, 0);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
-  json_builder_set_member_name (b, "out_of_range_accesses");
-  json_builder_add_int_value (b, (gint64) r->n_faults);
+  member_int (b, "out_of_range_accesses", (gint64) r->n_faults);
   json_strings (b, "faults", r->faults);
   if (r->cuda)
     {
-      json_builder_set_member_name (b, "matches_cpu");
-      json_builder_add_boolean_value (b, r->matches_cpu);
+      member_bool (b, "matches_cpu", r->matches_cpu);
       if (r->cpu_difference != NULL)
-        {
-          json_builder_set_member_name (b, "cpu_difference");
-          ks_json_add_string (b, r->cpu_difference);
-        }
+        member_string (b, "cpu_difference", r->cpu_difference);
     }
-
-  json_builder_set_member_name (b, "timings");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "compile_ms");
-  ks_json_add_number (b, r->timings.compile_ms);
-  json_builder_set_member_name (b, "compile_cached");
-  json_builder_add_boolean_value (b, r->timings.compile_cached);
-  json_timing (b, "upload", &r->timings.upload);
-  json_timing (b, "kernel", &r->timings.kernel);
-  json_timing (b, "download", &r->timings.download);
-  json_timing (b, "cpu_kernel", &r->timings.cpu_kernel);
-  json_timing (b, "reference", &r->timings.reference);
-  json_builder_set_member_name (b, "book_total_ms");
-  ks_json_add_number (b, r->timings.book_total_ms);
-  json_builder_set_member_name (b, "book_total_covers");
-  ks_json_add_string (b, r->timings.book_total_covers);
-  json_builder_set_member_name (b, "method");
-  ks_json_add_string (b, r->timings.method);
-  json_builder_end_object (b);
+  json_timings (b, &r->timings);
   json_strings (b, "notes", r->notes);
   json_builder_end_object (b);
   return json_builder_get_root (b);

@@ -38,7 +38,9 @@
  * and outputs (KsArray with rows × cols; small arrays carry per element the
  * block and thread that wrote it, for hovering), images, printf, check,
  * steps, atomics, faults, timings and notes. ks_lesson_report_to_json is the
- * same report as data.
+ * same report as data. A run takes a GCancellable (options->cancellable):
+ * cancelled, it stops at the next repeat, stage or block and returns
+ * G_IO_ERROR_CANCELLED without a report.
  */
 #pragma once
 
@@ -70,7 +72,8 @@ typedef struct
   gboolean book;             /* reproduces a defect of the tutorial */
   const char *defects;       /* the tutorial-facts defects it shows: "P2 P3"; "" none */
   const char *source_name;   /* "12-01-book.cu": the resource under /org/kernelscope/lessons/ */
-  const char *sanitizer;     /* NULL, or what compute-sanitizer would report on CUDA */
+  const char *sanitizer;     /* NULL, or what compute-sanitizer would report on CUDA (the
+                              * report's notes do not repeat it) */
   gboolean cuda_deterministic; /* FALSE: CUDA's result varies from run to run (a race) */
 } KsLessonVariant;
 
@@ -90,6 +93,9 @@ typedef struct
 
 /* Every lesson in the tutorial's order; *n gets how many. */
 const KsLesson *const *ks_lesson_registry (guint *n);
+/* The registry as JSON: [{id, slug, title, explanation, variants: [{id, book,
+ * defects, description}]}]. */
+JsonNode     *ks_lesson_registry_to_json (void);
 /* By id ("11-06") or slug ("million-additions"); NULL when unknown. */
 const KsLesson *ks_lesson_lookup (const char *name);
 /* By variant id; NULL (or "") gives variants[0]; NULL when unknown. */
@@ -109,6 +115,11 @@ typedef struct
   guint64 seed;              /* random data and the CPU model's block order (11-03) */
   const char *source;        /* NULL: the pristine kernel; else an edited one (CUDA only) */
   gboolean skip_cpu_twin;    /* CUDA runs: do not run the CPU twin beside it */
+  /* NULL, or borrowed for the call: checked before each timed repeat, between
+   * the stages (reference, CPU model, compile, runs, copies) and between the
+   * CPU model's blocks; cancelled, the run ends with G_IO_ERROR_CANCELLED and
+   * no report. Cancelling from another thread is safe. */
+  GCancellable *cancellable;
 } KsLessonOptions;
 
 void          ks_lesson_options_init   (KsLessonOptions *options);
@@ -146,6 +157,15 @@ typedef struct
   KsArray *values;
 } KsLessonStep;
 
+/* The check of a run's result. Where it compares an array element by element
+ * (every lesson but 11-01 and 11-03, which check printed text and the order
+ * the blocks ran in), `output` names the array that was checked, as the
+ * report's outputs name it (ks_lesson_report_find gives it: a kernel
+ * argument such as "c" or "bins", or a host result such as "dot"), and
+ * `expected_values` holds the reference it was compared with, element for
+ * element (a reference may be shorter than the output: 12-02's book variant
+ * has a guard slot past its 256 bins, and only the bins are compared);
+ * first_difference indexes both. */
 typedef struct
 {
   gboolean passed;
@@ -156,6 +176,8 @@ typedef struct
   double expected;           /* at first_difference */
   double actual;
   char *summary;             /* one line */
+  char *output;              /* owned: the checked output's name; NULL: no array was compared */
+  KsArray *expected_values;  /* owned: the reference, NULL with output */
 } KsLessonCheck;
 
 /* The tutorial's own check, where it is wrong (P6, P9): its verdict on the
@@ -232,17 +254,19 @@ const KsLessonArray *ks_lesson_report_find (const KsLessonReport *report, const 
  * option the lesson does not take), KS_ERROR_LAUNCH_CONFIG (a block of
  * more than 1024 threads, …), KS_ERROR_UNAVAILABLE (an edited source
  * without CUDA), KS_ERROR_COMPILE (the report is still returned, with the
- * diagnostics in notes), and the worker's errors. */
+ * diagnostics in notes), G_IO_ERROR_CANCELLED (options->cancellable; no
+ * report), and the worker's errors. */
 gboolean      ks_lesson_run            (const KsLesson *lesson, const KsLessonVariant *variant,
                                         KsEngine *engine, KsWorker *worker,
                                         const KsLessonOptions *options, KsLessonReport **report,
                                         GError **error);
 
-/* The report as JSON: {lesson, variant, engine, launch, inputs, outputs
- * (name, role, type, shape, values, block_of, thread_of), printf, check,
- * book_check, atomics, steps, faults, timings, notes}. Arrays of more than
- * `max_values` elements are given by their first max_values values (and
- * "length"); 0: all. */
+/* The report as JSON: {lesson, variant, sanitizer, engine, launch, inputs,
+ * outputs (name, role, type, shape, values, block_of, thread_of), printf,
+ * check (with output and expected_values: type, shape, values), book_check,
+ * atomics, steps, faults, timings, notes}. Arrays of more than `max_values`
+ * elements, the check's expected_values among them, are given by their first
+ * max_values values (and "length"); 0: all. */
 JsonNode     *ks_lesson_report_to_json (const KsLessonReport *report, gsize max_values);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsLessonReport, ks_lesson_report_free)

@@ -74,6 +74,13 @@ test_run_json (void)
   g_assert_cmpstr (json_object_get_string_member (o, "engine"), ==, "cpu");
   check = json_object_get_object_member (o, "check");
   g_assert_true (json_object_get_boolean_member (check, "passed"));
+  /* The check names its output and gives the reference: [0..4]·[0..4] = 30. */
+  g_assert_cmpstr (json_object_get_string_member (check, "output"), ==, "out");
+  g_assert_cmpfloat (json_array_get_double_element (
+                       json_object_get_array_member (
+                         json_object_get_object_member (check, "expected_values"), "values"),
+                       0), ==, 30);
+  g_assert_true (json_object_get_null_member (o, "sanitizer"));
   outputs = json_object_get_array_member (o, "outputs");
   for (guint i = 0; i < json_array_get_length (outputs); i++)
     {
@@ -99,6 +106,7 @@ test_run_text_and_book (void)
   g_auto (KsTestProgramResult) r = { 0 };
   g_auto (KsTestProgramResult) b = { 0 };
   g_auto (KsTestProgramResult) none = { 0 };
+  const char *sanitizer;
 
   RUN (&r, "run", "histogram", "--engine", "cpu", "--repeat", "1");
   g_assert_cmpint (r.status, ==, 0);
@@ -112,6 +120,13 @@ test_run_text_and_book (void)
   g_assert_cmpint (b.status, ==, 0);
   g_assert_nonnull (strstr (b.out, "wrong"));
   g_assert_nonnull (strstr (b.out, "out-of-range accesses caught"));
+  /* What compute-sanitizer would report, once, as the last note. */
+  sanitizer = strstr (b.out, "\nnote: Under compute-sanitizer: memcheck on a -G build reports");
+  g_assert_nonnull (sanitizer);
+  g_assert_true (strstr (b.out, "Under compute-sanitizer") == sanitizer + strlen ("\nnote: "));
+  g_assert_null (strstr (sanitizer + strlen ("\nnote: U"), "Under compute-sanitizer"));
+  g_assert_null (strstr (strchr (sanitizer + 1, '\n'), "\nnote: "));
+  g_assert_null (strstr (r.out, "compute-sanitizer"));
 
   RUN (&none, "run", "11-04", "--book", "--engine", "cpu");
   g_assert_cmpint (none.status, ==, 2);

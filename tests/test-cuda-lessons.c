@@ -1,7 +1,9 @@
 /* test-cuda-lessons.c: every lesson's kernel compiled with NVRTC and run in
  * the worker on the GPU, equal to the CPU engine's twin on the same data
  * (within the lesson's tolerance), with the book variants reproducing their
- * consequence there too; the racing variants only lose counts.
+ * consequence there too; the racing variants only lose counts; the check
+ * names the same output and reference on both engines; a cancelled run
+ * ends without a report and the worker serves the next one.
  *
  * Without a usable GPU it prints a TAP plan of 0 and exits 77. */
 #include "config.h"
@@ -49,6 +51,13 @@ test_every_lesson (void)
         g_assert_false (isnan (cuda->timings.compile_ms));
         g_assert_false (isnan (cuda->timings.book_total_ms));
         g_assert_cmpuint (cuda->timings.kernel.n, ==, 3);
+        /* The same output checked against the same reference (the same data). */
+        g_assert_cmpstr (cuda->check.output, ==, cpu->check.output);
+        g_assert_true ((cuda->check.expected_values == NULL)
+                       == (cpu->check.expected_values == NULL));
+        if (cpu->check.expected_values != NULL)
+          g_assert_true (ks_array_equal (cuda->check.expected_values, cpu->check.expected_values,
+                                         0, 0, NULL));
         if (v->cuda_deterministic)
           {
             if (!cuda->matches_cpu)
@@ -107,6 +116,60 @@ test_edited (void)
   g_assert_false (report->matches_cpu);
 }
 
+static gpointer
+cancel_in_half_a_second (gpointer cancellable)
+{
+  g_usleep (G_USEC_PER_SEC / 2);
+  g_cancellable_cancel (cancellable);
+  return NULL;
+}
+
+/* Cancelled before it starts, a CUDA run does not start; cancelled from
+ * another thread while it repeats, it ends at once; either way no report,
+ * and the worker runs the next lesson. */
+static void
+test_cancelled (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GCancellable) before = g_cancellable_new ();
+  g_autoptr (GCancellable) during = g_cancellable_new ();
+  g_autoptr (KsLessonReport) after = NULL;
+  const KsLesson *lesson = ks_lesson_lookup ("11-06");
+  KsLessonReport *report = NULL;
+  KsLessonOptions options;
+  GThread *thread;
+  double seconds;
+  gint64 start;
+  gboolean ok;
+
+  ks_lesson_options_init (&options);
+  options.cancellable = before;
+  g_cancellable_cancel (before);
+  g_assert_false (ks_lesson_run (lesson, &lesson->variants[0], gpu, worker, &options, &report,
+                                 &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (report);
+  g_clear_error (&error);
+
+  /* 2000 repeats of the CPU twin beside the GPU take minutes. */
+  options.repeats = 2000;
+  options.cancellable = during;
+  start = g_get_monotonic_time ();
+  thread = g_thread_new ("cancel", cancel_in_half_a_second, during);
+  ok = ks_lesson_run (lesson, &lesson->variants[0], gpu, worker, &options, &report, &error);
+  seconds = (g_get_monotonic_time () - start) / 1e6;
+  g_thread_join (thread);
+  g_test_message ("a run cancelled after 0.5 s returned after %.3f s", seconds);
+  g_assert_false (ok);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (report);
+  g_assert_cmpfloat (seconds, <, 2.5);
+
+  after = run_on (gpu, lesson, &lesson->variants[0]);
+  g_assert_true (after->check.passed);
+  g_assert_true (after->matches_cpu);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -134,6 +197,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cuda/lessons/every-lesson-equals-cpu", test_every_lesson);
   g_test_add_func ("/ks/cuda/lessons/race-loses-counts", test_race_loses);
   g_test_add_func ("/ks/cuda/lessons/edited-kernel", test_edited);
+  g_test_add_func ("/ks/cuda/lessons/cancelled", test_cancelled);
   ret = g_test_run ();
   g_clear_object (&worker);
   g_clear_object (&gpu);

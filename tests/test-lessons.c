@@ -1,7 +1,9 @@
 /* test-lessons.c: every lesson on the CPU engine against references written
  * here from the tutorial's definitions and numbers, every book variant
- * reproducing its defect's consequence, the same on every run, and every
- * lesson kernel compiling with NVRTC (skipped where NVRTC is missing). */
+ * reproducing its defect's consequence, the same on every run, the check
+ * naming its output and carrying its reference, cancellation before and
+ * during a run, and every lesson kernel compiling with NVRTC (skipped where
+ * NVRTC is missing). */
 #include "config.h"
 
 #include <math.h>
@@ -192,6 +194,7 @@ test_blocks_any_order (void)
     {
       g_autoptr (KsLessonReport) r = NULL;
       g_autoptr (KsLessonReport) again = NULL;
+      g_auto (GStrv) lines = NULL;
       const KsArray *order;
       gboolean seen[10] = { FALSE };
 
@@ -214,7 +217,8 @@ test_blocks_any_order (void)
           seen[b] = TRUE;
           some_out_of_order = some_out_of_order || b != (gint32) k;
         }
-      g_assert_cmpuint (g_strv_length (g_strsplit (r->printf_output, "\n", -1)), ==, 11);
+      lines = g_strsplit (r->printf_output, "\n", -1);
+      g_assert_cmpuint (g_strv_length (lines), ==, 11);
       if (first == NULL)
         first = g_strdup (r->printf_output);
     }
@@ -313,6 +317,10 @@ test_dot (void)
   g_assert_cmpfloat (ks_array_get_double (output (r, "dot"), 0), ==, 1047552.0);
   g_assert_cmpfloat (x * (x + 1), ==, 1047552.0);
   g_assert_cmpuint (output (r, "partial")->length, ==, 2);
+  /* The check is of the host's sum, against the C loop's. */
+  g_assert_cmpstr (r->check.output, ==, "dot");
+  g_assert_cmpuint (r->check.expected_values->length, ==, 1);
+  g_assert_cmpfloat (ks_array_get_double (r->check.expected_values, 0), ==, 1047552.0);
 }
 
 static void
@@ -337,6 +345,13 @@ test_matmul (void)
   /* P3: += into a never-cleared C: nothing is right. */
   g_assert_false (tiled_book->check.passed);
   g_assert_cmpuint (tiled_book->check.differing, ==, 16);
+  /* The reference it failed against is the product itself, 4·i·j. */
+  g_assert_cmpstr (tiled_book->check.output, ==, "c");
+  g_assert_cmpuint (tiled_book->check.expected_values->length, ==, 16);
+  for (guint i = 0; i < 4; i++)
+    for (guint j = 0; j < 4; j++)
+      g_assert_cmpfloat (ks_array_get_double (tiled_book->check.expected_values, i * 4 + j), ==,
+                         4.0 * i * j);
 }
 
 static void
@@ -415,6 +430,14 @@ test_histogram (void)
   g_assert_false (book->check.passed);
   for (guint k = 0; k < 256; k++)
     g_assert_cmpint (i32_at (output (book, "bins"), k) - poison, ==, counts[k]);
+  /* Both checks compare the bins with the photo's true counts. */
+  g_assert_cmpstr (fixed->check.output, ==, "bins");
+  g_assert_cmpstr (book->check.output, ==, "bins");
+  for (guint k = 0; k < 256; k++)
+    {
+      g_assert_cmpint (i32_at (fixed->check.expected_values, k), ==, counts[k]);
+      g_assert_cmpint (i32_at (book->check.expected_values, k), ==, counts[k]);
+    }
   g_assert_cmpuint (book->block.x, ==, 257);
   g_assert_cmpuint (book->n_faults, ==, 256);
   g_assert_cmpuint (book->faults->len, ==, KS_LESSON_MAX_LISTED_FAULTS);
@@ -592,6 +615,173 @@ test_edited_needs_cuda (void)
   ks_lesson_report_free (report);
 }
 
+/* Every check names the output it compared and holds the reference it
+ * compared with, in the report and in its JSON; the sanitizer's text is the
+ * variant's, not a note. */
+static void
+test_check_output_and_reference (void)
+{
+  guint n = 0;
+  const KsLesson *const *lessons = ks_lesson_registry (&n);
+
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; k < lessons[i]->n_variants; k++)
+      {
+        const KsLessonVariant *v = &lessons[i]->variants[k];
+        g_autoptr (KsLessonReport) r = run_lesson (lessons[i]->id, v->id, 0);
+        g_autoptr (JsonNode) json = ks_lesson_report_to_json (r, 16);
+        JsonObject *o = json_node_get_object (json);
+        JsonObject *check = json_object_get_object_member (o, "check");
+        const KsLessonCheck *c = &r->check;
+
+        g_test_message ("%s %s: %s", lessons[i]->id, v->id, c->output);
+        if (g_str_equal (lessons[i]->id, "11-01") || g_str_equal (lessons[i]->id, "11-03"))
+          {
+            /* Printed text and the blocks' order: no array against a reference. */
+            g_assert_null (c->output);
+            g_assert_null (c->expected_values);
+            g_assert_true (json_object_get_null_member (check, "output"));
+            g_assert_true (json_object_get_null_member (check, "expected_values"));
+          }
+        else
+          {
+            const KsLessonArray *la = ks_lesson_report_find (r, c->output);
+            const KsArray *ev = c->expected_values;
+            JsonObject *jev = json_object_get_object_member (check, "expected_values");
+            JsonArray *values = json_object_get_array_member (jev, "values");
+            gboolean in_outputs = FALSE;
+
+            g_assert_nonnull (la);
+            for (guint a = 0; a < r->outputs->len; a++)
+              in_outputs = in_outputs || g_ptr_array_index (r->outputs, a) == la;
+            g_assert_true (in_outputs);
+            g_assert_nonnull (ev);
+            g_assert_cmpuint (c->compared, ==, MIN (ev->length, la->array->length));
+            if (c->first_difference != G_MAXSIZE)
+              {
+                g_assert_cmpfloat (c->expected, ==,
+                                   ks_array_get_double (ev, c->first_difference));
+                g_assert_cmpfloat (c->actual, ==,
+                                   ks_array_get_double (la->array, c->first_difference));
+              }
+            /* Integer results are checked exactly: a pass is equality. */
+            if (c->passed && !ks_elem_type_is_float (la->array->type))
+              for (gsize e = 0; e < c->compared; e++)
+                g_assert_cmpfloat (ks_array_get_double (ev, e), ==,
+                                   ks_array_get_double (la->array, e));
+            g_assert_cmpstr (json_object_get_string_member (check, "output"), ==, c->output);
+            g_assert_cmpint (json_object_get_int_member (jev, "length"), ==, ev->length);
+            g_assert_cmpuint (json_array_get_length (values), ==, MIN (ev->length, (gsize) 16));
+            for (guint e = 0; e < json_array_get_length (values); e++)
+              g_assert_cmpfloat (json_array_get_double_element (values, e), ==,
+                                 ks_array_get_double (ev, e));
+          }
+        if (v->sanitizer != NULL)
+          g_assert_cmpstr (json_object_get_string_member (o, "sanitizer"), ==, v->sanitizer);
+        else
+          g_assert_true (json_object_get_null_member (o, "sanitizer"));
+        for (guint e = 0; e < r->notes->len; e++)
+          g_assert_null (strstr (g_ptr_array_index (r->notes, e), "Under compute-sanitizer"));
+      }
+}
+
+static void
+test_cancelled_before (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (KsLessonReport) control = NULL;
+  const KsLesson *lesson = ks_lesson_lookup ("11-11");
+  KsLessonReport *report = NULL;
+  KsLessonOptions options;
+
+  ks_lesson_options_init (&options);
+  options.repeats = 1;
+  options.cancellable = cancellable;
+  /* Not cancelled, the cancellable changes nothing. */
+  g_assert_true (ks_lesson_run (lesson, &lesson->variants[0], NULL, NULL, &options, &control,
+                                &error));
+  g_assert_no_error (error);
+  g_assert_true (control->check.passed);
+
+  g_cancellable_cancel (cancellable);
+  g_assert_false (ks_lesson_run (lesson, &lesson->variants[0], NULL, NULL, &options, &report,
+                                 &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (report);
+}
+
+typedef struct
+{
+  GCancellable *cancellable;
+  gulong delay_us;
+  gint64 cancelled_at;
+} CancelLater;
+
+static gpointer
+cancel_later (gpointer data)
+{
+  CancelLater *c = data;
+
+  g_usleep (c->delay_us);
+  c->cancelled_at = g_get_monotonic_time ();
+  g_cancellable_cancel (c->cancellable);
+  return NULL;
+}
+
+/* 11-06 on the CPU engine with 400 repeats takes half a minute; cancelled
+ * from another thread while the CPU model repeats, it ends at once. */
+static void
+test_cancelled_during (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (KsLessonReport) probe = NULL;
+  const KsLesson *lesson = ks_lesson_lookup ("11-06");
+  KsLessonReport *report = NULL;
+  KsLessonOptions options;
+  CancelLater later = { 0 };
+  GThread *thread;
+  gint64 start, returned;
+  double per_repeat_ms, reference_ms, after_ms;
+  gboolean ok;
+
+  /* How long this build takes for one repeat of each loop, so that the
+   * cancellation lands in the CPU model's repeats, after the reference's. */
+  ks_lesson_options_init (&options);
+  options.repeats = 2;
+  start = g_get_monotonic_time ();
+  g_assert_true (ks_lesson_run (lesson, &lesson->variants[0], NULL, NULL, &options, &probe,
+                                &error));
+  g_assert_no_error (error);
+  per_repeat_ms = probe->timings.kernel.median_ms;
+  reference_ms = probe->timings.reference.median_ms;
+
+  options.repeats = 400;
+  options.cancellable = cancellable;
+  later.cancellable = cancellable;
+  later.delay_us = (gulong) ((g_get_monotonic_time () - start)
+                             + (reference_ms * options.repeats + 3 * per_repeat_ms) * 1000);
+  g_test_message ("one repeat %.1f ms (reference %.2f ms); cancelling after %.2f s",
+                  per_repeat_ms, reference_ms, later.delay_us / 1e6);
+  start = g_get_monotonic_time ();
+  thread = g_thread_new ("cancel-later", cancel_later, &later);
+  ok = ks_lesson_run (lesson, &lesson->variants[0], NULL, NULL, &options, &report, &error);
+  returned = g_get_monotonic_time ();
+  g_thread_join (thread);
+
+  g_assert_false (ok);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (report);
+  after_ms = (returned - later.cancelled_at) / 1000.0;
+  g_test_message ("returned %.1f ms after the cancellation, %.2f s after the start", after_ms,
+                  (returned - start) / 1e6);
+  /* The cancellation came well before the repeats could have ended, and
+   * the run ended within a block or two of the CPU model. */
+  g_assert_cmpfloat (later.delay_us / 1000.0, <, per_repeat_ms * options.repeats / 2);
+  g_assert_cmpfloat (after_ms, <, 1000.0);
+}
+
 /* Every lesson kernel compiles with NVRTC as the worker would compile it. */
 static void
 test_sources_compile (void)
@@ -646,6 +836,9 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/lessons/12-05/add", test_image_add);
   g_test_add_func ("/ks/lessons/12-06/invert", test_invert);
   g_test_add_func ("/ks/lessons/edited-needs-cuda", test_edited_needs_cuda);
+  g_test_add_func ("/ks/lessons/check-output-and-reference", test_check_output_and_reference);
+  g_test_add_func ("/ks/lessons/cancelled-before", test_cancelled_before);
+  g_test_add_func ("/ks/lessons/cancelled-during", test_cancelled_during);
   g_test_add_func ("/ks/lessons/sources-compile", test_sources_compile);
   return g_test_run ();
 }

@@ -619,28 +619,15 @@ add_summary (KsLessonWindow *self, GtkBox *box, const KsLessonArray *la, const c
     }
 }
 
-/* Which output the check's first difference is in: the report does not name
- * the checked array, so it is the first output whose element there is the
- * value the check reports. */
+/* The output the check's first difference is in, as the report names it. */
 static const KsLessonArray *
 checked_output (const KsLessonReport *r)
 {
   const KsLessonCheck *c = &r->check;
 
-  if (c->passed || c->first_difference == G_MAXSIZE)
+  if (c->passed || c->first_difference == G_MAXSIZE || c->output == NULL)
     return NULL;
-  for (guint i = 0; i < r->outputs->len; i++)
-    {
-      const KsLessonArray *la = g_ptr_array_index (r->outputs, i);
-      double v;
-
-      if (c->first_difference >= la->array->length)
-        continue;
-      v = ks_array_get_double (la->array, c->first_difference);
-      if (v == c->actual || (isnan (v) && isnan (c->actual)))
-        return la;
-    }
-  return NULL;
+  return ks_lesson_report_find (r, c->output);
 }
 
 static void
@@ -907,18 +894,13 @@ add_atomics_and_faults (KsLessonWindow *self, const KsLessonReport *r)
 static void
 add_notes (KsLessonWindow *self, const KsLessonReport *r)
 {
-  g_autofree char *sanitizer = NULL;
   GtkWidget *section = NULL;
 
-  /* The sanitizer's report is shown with the variant already. */
-  if (r->variant->sanitizer != NULL)
-    sanitizer = g_strdup_printf ("Under compute-sanitizer: %s.", r->variant->sanitizer);
+  /* The sanitizer's findings are shown with the variant, not among the notes. */
   for (guint i = 0; i < r->notes->len; i++)
     {
       const char *note = g_ptr_array_index (r->notes, i);
 
-      if (g_strcmp0 (note, sanitizer) == 0)
-        continue;
       if (section == NULL)
         {
           section = new_section (self->results_box, _("What the run shows"));
