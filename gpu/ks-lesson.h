@@ -70,7 +70,7 @@ typedef struct
   const char *title;         /* "As in the book" */
   const char *description;   /* what it shows and what to look for, 1–3 sentences */
   gboolean book;             /* reproduces a defect of the tutorial */
-  const char *defects;       /* the tutorial-facts defects it shows: "P2 P3"; "" none */
+  const char *defects;       /* the defects it shows, as docs/lessons.md numbers them: "P2 P3"; "" none */
   const char *source_name;   /* "12-01-book.cu": the resource under /org/kernelscope/lessons/ */
   const char *sanitizer;     /* NULL, or what compute-sanitizer would report on CUDA (the
                               * report's notes do not repeat it) */

@@ -449,8 +449,12 @@ static void
 test_presenter_mode (Fixture *f, gconstpointer data)
 {
   GtkWidget *w = GTK_WIDGET (f->window);
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  AdwColorScheme before = adw_style_manager_get_color_scheme (style);
+  KsWindow *other;
 
   g_assert_false (_ks_window_get_presenter (f->window));
+  g_assert_cmpint (before, !=, ADW_COLOR_SCHEME_FORCE_DARK);
   g_assert_true (gtk_widget_activate_action (w, "win.presenter", NULL));
   ks_ui_test_iterate_for (300);
   g_assert_true (_ks_window_get_presenter (f->window));
@@ -465,6 +469,16 @@ test_presenter_mode (Fixture *f, gconstpointer data)
   ks_ui_test_iterate_for (100);
   g_assert_false (_ks_window_get_presenter (f->window));
   g_assert_false (gtk_widget_has_css_class (w, "ks-presenter"));
+  g_assert_cmpint (adw_style_manager_get_color_scheme (style), ==, before);
+
+  /* A window closed while presenting gives the application its style back. */
+  other = ks_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (other));
+  _ks_window_set_presenter (other, TRUE);
+  g_assert_cmpint (adw_style_manager_get_color_scheme (style), ==, ADW_COLOR_SCHEME_FORCE_DARK);
+  gtk_window_destroy (GTK_WINDOW (other));
+  ks_ui_test_iterate_for (100);
+  g_assert_cmpint (adw_style_manager_get_color_scheme (style), ==, before);
 }
 
 int

@@ -888,6 +888,13 @@ ks_window_dispose (GObject *object)
   KsWindow *self = KS_WINDOW (object);
 
   g_clear_handle_id (&self->display_info_source, g_source_remove);
+  /* The forced dark style is the application's: give it back with the window. */
+  if (self->presenter)
+    {
+      adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
+                                          self->scheme_before_presenter);
+      self->presenter = FALSE;
+    }
   if (self->sweep_window != NULL)
     g_object_remove_weak_pointer (G_OBJECT (self->sweep_window),
                                   (gpointer *) &self->sweep_window);
