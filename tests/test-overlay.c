@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "ks-engine-private.h"
 #include "ks-overlay.h"
@@ -16,18 +17,30 @@ channel (guint32 rgb, guint c)
   return (rgb >> (8 * c)) & 0xff;
 }
 
+/* An instrumented invert of a random width × height image on the CPU engine
+ * with this launch: the output (poisoned first) and the run's result. */
+static KsImage *
+run_recorded (guint width, guint height, guint32 seed, KsLaunchConfig launch,
+              KsRunResult *result)
+{
+  g_autoptr (KsEngine) engine = ks_test_cpu_engine ();
+  g_autoptr (KsImage) input = ks_test_random_image (KS_FORMAT_RGBA8, width, height, seed);
+  KsTestRun spec = { "invert", NULL, &launch, TRUE, KS_TEST_POISON };
+  KsImage *inputs[] = { input };
+
+  memset (result, 0, sizeof *result);
+  return ks_test_run (engine, &spec, inputs, result);
+}
+
 /* 61×37 under a grid of 5×4 blocks of 16×16 threads, one pixel each: the
  * launch reaches 80×64 pixels, so 80·64 − 61·37 threads fall outside. */
 static void
 test_oversized_launch (void)
 {
-  g_autoptr (KsEngine) engine = ks_test_cpu_engine ();
-  g_autoptr (KsImage) input = ks_test_random_image (KS_FORMAT_RGBA8, 61, 37, 7);
-  KsLaunchConfig launch = ks_test_launch (16, 16, 5, 4, KS_LAUNCH_PER_PIXEL, 1);
-  KsTestRun spec = { "invert", NULL, &launch, TRUE, KS_TEST_POISON };
-  KsImage *inputs[] = { input };
-  KsRunResult result = { 0 };
-  g_autoptr (KsImage) out = ks_test_run (engine, &spec, inputs, &result);
+  KsRunResult result;
+  g_autoptr (KsImage) out = run_recorded (61, 37, 7,
+                                          ks_test_launch (16, 16, 5, 4, KS_LAUNCH_PER_PIXEL, 1),
+                                          &result);
   const KsCoverage *cov = result.coverage;
   guint64 ew, eh;
 
@@ -93,13 +106,10 @@ test_oversized_launch (void)
 static void
 test_undersized_launch (void)
 {
-  g_autoptr (KsEngine) engine = ks_test_cpu_engine ();
-  g_autoptr (KsImage) input = ks_test_random_image (KS_FORMAT_RGBA8, 30, 20, 8);
-  KsLaunchConfig launch = ks_test_launch (8, 8, 2, 1, KS_LAUNCH_PER_PIXEL, 1);
-  KsTestRun spec = { "invert", NULL, &launch, TRUE, KS_TEST_POISON };
-  KsImage *inputs[] = { input };
-  KsRunResult result = { 0 };
-  g_autoptr (KsImage) out = ks_test_run (engine, &spec, inputs, &result);
+  KsRunResult result;
+  g_autoptr (KsImage) out = run_recorded (30, 20, 8,
+                                          ks_test_launch (8, 8, 2, 1, KS_LAUNCH_PER_PIXEL, 1),
+                                          &result);
   const KsCoverage *cov = result.coverage;
   KsPixelOwner o;
   KsDim3 block, thread;
@@ -127,13 +137,10 @@ test_undersized_launch (void)
 static void
 test_pixels_per_thread (void)
 {
-  g_autoptr (KsEngine) engine = ks_test_cpu_engine ();
-  g_autoptr (KsImage) input = ks_test_random_image (KS_FORMAT_RGBA8, 40, 6, 9);
-  KsLaunchConfig launch = ks_test_launch (4, 2, 0, 0, KS_LAUNCH_PER_PIXEL, 4);
-  KsTestRun spec = { "invert", NULL, &launch, TRUE, KS_TEST_POISON };
-  KsImage *inputs[] = { input };
-  KsRunResult result = { 0 };
-  g_autoptr (KsImage) out = ks_test_run (engine, &spec, inputs, &result);
+  KsRunResult result;
+  g_autoptr (KsImage) out = run_recorded (40, 6, 9,
+                                          ks_test_launch (4, 2, 0, 0, KS_LAUNCH_PER_PIXEL, 4),
+                                          &result);
   KsPixelOwner o;
   KsDim3 block, thread;
 
@@ -189,13 +196,10 @@ test_written_twice (void)
 static void
 test_compose (void)
 {
-  g_autoptr (KsEngine) engine = ks_test_cpu_engine ();
-  g_autoptr (KsImage) input = ks_test_random_image (KS_FORMAT_RGBA8, 20, 12, 10);
-  KsLaunchConfig launch = ks_test_launch (8, 8, 0, 0, KS_LAUNCH_PER_PIXEL, 1);
-  KsTestRun spec = { "invert", NULL, &launch, TRUE, KS_TEST_POISON };
-  KsImage *inputs[] = { input };
-  KsRunResult result = { 0 };
-  g_autoptr (KsImage) out = ks_test_run (engine, &spec, inputs, &result);
+  KsRunResult result;
+  g_autoptr (KsImage) out = run_recorded (20, 12, 10,
+                                          ks_test_launch (8, 8, 0, 0, KS_LAUNCH_PER_PIXEL, 1),
+                                          &result);
   g_autoptr (KsImage) composed = NULL;
   g_autoptr (KsImage) wrong = ks_test_image_new (KS_FORMAT_RGBA8, 3, 3);
   g_autoptr (GError) error = NULL;
