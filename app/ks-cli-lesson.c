@@ -16,6 +16,8 @@ typedef struct
   char *variant;
   char *engine;
   char *source;
+  char *grid;
+  char *block;
   int repeat;
   int size;
   int device;
@@ -30,6 +32,8 @@ lesson_options_clear (LessonOptions *o)
   g_free (o->variant);
   g_free (o->engine);
   g_free (o->source);
+  g_free (o->grid);
+  g_free (o->block);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LessonOptions, lesson_options_clear)
@@ -197,6 +201,12 @@ print_report (const KsLessonReport *r, guint show)
     ks_cli_print ("note: Under compute-sanitizer: %s.\n", r->variant->sanitizer);
 }
 
+static gboolean
+dim3_is_zero (KsDim3 d)
+{
+  return d.x == 0 && d.y == 0 && d.z == 0;
+}
+
 static int
 lesson_run (const LessonOptions *o, const char *name)
 {
@@ -241,6 +251,15 @@ lesson_run (const LessonOptions *o, const char *name)
   options.repeats = (guint) o->repeat;
   options.size = (guint) o->size;
   options.seed = (guint64) o->seed;
+  if ((o->grid != NULL && !ks_dim3_parse (o->grid, &options.grid, &error))
+      || (o->block != NULL && !ks_dim3_parse (o->block, &options.block, &error)))
+    {
+      g_prefix_error (&error, "%s: ", o->grid != NULL && dim3_is_zero (options.grid)
+                                        ? "--grid" : "--block");
+      error->domain = KS_CLI_ERROR;
+      error->code = KS_CLI_ERROR_USAGE;
+      return ks_cli_report_error (error);
+    }
   if (o->source != NULL)
     {
       g_autoptr (GError) local = NULL;
@@ -293,6 +312,10 @@ ks_cli_cmd_lesson (int argc, char **argv)
       "Timed runs after a warm-up (default 5)", "N" },
     { "size", 0, 0, G_OPTION_ARG_INT, &o.size,
       "N for 11-05, the matrix side for 11-07 and 11-09 (default: the lesson's)", "N" },
+    { "grid", 'g', 0, G_OPTION_ARG_STRING, &o.grid,
+      "Another grid than the lesson's, to break it on purpose", "X[xY[xZ]]" },
+    { "block", 'b', 0, G_OPTION_ARG_STRING, &o.block,
+      "Another block than the lesson's", "X[xY[xZ]]" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &o.seed,
       "Random data, and the CPU engine's block order for 11-03 (default 1)", "N" },
     { "source", 0, 0, G_OPTION_ARG_FILENAME, &o.source,

@@ -44,9 +44,13 @@ ks_dim3_parse (const char *text, KsDim3 *out, GError **error)
           out->z = v[2];
           return TRUE;
         }
-      if (*p != 'x' && *p != 'X' && *p != ',')
+      /* "×" too: what ks_dim3_format writes reads back. */
+      if (g_str_has_prefix (p, "×"))
+        p += strlen ("×");
+      else if (*p == 'x' || *p == 'X' || *p == ',')
+        p++;
+      else
         break;
-      p++;
     }
   g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
                "“%s” is not a dimension: write one to three positive whole numbers such as "

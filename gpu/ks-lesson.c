@@ -1670,6 +1670,22 @@ run_free (KsLessonRun *run)
   g_free (run);
 }
 
+static gboolean
+dim3_given (KsDim3 d)
+{
+  return d.x != 0 && d.y != 0 && d.z != 0;
+}
+
+/* The options' launch in place of the lesson's, where they give one. */
+static void
+apply_launch (KsLessonRun *run)
+{
+  if (dim3_given (run->options.grid))
+    run->grid = run->options.grid;
+  if (dim3_given (run->options.block))
+    run->block = run->options.block;
+}
+
 void
 ks_lesson_get_launch (const KsLesson *lesson, const KsLessonVariant *variant,
                       const KsLessonOptions *options, KsDim3 *grid, KsDim3 *block,
@@ -1693,6 +1709,7 @@ ks_lesson_get_launch (const KsLesson *lesson, const KsLessonVariant *variant,
   report.notes = g_ptr_array_new_with_free_func (g_free);
   if (resolve_size (&run, NULL) && lesson->impl->setup (&run, NULL))
     {
+      apply_launch (&run);
       *grid = run.grid;
       *block = run.block;
       *dynamic_shared = run.shared;
@@ -1713,6 +1730,7 @@ static gboolean
 check_launch (const KsLessonRun *run, GError **error)
 {
   guint64 threads = (guint64) run->block.x * run->block.y * run->block.z;
+  guint64 total = threads * run->grid.x * run->grid.y * run->grid.z;
 
   if (threads == 0 || run->grid.x == 0 || run->grid.y == 0 || run->grid.z == 0)
     {
@@ -1731,6 +1749,13 @@ check_launch (const KsLessonRun *run, GError **error)
     {
       g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG,
                    "a grid's y and z are at most 65535, not %u and %u", run->grid.y, run->grid.z);
+      return FALSE;
+    }
+  if (total > KS_LESSON_MAX_THREADS)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG,
+                   "%" G_GUINT64_FORMAT " threads: the CPU model runs at most %" G_GUINT64_FORMAT
+                   " in a lesson (it runs them one by one)", total, KS_LESSON_MAX_THREADS);
       return FALSE;
     }
   if (run->shared > 48 * 1024)
@@ -2323,8 +2348,10 @@ ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine 
                    "restores the lesson's kernel)");
       goto out;
     }
-  if (!resolve_size (run, &local) || !lesson->impl->setup (run, &local)
-      || !check_launch (run, &local))
+  if (!resolve_size (run, &local) || !lesson->impl->setup (run, &local))
+    goto out;
+  apply_launch (run);
+  if (!check_launch (run, &local))
     goto out;
   report->grid = run->grid;
   report->block = run->block;

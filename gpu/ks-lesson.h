@@ -120,7 +120,16 @@ typedef struct
    * CPU model's blocks; cancelled, the run ends with G_IO_ERROR_CANCELLED and
    * no report. Cancelling from another thread is safe. */
   GCancellable *cancellable;
+  /* Another launch than the lesson's, to break it on purpose: each of grid
+   * and block is used when all its sides are non-zero (zeros: the lesson's).
+   * The book's and the fixed kernels run it as given; the CPU model runs at
+   * most KS_LESSON_MAX_THREADS threads. */
+  KsDim3 grid;
+  KsDim3 block;
 } KsLessonOptions;
+
+/* The most threads a launch of the CPU model may have: it runs them one by one. */
+#define KS_LESSON_MAX_THREADS (G_GUINT64_CONSTANT (1) << 24)
 
 void          ks_lesson_options_init   (KsLessonOptions *options);
 

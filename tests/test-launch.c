@@ -62,7 +62,7 @@ static void
 test_dim3_parse (void)
 {
   static const char *bad[] = { "", "0", "0x4", "16x0", "abc", "16x", "x16", "1x2x3x4", "-4",
-                               "16 x 16", "99999999999" };
+                               "16 x 16", "99999999999", "16×", "×16", "16××16" };
   KsDim3 d;
 
   g_assert_true (ks_dim3_parse ("16x16", &d, NULL));
@@ -75,6 +75,13 @@ test_dim3_parse (void)
   g_assert_cmpuint (d.z, ==, 1);
   g_assert_true (ks_dim3_parse ("32x8x2", &d, NULL));
   g_assert_cmpuint (d.x, ==, 32);
+  g_assert_cmpuint (d.y, ==, 8);
+  g_assert_cmpuint (d.z, ==, 2);
+  /* What ks_dim3_format writes reads back. */
+  g_assert_true (ks_dim3_parse ("1024×1", &d, NULL));
+  g_assert_cmpuint (d.x, ==, 1024);
+  g_assert_cmpuint (d.y, ==, 1);
+  g_assert_true (ks_dim3_parse ("16×8×2", &d, NULL));
   g_assert_cmpuint (d.y, ==, 8);
   g_assert_cmpuint (d.z, ==, 2);
 

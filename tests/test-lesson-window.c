@@ -447,6 +447,61 @@ test_reset (Fixture *f, gconstpointer data)
   g_assert_null (ks_lesson_window_get_result_widget (f->window, "edit-refused"));
 }
 
+/* ---- another launch --------------------------------------------------------------------------- */
+
+static gboolean
+named (GtkWidget *widget, gconstpointer name)
+{
+  return GTK_IS_ENTRY (widget) && g_str_equal (gtk_widget_get_name (widget), name);
+}
+
+static void
+type_launch (Fixture *f, const char *name, const char *text)
+{
+  GtkWidget *entry = ks_ui_test_find_widget_matching (GTK_WIDGET (f->window), named, name);
+
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), text);
+  g_signal_emit_by_name (entry, "activate");
+  wait_for_run (f->window);
+}
+
+/* A grid typed under the launch runs: two blocks of a grid-stride loop still
+ * add a million numbers; four threads adding one number reach past it, and
+ * the window lists what the CPU model refused; the lesson's launch comes back. */
+static void
+test_launch (Fixture *f, gconstpointer data)
+{
+  const KsLessonReport *r;
+  GtkWidget *grid;
+
+  if (ks_ui_test_skip_without_display ())
+    return;
+  run_lesson (f, "11-06", NULL);
+  g_assert_cmpuint (ks_lesson_window_get_report (f->window)->grid.x, ==, 977);
+  type_launch (f, "lesson-grid", "2");
+  r = ks_lesson_window_get_report (f->window);
+  g_assert_cmpuint (r->grid.x, ==, 2);
+  g_assert_true (r->check.passed);
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "Your launch: grid 2"));
+
+  type_launch (f, "lesson-grid", "0x3");
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "is not a dimension"));
+  grid = ks_ui_test_find_widget_matching (GTK_WIDGET (f->window), named, "lesson-grid");
+  g_assert_true (gtk_widget_has_css_class (grid, "error"));
+
+  run_lesson (f, "11-04", NULL);
+  type_launch (f, "lesson-block", "4");
+  r = ks_lesson_window_get_report (f->window);
+  g_assert_cmpuint (r->block.x, ==, 4);
+  g_assert_cmpuint (r->n_faults, >, 0);
+  g_assert_nonnull (ks_lesson_window_get_result_widget (f->window, "faults"));
+
+  /* Another lesson starts from its own launch. */
+  run_lesson (f, "11-06", NULL);
+  g_assert_cmpuint (ks_lesson_window_get_report (f->window)->grid.x, ==, 977);
+}
+
 /* ---- runs while one is in flight --------------------------------------------------------------- */
 
 static void
@@ -595,6 +650,7 @@ main (int argc, char **argv)
   ADD ("/ks/ui/lesson-window/book-check-vacuous", test_book_check_vacuous);
   ADD ("/ks/ui/lesson-window/atomics", test_atomics);
   ADD ("/ks/ui/lesson-window/reset", test_reset);
+  ADD ("/ks/ui/lesson-window/launch", test_launch);
   ADD ("/ks/ui/lesson-window/run-in-flight", test_run_in_flight);
   ADD ("/ks/ui/lesson-window/presenter", test_presenter);
   ADD ("/ks/ui/lesson-window/screenshots", test_screenshots);

@@ -125,6 +125,8 @@ typedef struct
   KsWorker *worker;
   char *source;              /* the edited kernel, or NULL */
   gboolean edit_refused;     /* edited, but the CPU engine runs the pristine kernel */
+  KsDim3 grid;               /* the user's launch; zeros: the lesson's */
+  KsDim3 block;
   guint generation;
 
   /* written by the runner, read once the task returned */
@@ -244,6 +246,8 @@ run_thread (GTask *task, gpointer source_object, gpointer task_data, GCancellabl
 
   ks_lesson_options_init (&options);
   options.source = job->source;
+  options.grid = job->grid;
+  options.block = job->block;
   ks_lesson_run (job->lesson, job->variant, job->engine, job->worker, &options, &job->report,
                  &job->error);
   job->heatmaps = g_ptr_array_new_with_free_func (heatmap_free);
@@ -296,6 +300,11 @@ struct _KsLessonWindow
   GtkSourceView *source_view;
   GtkLabel *edit_label;
   GtkLabel *launch_label;
+  GtkEntry *grid_entry;
+  GtkEntry *block_entry;
+  GtkWidget *launch_reset;
+  KsDim3 grid;               /* the launch the user typed; zeros: the lesson's */
+  KsDim3 block;
   GtkLabel *status_label;
   GtkToggleButton *owners_toggle;
   GtkBox *results_box;
@@ -453,20 +462,100 @@ update_launch (KsLessonWindow *self)
   g_autofree char *n_shared = NULL;
   g_autofree char *text = NULL;
 
+  KsLessonOptions options;
+  gboolean own;
+
   if (self->lesson == NULL)
     {
       gtk_label_set_label (self->launch_label, "");
       return;
     }
-  ks_lesson_get_launch (self->lesson, self->variant, NULL, &grid, &block, &shared);
+  ks_lesson_options_init (&options);
+  options.grid = self->grid;
+  options.block = self->block;
+  ks_lesson_get_launch (self->lesson, self->variant, &options, &grid, &block, &shared);
   ks_dim3_format (&grid, g, sizeof g);
   ks_dim3_format (&block, b, sizeof b);
   threads = (guint64) grid.x * grid.y * grid.z * block.x * block.y * block.z;
   n_threads = g_strdup_printf ("%" G_GUINT64_FORMAT, threads);
   n_shared = g_strdup_printf ("%" G_GUINT64_FORMAT, shared);
-  text = g_strdup_printf (_("Launch: grid %s × block %s = %s threads, %s bytes of dynamic "
-                            "shared memory"), g, b, n_threads, n_shared);
+  own = self->grid.x != 0 || self->block.x != 0;
+  text = g_strdup_printf (own ? _("Your launch: grid %s × block %s = %s threads, %s bytes of "
+                                  "dynamic shared memory")
+                              : _("Launch: grid %s × block %s = %s threads, %s bytes of dynamic "
+                                  "shared memory"),
+                          g, b, n_threads, n_shared);
   gtk_label_set_label (self->launch_label, text);
+  gtk_editable_set_text (GTK_EDITABLE (self->grid_entry), g);
+  gtk_editable_set_text (GTK_EDITABLE (self->block_entry), b);
+  gtk_widget_set_sensitive (self->launch_reset, own);
+}
+
+/* The grid and block typed under the launch: the lesson runs with them (the
+ * data stays the lesson's, as when a launch is edited in the book's
+ * script), and what breaks shows. */
+static void
+on_launch_activate_cb (GtkEntry *entry, KsLessonWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+  KsDim3 grid, block;
+
+  if (!ks_dim3_parse (gtk_editable_get_text (GTK_EDITABLE (self->grid_entry)), &grid, &error)
+      || !ks_dim3_parse (gtk_editable_get_text (GTK_EDITABLE (self->block_entry)), &block,
+                         &error))
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (entry), "error");
+      update_status (self, error->message);
+      return;
+    }
+  gtk_widget_remove_css_class (GTK_WIDGET (self->grid_entry), "error");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->block_entry), "error");
+  self->grid = grid;
+  self->block = block;
+  update_launch (self);
+  self->generation++;
+  request_run (self);
+}
+
+static void
+on_launch_reset_cb (GtkButton *button, KsLessonWindow *self)
+{
+  self->grid = self->block = (KsDim3) { 0, 0, 0 };
+  gtk_widget_remove_css_class (GTK_WIDGET (self->grid_entry), "error");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->block_entry), "error");
+  update_launch (self);
+  self->generation++;
+  request_run (self);
+}
+
+/* The row of the grid and block entries, under the launch's label. */
+static void
+build_launch_row (KsLessonWindow *self)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *parent = gtk_widget_get_parent (GTK_WIDGET (self->launch_label));
+
+  self->grid_entry = GTK_ENTRY (gtk_entry_new ());
+  self->block_entry = GTK_ENTRY (gtk_entry_new ());
+  gtk_widget_set_name (GTK_WIDGET (self->grid_entry), "lesson-grid");
+  gtk_widget_set_name (GTK_WIDGET (self->block_entry), "lesson-block");
+  gtk_editable_set_width_chars (GTK_EDITABLE (self->grid_entry), 10);
+  gtk_editable_set_width_chars (GTK_EDITABLE (self->block_entry), 10);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->grid_entry),
+                               _("Blocks in the grid, such as 977 or 16x16: Enter runs it"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->block_entry),
+                               _("Threads in a block, such as 1024 or 16x16: Enter runs it"));
+  g_signal_connect (self->grid_entry, "activate", G_CALLBACK (on_launch_activate_cb), self);
+  g_signal_connect (self->block_entry, "activate", G_CALLBACK (on_launch_activate_cb), self);
+  self->launch_reset = gtk_button_new_with_mnemonic (_("_Lesson's Launch"));
+  gtk_widget_set_tooltip_text (self->launch_reset, _("Run with the lesson's grid and block again"));
+  g_signal_connect (self->launch_reset, "clicked", G_CALLBACK (on_launch_reset_cb), self);
+  gtk_box_append (GTK_BOX (row), gtk_label_new (_("Grid")));
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->grid_entry));
+  gtk_box_append (GTK_BOX (row), gtk_label_new (_("Block")));
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->block_entry));
+  gtk_box_append (GTK_BOX (row), self->launch_reset);
+  gtk_box_insert_child_after (GTK_BOX (parent), row, GTK_WIDGET (self->launch_label));
 }
 
 /* ---- the result area ------------------------------------------------------------------------ */
@@ -1125,6 +1214,8 @@ start_run (KsLessonWindow *self)
   job->lesson = self->lesson;
   job->variant = self->variant;
   job->generation = self->generation;
+  job->grid = self->grid;
+  job->block = self->block;
   if (engine != NULL)
     job->engine = g_object_ref (engine);
   if (engine != NULL && ks_engine_is_cuda (engine))
@@ -1202,6 +1293,8 @@ show_variant (KsLessonWindow *self)
     }
   gtk_widget_set_visible (GTK_WIDGET (self->sanitizer_label), v->sanitizer != NULL);
   load_source (self);
+  /* Another lesson or variant starts from its own launch. */
+  self->grid = self->block = (KsDim3) { 0, 0, 0 };
   update_launch (self);
   self->generation++;
   g_clear_pointer (&self->report, ks_lesson_report_free);
@@ -1603,6 +1696,7 @@ ks_lesson_window_init (KsLessonWindow *self)
   self->result_widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->cells = g_ptr_array_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
+  build_launch_row (self);
 
   self->buffer = g_object_ref (GTK_SOURCE_BUFFER (
     gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view))));
