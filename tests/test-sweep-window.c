@@ -23,23 +23,33 @@
 #define SET_POWERS 1
 #define SET_CUSTOM 2
 
-/* A pipeline on the CPU engine with a size × size random image and the invert op. */
+/* A pipeline with a size × size random image and the invert op: on the CPU
+ * engine, or (cpu FALSE) on the engine it starts on, CUDA where there is a GPU. */
 static KsPipeline *
-new_pipeline (guint size)
+new_pipeline_on (guint size, gboolean cpu)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (KsImage) image = ks_image_new (KS_FORMAT_RGBA8, size, size, &error);
   KsPipeline *pipeline = ks_pipeline_new ();
 
   g_assert_no_error (error);
-  ks_ui_test_use_cpu (pipeline);
-  g_assert_false (ks_engine_is_cuda (ks_pipeline_get_engine (pipeline)));
+  if (cpu)
+    {
+      ks_ui_test_use_cpu (pipeline);
+      g_assert_false (ks_engine_is_cuda (ks_pipeline_get_engine (pipeline)));
+    }
   ks_image_fill_random (image, 7);
   ks_ui_test_set_input (pipeline, KS_INPUT_A, image, "random");
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("invert"));
   ks_ui_test_settle (pipeline);
   g_assert_nonnull (ks_pipeline_get_result (pipeline));
   return pipeline;
+}
+
+static KsPipeline *
+new_pipeline (guint size)
+{
+  return new_pipeline_on (size, TRUE);
 }
 
 static KsSweepWindow *
@@ -550,16 +560,28 @@ test_chart_occupancy_run (void)
 static void
 test_screenshot_run (void)
 {
-  /* Large enough that the shapes' times differ by more than the clock's tick. */
-  KsPipeline *pipeline = new_pipeline (512);
+  /* Large enough that the shapes' times differ by more than the clock's
+   * tick; on the GPU where there is one, so that the points carry their
+   * occupancy. */
+  KsPipeline *pipeline = new_pipeline_on (512, FALSE);
   KsSweepWindow *window = show_window (pipeline);
+  gboolean cuda = ks_engine_is_cuda (ks_pipeline_get_engine (pipeline));
+  const GArray *points;
 
   choose_shapes (window, SET_POWERS, NULL, 5);
   press (window, "start_button");
   wait_while_running (window);
   g_assert_cmpint (ks_sweep_window_get_state (window), ==, KS_SWEEP_WINDOW_FINISHED);
-  g_assert_cmpuint (ks_sweep_window_get_points (window)->len, ==,
+  points = ks_sweep_window_get_points (window);
+  g_assert_cmpuint (points->len, ==,
                     ks_sweep_chart_get_n_points (ks_sweep_window_get_chart (window)));
+  for (guint i = 0; i < points->len; i++)
+    {
+      const KsSweepPoint *p = &g_array_index (points, KsSweepPoint, i);
+
+      if (p->refused == NULL)
+        g_assert_true (p->has_occupancy == cuda);
+    }
   ks_ui_test_iterate ();
   ks_ui_test_save_screenshot (GTK_WIDGET (window), "sweep-window.png");
   close_window (window, pipeline);
