@@ -112,6 +112,16 @@ test_teaching_launch (void)
   l = ks_pipeline_get_launch (ks_window_get_pipeline (window));
   g_assert_cmpuint (l->pixels_per_thread, ==, 1);
   g_assert_cmpint (l->mode, ==, KS_LAUNCH_PER_PIXEL);
+
+  /* Changed while the window is open, the launch follows at once: the
+   * fastest gives the op its own pixels per thread back, teaching one. */
+  g_settings_set_string (settings, "launch-defaults", "fastest");
+  l = ks_pipeline_get_launch (ks_window_get_pipeline (window));
+  g_assert_cmpuint (l->pixels_per_thread, ==, 0);
+  g_settings_set_string (settings, "launch-defaults", "teaching");
+  l = ks_pipeline_get_launch (ks_window_get_pipeline (window));
+  g_assert_cmpuint (l->pixels_per_thread, ==, 1);
+  g_assert_cmpint (l->mode, ==, KS_LAUNCH_PER_PIXEL);
   ks_ui_test_close_window (window);
 }
 

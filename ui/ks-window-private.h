@@ -50,6 +50,8 @@ void      _ks_window_settings_save         (GSettings *settings, KsPipeline *pip
 void      _ks_window_settings_restore      (GSettings *settings, KsPipeline *pipeline);
 KsDevice *_ks_window_settings_start_device (GSettings *settings, GError **error);
 void      _ks_window_settings_follow_style (GSettings *settings, gpointer owner);
+/* The launch follows a change of launch-defaults while the pipeline lives. */
+void      _ks_window_settings_follow_launch_defaults (GSettings *settings, KsPipeline *pipeline);
 
 /* ---- the window's camera (ks-window-camera.c) ------------------------------ */
 /* Installs win.open-camera ("s": an element description, "" to find a

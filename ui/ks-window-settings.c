@@ -155,3 +155,31 @@ _ks_window_settings_follow_style (GSettings *settings, gpointer owner)
                            G_CALLBACK (on_color_scheme_changed_cb), owner, 0);
   on_color_scheme_changed_cb (settings, NULL, NULL);
 }
+
+/* Teaching launches one pixel per thread in one pass, so that the grid a
+ * student computes by hand is the one that runs; the fastest gives each op
+ * back its own pixels per thread. Changed while a window is open, the
+ * current launch follows at once. */
+static void
+on_launch_defaults_changed_cb (GSettings *settings, const char *key, KsPipeline *pipeline)
+{
+  g_autofree char *defaults = g_settings_get_string (settings, "launch-defaults");
+  KsLaunchConfig l = *ks_pipeline_get_launch (pipeline);
+
+  if (g_str_equal (defaults, "teaching"))
+    {
+      l.pixels_per_thread = 1;
+      l.mode = KS_LAUNCH_PER_PIXEL;
+    }
+  else
+    l.pixels_per_thread = 0;
+  ks_pipeline_set_launch (pipeline, &l);
+}
+
+void
+_ks_window_settings_follow_launch_defaults (GSettings *settings, KsPipeline *pipeline)
+{
+  g_return_if_fail (G_IS_SETTINGS (settings) && KS_IS_PIPELINE (pipeline));
+  g_signal_connect_object (settings, "changed::launch-defaults",
+                           G_CALLBACK (on_launch_defaults_changed_cb), pipeline, 0);
+}

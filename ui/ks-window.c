@@ -1141,6 +1141,7 @@ ks_window_init (KsWindow *self)
                        G_SETTINGS_BIND_DEFAULT);
       _ks_window_settings_follow_style (self->settings, self);
       _ks_window_settings_restore (self->settings, self->pipeline);
+      _ks_window_settings_follow_launch_defaults (self->settings, self->pipeline);
       start_on_preferred_device (self);
     }
   _ks_window_setup_recent (self);
