@@ -201,10 +201,17 @@ print_report (const KsLessonReport *r, guint show)
     ks_cli_print ("note: Under compute-sanitizer: %s.\n", r->variant->sanitizer);
 }
 
+/* An optional dimension option: absent leaves *out as it is (zeros: the
+ * lesson's); a bad one is a usage error naming the option. */
 static gboolean
-dim3_is_zero (KsDim3 d)
+parse_dim3_option (const char *option, const char *text, KsDim3 *out, GError **error)
 {
-  return d.x == 0 && d.y == 0 && d.z == 0;
+  if (text == NULL || ks_dim3_parse (text, out, error))
+    return TRUE;
+  g_prefix_error (error, "%s: ", option);
+  (*error)->domain = KS_CLI_ERROR;
+  (*error)->code = KS_CLI_ERROR_USAGE;
+  return FALSE;
 }
 
 static int
@@ -251,15 +258,9 @@ lesson_run (const LessonOptions *o, const char *name)
   options.repeats = (guint) o->repeat;
   options.size = (guint) o->size;
   options.seed = (guint64) o->seed;
-  if ((o->grid != NULL && !ks_dim3_parse (o->grid, &options.grid, &error))
-      || (o->block != NULL && !ks_dim3_parse (o->block, &options.block, &error)))
-    {
-      g_prefix_error (&error, "%s: ", o->grid != NULL && dim3_is_zero (options.grid)
-                                        ? "--grid" : "--block");
-      error->domain = KS_CLI_ERROR;
-      error->code = KS_CLI_ERROR_USAGE;
-      return ks_cli_report_error (error);
-    }
+  if (!parse_dim3_option ("--grid", o->grid, &options.grid, &error)
+      || !parse_dim3_option ("--block", o->block, &options.block, &error))
+    return ks_cli_report_error (error);
   if (o->source != NULL)
     {
       g_autoptr (GError) local = NULL;
