@@ -5,7 +5,9 @@
  *     and unmapped, glTexSubImage2D from it (ks_interop_upload);
  * (b) copy:    op, then ks_engine_download (device → pinned staging → host
  *     image) and glTexSubImage2D from host memory, the path the view takes
- *     when interop is impossible.
+ *     when interop is impossible;
+ * (c) shared:  op into memory GL imported (ks_interop_share): its buffer
+ *     texture is what a view samples, so nothing is mapped or copied.
  * Each frame ends with glFinish and is timed with the host clock around the
  * whole frame: CUDA events cannot see GL's share, and after glFinish the wall
  * time is the end-to-end cost. The CUDA parts are also timed with events. */
@@ -24,10 +26,15 @@
 #define DEFAULT_SIZES "1920x1080,3840x2160,7680x4320"
 #define DEFAULT_FRAMES 100u
 #define MIN_FRAMES 50u
-/* Issue 3: at 4K the interop path must be at least this many times faster. */
+/* At 4K the interop path must be at least this many times faster than the copy path. */
 #define TARGET_RATIO 5.0
 #define TARGET_WIDTH 3840u
 #define TARGET_HEIGHT 2160u
+/* The shared-memory path: a whole frame at 4K and at 8K at most this long,
+ * and at 4K this many times faster than the copy path. */
+#define TARGET_SHARED_4K_MS 0.2
+#define TARGET_SHARED_8K_MS 0.5
+#define TARGET_SHARED_RATIO 50.0
 
 static void
 size_result_clear (gpointer data)
@@ -39,6 +46,7 @@ size_result_clear (gpointer data)
   ks_timing_clear (&r->kernel);
   ks_timing_clear (&r->interop_cuda);
   ks_timing_clear (&r->download);
+  ks_timing_clear (&r->shared_wall);
 }
 
 typedef struct
@@ -50,10 +58,13 @@ typedef struct
   KsInterop *interop;      /* borrowed */
   GLuint textures[2];      /* (a), (b) */
   KsClock *host;           /* a frame ends on the host, after glFinish */
+  KsInterop *shared;       /* borrowed; NULL: (c) does not run */
+  KsBuffer *shared_output; /* (c)'s output, in memory GL imported */
+  KsInteropShared view;    /* what (c)'s last frame gave to sample */
 } Frame;
 
 static gboolean
-run_op (Frame *f, double *kernel_ms, GError **error)
+run_op_into (Frame *f, KsBuffer *output, double *kernel_ms, GError **error)
 {
   KsRunRequest request;
   KsRunResult result;
@@ -61,12 +72,32 @@ run_op (Frame *f, double *kernel_ms, GError **error)
   ks_run_request_init (&request, f->op);
   for (guint i = 0; i < f->op->n_inputs; i++)
     request.inputs[i] = f->inputs[i];
-  request.output = f->output;
+  request.output = output;
   if (!ks_engine_run (f->engine, &request, &result, error))
     return FALSE;
   *kernel_ms = result.kernel_ms;
   ks_run_result_clear (&result);
   return TRUE;
+}
+
+static gboolean
+run_op (Frame *f, double *kernel_ms, GError **error)
+{
+  return run_op_into (f, f->output, kernel_ms, error);
+}
+
+/* The op writes the memory GL samples; ks_engine_run returns after its
+ * kernel, so GL may draw from it at once. Nothing else happens: that is the point. */
+static gboolean
+frame_shared (Frame *f, double *wall_ms, double *kernel_ms, GError **error)
+{
+  ks_clock_start (f->host, NULL);
+  if (!run_op_into (f, f->shared_output, kernel_ms, error)
+      || !ks_interop_share (f->shared, f->shared_output, &f->view, NULL, error))
+    return FALSE;
+  glFinish ();
+  ks_clock_stop (f->host, NULL);
+  return ks_clock_elapsed (f->host, wall_ms, error);
 }
 
 static gboolean
@@ -146,15 +177,47 @@ check_same_pixels (Frame *f, GError **error)
                    diff_a.differing_pixels, diff_b.differing_pixels);
       return FALSE;
     }
+  if (f->shared != NULL)
+    {
+      /* What a shader samples from (c)'s memory, against (c)'s output. */
+      g_autoptr (KsImage) c = NULL;
+      g_autoptr (KsImage) expected_c = NULL;
+      KsImageDiff diff_c;
+      GLuint texture = 0;
+      gboolean ok;
+
+      glGenTextures (1, &texture);
+      ok = ks_interop_resolve_shared (f->shared, &f->view, texture, error);
+      if (ok)
+        c = ks_egl_read_texture (texture, format, w, h, error);
+      glDeleteTextures (1, &texture);
+      if (!ok || c == NULL)
+        return FALSE;
+      expected_c = ks_engine_download (f->engine, f->shared_output, NULL, error);
+      if (expected_c == NULL || !ks_image_compare (expected, expected_c, &diff_c, NULL, error))
+        return FALSE;
+      if (diff_c.differing_pixels == 0 && !ks_image_compare (expected_c, c, &diff_c, NULL, error))
+        return FALSE;
+      if (diff_c.differing_pixels > 0)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_FAILED,
+                       "At %u×%u what OpenGL samples from the shared memory differs from the "
+                       "op's output in %" G_GUINT64_FORMAT " pixels", w, h,
+                       diff_c.differing_pixels);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
 static gboolean
-measure_size (KsEngine *engine, const KsOp *op, KsInterop *interop, const GLuint textures[2],
-              guint width, guint height, guint frames, KsCliDisplaySize *r, GError **error)
+measure_size (KsEngine *engine, const KsOp *op, KsInterop *interop, KsInterop *shared,
+              const GLuint textures[2], guint width, guint height, guint frames,
+              KsCliDisplaySize *r, GError **error)
 {
   g_autoptr (KsClock) host = ks_clock_new_host ();
-  Frame f = { engine, op, { NULL, NULL }, NULL, interop, { textures[0], textures[1] }, host };
+  Frame f = { engine, op, { NULL, NULL }, NULL, interop, { textures[0], textures[1] }, host,
+              shared, NULL, { 0 } };
   gboolean ok = FALSE;
 
   r->width = width;
@@ -173,6 +236,7 @@ measure_size (KsEngine *engine, const KsOp *op, KsInterop *interop, const GLuint
   f.output = ks_engine_new_buffer (engine, op->output_format, width, height, error);
   if (f.output == NULL)
     goto out;
+  r->have_shared = shared != NULL;
 
   /* (a)'s texture is allocated by the interop; (b)'s here, once, as a view would. */
   glBindTexture (GL_TEXTURE_2D, f.textures[1]);
@@ -191,20 +255,46 @@ measure_size (KsEngine *engine, const KsOp *op, KsInterop *interop, const GLuint
   ks_timing_begin (&r->kernel, 2 * frames);
   ks_timing_begin (&r->interop_cuda, frames);
   ks_timing_begin (&r->download, frames);
+  ks_timing_begin (&r->shared_wall, frames);
   /* The timing protocol's warm-up (ks-timing.h), frame 0 of each path: it
-   * registers the buffer for this size and allocates the staging memory.
-   * Interleaved, and the order swapped every frame, so that drift in clocks
-   * or temperature falls on both paths alike. */
+   * registers the buffer for this size (a), allocates the staging memory
+   * (b), allocates and imports the shared memory (c). Interleaved, and the
+   * order turned every frame, so that drift in clocks or temperature falls
+   * on every path alike. */
   for (guint i = 0; i <= frames; i++)
     {
-      double wall[2], kernel[2], cuda[2];
+      double wall[3], kernel[3], cuda[2];
+      g_autoptr (KsClock) first = NULL;
 
-      if (i % 2 == 0)
-        ok = frame_interop (&f, &wall[0], &kernel[0], &cuda[0], error)
-             && frame_copy (&f, &wall[1], &kernel[1], &cuda[1], error);
-      else
-        ok = frame_copy (&f, &wall[1], &kernel[1], &cuda[1], error)
-             && frame_interop (&f, &wall[0], &kernel[0], &cuda[0], error);
+      ok = TRUE;
+      for (guint k = 0; ok && k < 3; k++)
+        {
+          guint path = (i + k) % 3;
+
+          if (path == 0)
+            ok = frame_interop (&f, &wall[0], &kernel[0], &cuda[0], error);
+          else if (path == 1)
+            ok = frame_copy (&f, &wall[1], &kernel[1], &cuda[1], error);
+          else if (shared != NULL)
+            {
+              if (f.shared_output == NULL)
+                {
+                  /* (c)'s warm-up frame includes what a new size costs it:
+                   * the allocation, and the import in its frame. */
+                  first = ks_clock_new_host ();
+                  ks_clock_start (first, NULL);
+                  f.shared_output = ks_engine_new_shareable_buffer (engine, op->output_format,
+                                                                    width, height, error);
+                  ok = f.shared_output != NULL;
+                }
+              ok = ok && frame_shared (&f, &wall[2], &kernel[2], error);
+              if (ok && first != NULL)
+                {
+                  ks_clock_stop (first, NULL);
+                  ks_clock_elapsed (first, &wall[2], NULL);
+                }
+            }
+        }
       if (!ok)
         goto out;
       ks_timing_add (&r->interop_wall, wall[0], i == 0);
@@ -213,6 +303,8 @@ measure_size (KsEngine *engine, const KsOp *op, KsInterop *interop, const GLuint
       ks_timing_add (&r->download, cuda[1], i == 0);
       ks_timing_add (&r->kernel, kernel[0], i == 0);
       ks_timing_add (&r->kernel, kernel[1], i == 0);
+      if (shared != NULL)
+        ks_timing_add (&r->shared_wall, wall[2], i == 0);
     }
   ok = check_same_pixels (&f, error);
   ks_timing_compute (&r->interop_wall);
@@ -220,12 +312,15 @@ measure_size (KsEngine *engine, const KsOp *op, KsInterop *interop, const GLuint
   ks_timing_compute (&r->kernel);
   ks_timing_compute (&r->interop_cuda);
   ks_timing_compute (&r->download);
+  ks_timing_compute (&r->shared_wall);
   r->ratio = r->copy_wall.median_ms / r->interop_wall.median_ms;
+  r->shared_ratio = shared != NULL ? r->copy_wall.median_ms / r->shared_wall.median_ms : NAN;
 
 out:
   for (guint i = 0; i < KS_OP_MAX_INPUTS; i++)
     g_clear_pointer (&f.inputs[i], ks_buffer_unref);
   g_clear_pointer (&f.output, ks_buffer_unref);
+  g_clear_pointer (&f.shared_output, ks_buffer_unref);
   return ok;
 }
 
@@ -258,6 +353,8 @@ ks_cli_display_json (const KsCliDisplayReport *report)
   ks_json_add_string (b, report->gl);
   json_builder_set_member_name (b, "interop");
   ks_json_add_string (b, report->interop);
+  json_builder_set_member_name (b, "shared");
+  ks_json_add_string (b, report->shared);
   json_builder_set_member_name (b, "frames");
   json_builder_add_int_value (b, report->frames);
   json_builder_set_member_name (b, "warmup_frames");
@@ -282,6 +379,13 @@ ks_cli_display_json (const KsCliDisplayReport *report)
       add_timing (b, "download_cuda", &r->download);
       json_builder_set_member_name (b, "ratio_copy_over_interop");
       ks_json_add_number (b, r->ratio);
+      if (r->have_shared)
+        {
+          /* Its warmup_ms is a new size's cost: the allocation, the import and a frame. */
+          add_timing (b, "shared_frame", &r->shared_wall);
+          json_builder_set_member_name (b, "ratio_copy_over_shared");
+          ks_json_add_number (b, r->shared_ratio);
+        }
       /* Only sizes whose two textures matched the op's output get here. */
       json_builder_set_member_name (b, "same_pixels");
       json_builder_add_boolean_value (b, TRUE);
@@ -295,30 +399,57 @@ ks_cli_display_json (const KsCliDisplayReport *report)
 static void
 print_table (const GArray *results)
 {
-  ks_cli_print ("\n%-11s %22s %22s %8s %9s %11s %10s\n", "", "(a) interop frame", "(b) copy frame",
-                "", "op", "(a) CUDA", "(b) CUDA");
+  ks_cli_print ("\n%-11s %22s %22s %22s %8s %8s %9s %11s %10s\n", "", "(a) interop frame",
+                "(b) copy frame", "(c) shared frame", "", "", "op", "(a) CUDA", "(b) CUDA");
   /* %s pads bytes, and "±" takes two: one more for the columns that show it. */
-  ks_cli_print ("%-11s %23s %23s %8s %9s %11s %10s\n", "size", "median ± MAD (ms)",
-                "median ± MAD (ms)", "b / a", "kernel", "map+copy", "download");
+  ks_cli_print ("%-11s %23s %23s %23s %8s %8s %9s %11s %10s\n", "size", "median ± MAD (ms)",
+                "median ± MAD (ms)", "median ± MAD (ms)", "b / a", "b / c", "kernel",
+                "map+copy", "download");
   for (guint i = 0; i < results->len; i++)
     {
       const KsCliDisplaySize *r = &g_array_index (results, KsCliDisplaySize, i);
       g_autofree char *size = g_strdup_printf ("%ux%u", r->width, r->height);
 
-      ks_cli_print ("%-11s %13.3f ± %6.3f %13.3f ± %6.3f %7.1f× %9.3f %11.3f %10.3f\n", size,
-                    r->interop_wall.median_ms, r->interop_wall.mad_ms, r->copy_wall.median_ms,
-                    r->copy_wall.mad_ms, r->ratio, r->kernel.median_ms, r->interop_cuda.median_ms,
-                    r->download.median_ms);
+      ks_cli_print ("%-11s %13.3f ± %6.3f %13.3f ± %6.3f %13.3f ± %6.3f %7.1f× %7.1f× %9.3f "
+                    "%11.3f %10.3f\n", size, r->interop_wall.median_ms, r->interop_wall.mad_ms,
+                    r->copy_wall.median_ms, r->copy_wall.mad_ms,
+                    r->have_shared ? r->shared_wall.median_ms : NAN,
+                    r->have_shared ? r->shared_wall.mad_ms : NAN, r->ratio,
+                    r->have_shared ? r->shared_ratio : NAN, r->kernel.median_ms,
+                    r->interop_cuda.median_ms, r->download.median_ms);
     }
   ks_cli_print ("(frame: min–max in the JSON; op, map+copy, download: CUDA-event medians)\n");
+  ks_cli_print ("\nA new size, its first frame (ms): (a) registers the pixel buffer, (c) allocates "
+                "and imports the memory\n");
   for (guint i = 0; i < results->len; i++)
     {
       const KsCliDisplaySize *r = &g_array_index (results, KsCliDisplaySize, i);
 
-      if (r->width == TARGET_WIDTH && r->height == TARGET_HEIGHT)
+      ks_cli_print ("  %ux%u: (a) %.3f, (c) %.3f\n", r->width, r->height,
+                    r->interop_wall.warmup_ms, r->have_shared ? r->shared_wall.warmup_ms : NAN);
+    }
+  for (guint i = 0; i < results->len; i++)
+    {
+      const KsCliDisplaySize *r = &g_array_index (results, KsCliDisplaySize, i);
+      gboolean is_4k = r->width == TARGET_WIDTH && r->height == TARGET_HEIGHT;
+      gboolean is_8k = r->width == 2 * TARGET_WIDTH && r->height == 2 * TARGET_HEIGHT;
+
+      if (is_4k)
         ks_cli_print ("\nAt %ux%u the interop path is %.1f× faster than download + upload "
                       "(target: at least %.0f×, %s).\n", r->width, r->height, r->ratio,
                       TARGET_RATIO, r->ratio >= TARGET_RATIO ? "met" : "NOT met");
+      if (!r->have_shared || (!is_4k && !is_8k))
+        continue;
+      ks_cli_print ("At %ux%u a shared-memory frame takes %.3f ms (target: at most %.1f ms, %s)",
+                    r->width, r->height, r->shared_wall.median_ms,
+                    is_4k ? TARGET_SHARED_4K_MS : TARGET_SHARED_8K_MS,
+                    r->shared_wall.median_ms <= (is_4k ? TARGET_SHARED_4K_MS : TARGET_SHARED_8K_MS)
+                      ? "met" : "NOT met");
+      if (is_4k)
+        ks_cli_print (", %.1f× faster than download + upload (target: at least %.0f×, %s)",
+                      r->shared_ratio, TARGET_SHARED_RATIO,
+                      r->shared_ratio >= TARGET_SHARED_RATIO ? "met" : "NOT met");
+      ks_cli_print (".\n");
     }
 }
 
@@ -350,6 +481,9 @@ ks_cli_cmd_bench_display (int argc, char **argv)
   g_autoptr (KsEngine) engine = NULL;
   g_autoptr (KsEglContext) egl = NULL;
   g_autoptr (KsInterop) interop = NULL;
+  g_autoptr (KsInterop) shared = NULL;
+  g_autoptr (GError) shared_error = NULL;
+  g_autofree char *shared_text = NULL;
   g_autoptr (GArray) results = NULL;
   g_autofree guint *widths = NULL;
   g_autofree guint *heights = NULL;
@@ -362,8 +496,9 @@ ks_cli_cmd_bench_display (int argc, char **argv)
   g_option_context_set_summary (
     context, "Measures the per-frame cost of showing an op's result on a headless OpenGL context "
              "on the CUDA device: (a) through CUDA–OpenGL interop (a registered pixel buffer), "
-             "against (b) ks_engine_download and glTexSubImage2D from host memory. Frames end "
-             "with glFinish and are timed with the host clock around the whole frame.");
+             "(b) ks_engine_download and glTexSubImage2D from host memory, and (c) the op "
+             "writing memory that OpenGL imported and samples in place. Frames end with "
+             "glFinish and are timed with the host clock around the whole frame.");
   if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
@@ -419,17 +554,24 @@ ks_cli_cmd_bench_display (int argc, char **argv)
   interop = ks_interop_new (engine, KS_INTEROP_PIXEL_BUFFER, &error);
   if (interop == NULL)
     return ks_cli_report_error (error);
+  /* (c) is measured where it is possible; where not, the reason is printed. */
+  shared = ks_interop_new (engine, KS_INTEROP_SHARED_MEMORY, &shared_error);
+  shared_text = shared != NULL ? g_strdup (ks_interop_describe (shared))
+                               : g_strdup_printf ("not measured: %s", shared_error->message);
 
   ks_cli_print ("Display path: %s on %s (%s), %u frames per path and size after a warm-up frame\n",
                 op->id, ks_device_get_name (ks_engine_get_device (engine)),
                 ks_device_get_id (ks_engine_get_device (engine)), frames);
   ks_cli_print ("OpenGL:  %s\n", ks_egl_context_describe (egl));
   ks_cli_print ("Interop: %s\n", ks_interop_describe (interop));
+  ks_cli_print ("Shared:  %s\n", shared_text);
   ks_cli_print (
     "(a) interop: op → map the GL pixel buffer, cudaMemcpy2DAsync device to device, unmap\n"
     "             → glTexSubImage2D from the pixel buffer → glFinish\n"
     "(b) copy:    op → ks_engine_download (device → pinned staging → new host image)\n"
     "             → glTexSubImage2D from host memory → glFinish\n"
+    "(c) shared:  op into memory GL imported (its buffer texture is what a view samples)\n"
+    "             → glFinish; nothing mapped, copied or uploaded\n"
     "Frame times are the host's monotonic clock around the whole frame,\n"
     "read after glFinish: the honest end-to-end cost of a frame, op included. CUDA events\n"
     "cannot see GL's share; they time only the CUDA parts, shown on the right.\n");
@@ -443,8 +585,8 @@ ks_cli_cmd_bench_display (int argc, char **argv)
       KsCliDisplaySize r;
 
       memset (&r, 0, sizeof r);
-      if (!measure_size (engine, op, interop, textures, widths[i], heights[i], frames, &r,
-                         &error))
+      if (!measure_size (engine, op, interop, shared, textures, widths[i], heights[i], frames,
+                         &r, &error))
         {
           size_result_clear (&r);
           g_prefix_error (&error, "at %ux%u: ", widths[i], heights[i]);
@@ -463,6 +605,7 @@ ks_cli_cmd_bench_display (int argc, char **argv)
         .op = op->id,
         .gl = ks_egl_context_describe (egl),
         .interop = ks_interop_describe (interop),
+        .shared = shared_text,
         .frames = frames,
         .warmup_frames = 1,
         .sizes = results,
@@ -479,6 +622,7 @@ ks_cli_cmd_bench_display (int argc, char **argv)
 out:
   /* GL objects go while the context is still current; the context last. */
   g_clear_pointer (&interop, ks_interop_free);
+  g_clear_pointer (&shared, ks_interop_free);
   glDeleteTextures (2, textures);
   g_clear_pointer (&egl, ks_egl_context_free);
   if (ret != KS_CLI_EXIT_OK)

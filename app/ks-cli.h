@@ -113,6 +113,9 @@ typedef struct
   KsTiming interop_cuda;   /* (a) map + copy + unmap, CUDA events */
   KsTiming download;       /* (b) device → pinned staging, CUDA events */
   double ratio;            /* (b) median / (a) median */
+  gboolean have_shared;    /* (c) ran: the shared-memory path is available */
+  KsTiming shared_wall;    /* (c) whole frame, host clock, after glFinish */
+  double shared_ratio;     /* (b) median / (c) median */
 } KsCliDisplaySize;
 
 /* What bench-display measured, and on what: all borrowed. */
@@ -123,6 +126,7 @@ typedef struct
   const char *op;
   const char *gl;          /* ks_egl_context_describe */
   const char *interop;     /* ks_interop_describe */
+  const char *shared;      /* (c)'s ks_interop_describe, or why it did not run */
   guint frames;            /* timed frames per path and size */
   guint warmup_frames;
   const GArray *sizes;     /* KsCliDisplaySize */

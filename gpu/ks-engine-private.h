@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 typedef struct _KsKernelRun KsKernelRun;
 typedef struct _KsCpuWorker KsCpuWorker;
 typedef struct _KsCudaContext KsCudaContext;
+typedef struct _KsSharedAlloc KsSharedAlloc;
 struct cudaFuncAttributes;
 
 /* How the engines run one kind of op: element-wise, histogram, filter, … —
@@ -92,6 +93,7 @@ struct _KsBuffer
   guint height;
   gsize pitch;        /* bytes between rows */
   gpointer data;      /* device memory (CUDA) or host memory (CPU) */
+  KsSharedAlloc *shared; /* memory OpenGL can import (ks-shared-memory.c), or NULL */
 };
 
 /* What one run of an op needs, after the engine resolved and validated it. */
@@ -151,6 +153,15 @@ void       _ks_cpu_resize_span        (const KsKernelRun *run, guint x0, guint y
 gboolean   _ks_engine_run_pass        (KsEngine *self, const KsOp *op, KsBuffer *input,
                                        guint32 (*histogram)[256], KsClock *clock,
                                        GError **error);
+
+/* ks-shared-memory.c: buffers whose memory OpenGL can import. The
+ * allocation sets buffer->data and buffer->shared; the free waits for
+ * `stream` first. The exported descriptor is the caller's to close (an
+ * import into GL takes it over); *size: the bytes it covers, a multiple of
+ * the device's granularity. */
+gboolean   _ks_cuda_shared_alloc      (int device, KsBuffer *buffer, GError **error);
+void       _ks_cuda_shared_free       (KsBuffer *buffer, gpointer stream);
+int        _ks_buffer_export_fd       (const KsBuffer *buffer, gsize *size, GError **error);
 
 /* ks-cuda-engine.c: one per KsEngine on a CUDA device. */
 

@@ -146,7 +146,9 @@ ks_buffer_unref (KsBuffer *buffer)
 {
   if (buffer == NULL || !g_atomic_ref_count_dec (&buffer->ref_count))
     return;
-  if (buffer->engine->cuda != NULL)
+  if (buffer->shared != NULL)
+    _ks_cuda_shared_free (buffer, _ks_cuda_context_stream (buffer->engine->cuda));
+  else if (buffer->engine->cuda != NULL)
     _ks_cuda_buffer_free (buffer->engine->cuda, buffer);
   else
     g_aligned_free (buffer->data);
@@ -184,12 +186,12 @@ ks_buffer_get_data (const KsBuffer *buffer)
   return buffer->data;
 }
 
-KsBuffer *
-ks_engine_new_buffer (KsEngine *self, KsFormat format, guint width, guint height, GError **error)
+static KsBuffer *
+new_buffer (KsEngine *self, KsFormat format, guint width, guint height, gboolean shareable,
+            GError **error)
 {
   g_autofree KsBuffer *buffer = NULL;
 
-  g_return_val_if_fail (KS_IS_ENGINE (self), NULL);
   if (width == 0 || height == 0 || width > KS_IMAGE_MAX_SIDE || height > KS_IMAGE_MAX_SIDE)
     {
       g_set_error (error, KS_ERROR, width == 0 || height == 0 ? KS_ERROR_INVALID_ARGUMENT
@@ -207,7 +209,12 @@ ks_engine_new_buffer (KsEngine *self, KsFormat format, guint width, guint height
   buffer->height = height;
   /* 256-byte rows: every row start is aligned for 16-byte vector access. */
   buffer->pitch = ((gsize) width * ks_format_bytes_per_pixel (format) + 255) & ~(gsize) 255;
-  if (self->cuda != NULL)
+  if (shareable)
+    {
+      if (!_ks_cuda_shared_alloc (ks_device_get_ordinal (self->device), buffer, error))
+        return NULL;
+    }
+  else if (self->cuda != NULL)
     {
       if (!_ks_cuda_buffer_alloc (self->cuda, buffer, error))
         return NULL;
@@ -227,6 +234,35 @@ ks_engine_new_buffer (KsEngine *self, KsFormat format, guint width, guint height
     }
   buffer->engine = g_object_ref (self);
   return g_steal_pointer (&buffer);
+}
+
+KsBuffer *
+ks_engine_new_buffer (KsEngine *self, KsFormat format, guint width, guint height, GError **error)
+{
+  g_return_val_if_fail (KS_IS_ENGINE (self), NULL);
+  return new_buffer (self, format, width, height, FALSE, error);
+}
+
+KsBuffer *
+ks_engine_new_shareable_buffer (KsEngine *self, KsFormat format, guint width, guint height,
+                                GError **error)
+{
+  g_return_val_if_fail (KS_IS_ENGINE (self), NULL);
+  if (self->cuda == NULL)
+    {
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                           "The CPU engine keeps its results in host memory: there is no GPU "
+                           "memory to share with OpenGL");
+      return NULL;
+    }
+  return new_buffer (self, format, width, height, TRUE, error);
+}
+
+gboolean
+ks_buffer_is_shareable (const KsBuffer *buffer)
+{
+  g_return_val_if_fail (buffer != NULL, FALSE);
+  return buffer->shared != NULL;
 }
 
 static gboolean

@@ -23,6 +23,8 @@ KsFormat    ks_buffer_get_format   (const KsBuffer *buffer);
 gsize       ks_buffer_get_pitch    (const KsBuffer *buffer);
 /* A device pointer for CUDA buffers, a host pointer for CPU buffers. */
 gpointer    ks_buffer_get_data     (const KsBuffer *buffer);
+/* TRUE for a buffer of ks_engine_new_shareable_buffer. */
+gboolean    ks_buffer_is_shareable (const KsBuffer *buffer);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsBuffer, ks_buffer_unref)
 
@@ -94,6 +96,14 @@ void        ks_engine_set_n_workers (KsEngine *self, guint n_workers);
 
 KsBuffer   *ks_engine_new_buffer   (KsEngine *self, KsFormat format, guint width, guint height,
                                     GError **error);
+/* A CUDA buffer whose memory OpenGL can import and sample without a copy
+ * (ks-interop.h, KS_INTEROP_SHARED_MEMORY): made with CUDA's virtual memory
+ * management calls, exportable as a file descriptor, rounded up to the
+ * device's allocation granularity (2 MiB on the H200). Used like any other
+ * buffer. KS_ERROR_UNAVAILABLE on the CPU engine, or where the device or
+ * driver cannot export memory. */
+KsBuffer   *ks_engine_new_shareable_buffer (KsEngine *self, KsFormat format, guint width,
+                                            guint height, GError **error);
 /* Through pinned staging memory; *ms gets the transfer time (CUDA events). */
 KsBuffer   *ks_engine_upload       (KsEngine *self, const KsImage *image, double *ms,
                                     GError **error);

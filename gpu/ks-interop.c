@@ -5,15 +5,40 @@
  * device), unmapped, and glTexSubImage2D sources the texture from it, so the
  * pixels never cross the host. Texture mode: the texture itself is registered
  * and written as a CUDA array. Registration costs about 1.5 ms for 1080p, so
- * it happens once per size and format, never per frame. */
+ * it happens once per size and format, never per frame. Shared-memory mode
+ * (ks-interop.h) copies nothing: GL imports the op's output memory and
+ * samples it as a buffer texture. */
 #include "config.h"
 
 /* Before cuda_gl_interop.h, which includes <GL/gl.h> unless a GL header came first. */
 #include <epoxy/gl.h>
 
+#include <string.h>
+#include <unistd.h>
+
 #include "ks-engine-private.h"
 #include "ks-error.h"
 #include "ks-interop.h"
+#include "ks-timing.h"
+
+/* Buffers kept imported in shared-memory mode: a pipeline alternates two,
+ * and a size change brings two more before the old ones are let go. */
+#define MAX_SHARED 4
+
+const char *
+ks_interop_shared_unsupported (void)
+{
+  if (epoxy_is_desktop_gl () ? epoxy_gl_version () < 31
+                             : epoxy_gl_version () < 32
+                               && !epoxy_has_gl_extension ("GL_EXT_texture_buffer")
+                               && !epoxy_has_gl_extension ("GL_OES_texture_buffer"))
+    return "the OpenGL context has no buffer textures (desktop OpenGL 3.1 or OpenGL ES 3.2)";
+  if (!epoxy_has_gl_extension ("GL_EXT_memory_object"))
+    return "the OpenGL driver lacks GL_EXT_memory_object";
+  if (!epoxy_has_gl_extension ("GL_EXT_memory_object_fd"))
+    return "the OpenGL driver lacks GL_EXT_memory_object_fd";
+  return NULL;
+}
 
 #if HAVE_CUDA
 
@@ -24,6 +49,15 @@
 
 /* cudaGLGetDevices reports at most this many CUDA devices behind one context. */
 #define MAX_GL_DEVICES 16
+
+/* A buffer GL imported in shared-memory mode. */
+typedef struct
+{
+  KsBuffer *buffer;        /* a reference: the memory stays while GL samples it */
+  GLuint memory;           /* the memory object */
+  GLuint gl_buffer;        /* its storage */
+  GLuint texture;          /* GL_TEXTURE_BUFFER over gl_buffer */
+} SharedEntry;
 
 struct _KsInterop
 {
@@ -42,6 +76,12 @@ struct _KsInterop
   KsFormat format;
   guint width;
   guint height;
+
+  /* Shared-memory mode: the buffers GL imported, the most recently shown first. */
+  SharedEntry shared[MAX_SHARED];
+  guint n_shared;
+  GLuint resolve_program;  /* ks_interop_resolve_shared's, made on first use */
+  GLuint resolve_vao;
 };
 
 static const char *
@@ -313,7 +353,8 @@ ks_interop_new (KsEngine *engine, KsInteropMode mode, GError **error)
   cudaError_t err;
 
   g_return_val_if_fail (KS_IS_ENGINE (engine), NULL);
-  g_return_val_if_fail (mode == KS_INTEROP_PIXEL_BUFFER || mode == KS_INTEROP_TEXTURE, NULL);
+  g_return_val_if_fail (mode == KS_INTEROP_PIXEL_BUFFER || mode == KS_INTEROP_TEXTURE
+                        || mode == KS_INTEROP_SHARED_MEMORY, NULL);
 
   if (!ks_engine_is_cuda (engine))
     {
@@ -387,12 +428,22 @@ ks_interop_new (KsEngine *engine, KsInteropMode mode, GError **error)
       return NULL;
     }
 
+  if (mode == KS_INTEROP_SHARED_MEMORY && ks_interop_shared_unsupported () != NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                   "OpenGL cannot sample CUDA's memory in place: %s",
+                   ks_interop_shared_unsupported ());
+      return NULL;
+    }
+
   self = g_new0 (KsInterop, 1);
   self->engine = g_object_ref (engine);
   self->mode = mode;
   self->device = ordinal;
   self->description = g_strdup_printf ("CUDA–OpenGL interop (%s) on %s",
-                                       mode == KS_INTEROP_PIXEL_BUFFER ? "pixel buffer" : "texture",
+                                       mode == KS_INTEROP_PIXEL_BUFFER ? "pixel buffer"
+                                       : mode == KS_INTEROP_TEXTURE ? "texture"
+                                       : "shared memory, no copy",
                                        ks_device_get_name (device));
   self->clock = ks_clock_new (engine, error);
   if (self->clock == NULL)
@@ -403,11 +454,31 @@ ks_interop_new (KsEngine *engine, KsInteropMode mode, GError **error)
   return self;
 }
 
+/* GL keeps its own reference to imported memory until the objects are gone
+ * and its draws are done, so the buffer can be let go right after. */
+static void
+drop_shared (KsInterop *self, guint i)
+{
+  glDeleteTextures (1, &self->shared[i].texture);
+  glDeleteBuffers (1, &self->shared[i].gl_buffer);
+  glDeleteMemoryObjectsEXT (1, &self->shared[i].memory);
+  g_clear_pointer (&self->shared[i].buffer, ks_buffer_unref);
+  memmove (&self->shared[i], &self->shared[i + 1], (self->n_shared - i - 1) * sizeof self->shared[0]);
+  self->n_shared--;
+  memset (&self->shared[self->n_shared], 0, sizeof self->shared[0]);
+}
+
 void
 ks_interop_free (KsInterop *self)
 {
   if (self == NULL)
     return;
+  while (self->n_shared > 0)
+    drop_shared (self, self->n_shared - 1);
+  if (self->resolve_program != 0)
+    glDeleteProgram (self->resolve_program);
+  if (self->resolve_vao != 0)
+    glDeleteVertexArrays (1, &self->resolve_vao);
   unregister (self);
   g_clear_pointer (&self->clock, ks_clock_free);
   if (self->pbo != 0)
@@ -426,6 +497,13 @@ ks_interop_upload (KsInterop *self, KsBuffer *buffer, guint texture, double *ms,
   g_return_val_if_fail (buffer != NULL, FALSE);
   g_return_val_if_fail (texture != 0, FALSE);
 
+  if (self->mode == KS_INTEROP_SHARED_MEMORY)
+    {
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                           "A shared-memory interop copies nothing: ks_interop_share gives the "
+                           "texture to sample");
+      return FALSE;
+    }
   if (buffer->engine != self->engine)
     {
       g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
@@ -475,6 +553,275 @@ ks_interop_upload (KsInterop *self, KsBuffer *buffer, guint texture, double *ms,
   return TRUE;
 }
 
+static gboolean
+import_shared (KsInterop *self, KsBuffer *buffer, GError **error)
+{
+  guint bpp = ks_format_bytes_per_pixel (buffer->format);
+  gsize bytes = buffer->pitch * buffer->height;
+  guint64 texels = bytes / bpp;
+  GLint max_texels = 0, old_texture = 0, old_buffer = 0;
+  GLuint memory = 0, gl_buffer = 0, texture = 0;
+  gsize size = 0;
+  int fd;
+
+  drain_gl_errors ();
+  glGetIntegerv (GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
+  if (texels > (guint64) MAX (max_texels, 0))
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE,
+                   "A %u×%u image is %" G_GUINT64_FORMAT " texels, more than the %d an OpenGL "
+                   "buffer texture can have here", buffer->width, buffer->height, texels,
+                   max_texels);
+      return FALSE;
+    }
+  fd = _ks_buffer_export_fd (buffer, &size, error);
+  if (fd < 0)
+    return FALSE;
+
+  glCreateMemoryObjectsEXT (1, &memory);
+  /* A successful import owns the descriptor; a failed one leaves it ours. */
+  glImportMemoryFdEXT (memory, size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+  if (!check_gl (error, "Importing the %u×%u result's GPU memory into OpenGL "
+                        "(glImportMemoryFdEXT, %" G_GSIZE_FORMAT " bytes)",
+                 buffer->width, buffer->height, size))
+    {
+      close (fd);
+      glDeleteMemoryObjectsEXT (1, &memory);
+      return FALSE;
+    }
+
+  glGetIntegerv (GL_TEXTURE_BUFFER_BINDING, &old_buffer);
+  glGetIntegerv (GL_TEXTURE_BINDING_BUFFER, &old_texture);
+  glGenBuffers (1, &gl_buffer);
+  glBindBuffer (GL_TEXTURE_BUFFER, gl_buffer);
+  glBufferStorageMemEXT (GL_TEXTURE_BUFFER, (GLsizeiptr) bytes, memory, 0);
+  glGenTextures (1, &texture);
+  glBindTexture (GL_TEXTURE_BUFFER, texture);
+  glTexBuffer (GL_TEXTURE_BUFFER, buffer->format == KS_FORMAT_GRAY8 ? GL_R8 : GL_RGBA8, gl_buffer);
+  glBindTexture (GL_TEXTURE_BUFFER, (GLuint) old_texture);
+  glBindBuffer (GL_TEXTURE_BUFFER, (GLuint) old_buffer);
+  if (!check_gl (error, "Making a buffer texture of the %u×%u result's memory", buffer->width,
+                 buffer->height))
+    {
+      glDeleteTextures (1, &texture);
+      glDeleteBuffers (1, &gl_buffer);
+      glDeleteMemoryObjectsEXT (1, &memory);
+      return FALSE;
+    }
+
+  if (self->n_shared == MAX_SHARED)
+    drop_shared (self, MAX_SHARED - 1);
+  memmove (&self->shared[1], &self->shared[0], self->n_shared * sizeof self->shared[0]);
+  self->shared[0].buffer = ks_buffer_ref (buffer);
+  self->shared[0].memory = memory;
+  self->shared[0].gl_buffer = gl_buffer;
+  self->shared[0].texture = texture;
+  self->n_shared++;
+  return TRUE;
+}
+
+gboolean
+ks_interop_share (KsInterop *self, KsBuffer *buffer, KsInteropShared *shared, double *ms,
+                  GError **error)
+{
+  g_autoptr (KsClock) clock = ks_clock_new_host ();
+  gboolean imported = FALSE;
+  guint i;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (buffer != NULL, FALSE);
+  g_return_val_if_fail (shared != NULL, FALSE);
+
+  if (self->mode != KS_INTEROP_SHARED_MEMORY)
+    {
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                           "This interop copies results (ks_interop_upload); only a "
+                           "shared-memory one samples them in place");
+      return FALSE;
+    }
+  if (buffer->engine != self->engine || buffer->shared == NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "The %u×%u buffer %s", buffer->width, buffer->height,
+                   buffer->engine != self->engine
+                   ? "belongs to another engine than the one this interop was made for"
+                   : "was not made to be shared with OpenGL (ks_engine_new_shareable_buffer)");
+      return FALSE;
+    }
+  if (!ks_engine_check_usable (self->engine, error))
+    return FALSE;
+
+  ks_clock_start (clock, NULL);
+  for (i = 0; i < self->n_shared && self->shared[i].buffer != buffer; i++)
+    ;
+  if (i == self->n_shared)
+    {
+      if (!import_shared (self, buffer, error))
+        return FALSE;
+      imported = TRUE;
+    }
+  else if (i > 0)
+    {
+      /* The most recently shown first: eviction takes the oldest. */
+      SharedEntry entry = self->shared[i];
+
+      memmove (&self->shared[1], &self->shared[0], i * sizeof self->shared[0]);
+      self->shared[0] = entry;
+    }
+  ks_clock_stop (clock, NULL);
+  if (ms != NULL)
+    ks_clock_elapsed (clock, ms, NULL);
+
+  shared->texture = self->shared[0].texture;
+  shared->row_texels = (guint) (buffer->pitch / ks_format_bytes_per_pixel (buffer->format));
+  shared->width = buffer->width;
+  shared->height = buffer->height;
+  shared->format = buffer->format;
+  shared->imported = imported;
+  return TRUE;
+}
+
+static const char resolve_vertex[] =
+  "void main () {\n"
+  "  vec2 p = vec2 (float ((gl_VertexID & 1) * 4 - 1), float ((gl_VertexID & 2) * 2 - 1));\n"
+  "  gl_Position = vec4 (p, 0.0, 1.0);\n"
+  "}\n";
+static const char resolve_fragment[] =
+  "uniform highp samplerBuffer u_pixels;\n"
+  "uniform int u_row;\n"
+  "out vec4 frag_color;\n"
+  "void main () {\n"
+  "  ivec2 p = ivec2 (gl_FragCoord.xy);\n"
+  "  frag_color = texelFetch (u_pixels, p.y * u_row + p.x);\n"
+  "}\n";
+
+static GLuint
+compile_shader (GLenum kind, const char *body, GError **error)
+{
+  const char *header = epoxy_is_desktop_gl ()
+                       ? "#version 140\n"
+                       : "#version 320 es\nprecision highp float;\nprecision highp int;\n";
+  const char *sources[2] = { header, body };
+  GLuint shader = glCreateShader (kind);
+  GLint ok = GL_FALSE;
+
+  glShaderSource (shader, 2, sources, NULL);
+  glCompileShader (shader);
+  glGetShaderiv (shader, GL_COMPILE_STATUS, &ok);
+  if (!ok)
+    {
+      char log[1024] = "";
+
+      glGetShaderInfoLog (shader, sizeof log, NULL, log);
+      g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "The buffer texture's read-back shader "
+                   "does not compile: %s", log);
+      glDeleteShader (shader);
+      return 0;
+    }
+  return shader;
+}
+
+static gboolean
+ensure_resolve_program (KsInterop *self, GError **error)
+{
+  GLuint vs, fs;
+  GLint ok = GL_FALSE;
+
+  if (self->resolve_program != 0)
+    return TRUE;
+  vs = compile_shader (GL_VERTEX_SHADER, resolve_vertex, error);
+  if (vs == 0)
+    return FALSE;
+  fs = compile_shader (GL_FRAGMENT_SHADER, resolve_fragment, error);
+  if (fs == 0)
+    {
+      glDeleteShader (vs);
+      return FALSE;
+    }
+  self->resolve_program = glCreateProgram ();
+  glAttachShader (self->resolve_program, vs);
+  glAttachShader (self->resolve_program, fs);
+  glLinkProgram (self->resolve_program);
+  glDeleteShader (vs);
+  glDeleteShader (fs);
+  glGetProgramiv (self->resolve_program, GL_LINK_STATUS, &ok);
+  if (!ok)
+    {
+      glDeleteProgram (self->resolve_program);
+      self->resolve_program = 0;
+      g_set_error_literal (error, KS_ERROR, KS_ERROR_FAILED,
+                           "The buffer texture's read-back shader does not link");
+      return FALSE;
+    }
+  glGenVertexArrays (1, &self->resolve_vao);
+  return TRUE;
+}
+
+gboolean
+ks_interop_resolve_shared (KsInterop *self, const KsInteropShared *shared, guint texture,
+                           GError **error)
+{
+  GLint old_fbo = 0, old_program = 0, old_vao = 0, old_texture = 0, old_active = 0;
+  GLint old_viewport[4];
+  GLint internal;
+  GLenum pixel_format, status;
+  GLuint fbo = 0;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (shared != NULL && shared->texture != 0, FALSE);
+  g_return_val_if_fail (texture != 0, FALSE);
+
+  drain_gl_errors ();
+  if (!ensure_resolve_program (self, error))
+    return FALSE;
+  gl_formats (shared->format, &internal, &pixel_format);
+
+  glGetIntegerv (GL_FRAMEBUFFER_BINDING, &old_fbo);
+  glGetIntegerv (GL_CURRENT_PROGRAM, &old_program);
+  glGetIntegerv (GL_VERTEX_ARRAY_BINDING, &old_vao);
+  glGetIntegerv (GL_ACTIVE_TEXTURE, &old_active);
+  glGetIntegerv (GL_VIEWPORT, old_viewport);
+  glActiveTexture (GL_TEXTURE0);
+  glGetIntegerv (GL_TEXTURE_BINDING_2D, &old_texture);
+
+  glBindTexture (GL_TEXTURE_2D, texture);
+  glTexImage2D (GL_TEXTURE_2D, 0, internal, (GLsizei) shared->width, (GLsizei) shared->height, 0,
+                pixel_format, GL_UNSIGNED_BYTE, NULL);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glBindTexture (GL_TEXTURE_2D, (GLuint) old_texture);
+  glGenFramebuffers (1, &fbo);
+  glBindFramebuffer (GL_FRAMEBUFFER, fbo);
+  glFramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+  status = glCheckFramebufferStatus (GL_FRAMEBUFFER);
+  if (status == GL_FRAMEBUFFER_COMPLETE)
+    {
+      glViewport (0, 0, (GLsizei) shared->width, (GLsizei) shared->height);
+      glUseProgram (self->resolve_program);
+      glUniform1i (glGetUniformLocation (self->resolve_program, "u_pixels"), 0);
+      glUniform1i (glGetUniformLocation (self->resolve_program, "u_row"),
+                   (GLint) shared->row_texels);
+      glBindTexture (GL_TEXTURE_BUFFER, shared->texture);
+      glBindVertexArray (self->resolve_vao);
+      glDrawArrays (GL_TRIANGLES, 0, 3);
+      glBindTexture (GL_TEXTURE_BUFFER, 0);
+    }
+  glBindVertexArray ((GLuint) old_vao);
+  glUseProgram ((GLuint) old_program);
+  glViewport (old_viewport[0], old_viewport[1], old_viewport[2], old_viewport[3]);
+  glBindFramebuffer (GL_FRAMEBUFFER, (GLuint) old_fbo);
+  glDeleteFramebuffers (1, &fbo);
+  glActiveTexture ((GLenum) old_active);
+  if (status != GL_FRAMEBUFFER_COMPLETE)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_FAILED,
+                   "Cannot draw the shared %u×%u result into a texture (framebuffer status "
+                   "0x%04x)", shared->width, shared->height, status);
+      return FALSE;
+    }
+  return check_gl (error, "Drawing the shared %u×%u result into a texture", shared->width,
+                   shared->height);
+}
+
 const char *
 ks_interop_describe (KsInterop *self)
 {
@@ -510,6 +857,29 @@ ks_interop_upload (KsInterop *self, KsBuffer *buffer, guint texture, double *ms,
   (void) buffer;
   (void) texture;
   (void) ms;
+  (void) error;
+  g_return_val_if_fail (self != NULL, FALSE);
+  return FALSE;
+}
+
+gboolean
+ks_interop_share (KsInterop *self, KsBuffer *buffer, KsInteropShared *shared, double *ms,
+                  GError **error)
+{
+  (void) buffer;
+  (void) shared;
+  (void) ms;
+  (void) error;
+  g_return_val_if_fail (self != NULL, FALSE);
+  return FALSE;
+}
+
+gboolean
+ks_interop_resolve_shared (KsInterop *self, const KsInteropShared *shared, guint texture,
+                           GError **error)
+{
+  (void) shared;
+  (void) texture;
   (void) error;
   g_return_val_if_fail (self != NULL, FALSE);
   return FALSE;

@@ -324,6 +324,7 @@ clear_size (gpointer data)
   ks_timing_clear (&size->kernel);
   ks_timing_clear (&size->interop_cuda);
   ks_timing_clear (&size->download);
+  ks_timing_clear (&size->shared_wall);
 }
 
 static void
@@ -341,6 +342,7 @@ test_display_round_trip (void)
     .op = "invert",
     .gl = "OpenGL 4.6 “core”",
     .interop = "pixel buffer\x01",
+    .shared = "shared memory",
     .frames = 100,
     .warmup_frames = 10,
     .sizes = sizes,
@@ -360,6 +362,16 @@ test_display_round_trip (void)
   size.download.median_ms = size.download.min_ms = NAN;
   size.download.max_ms = size.download.mad_ms = size.download.warmup_ms = NAN;
   size.ratio = NAN;
+  size.have_shared = TRUE;
+  fill_timing (&size.shared_wall, 100, 0.0625);
+  size.shared_wall.warmup_ms = 2.5;
+  size.shared_ratio = 68.0;
+  g_array_append_val (sizes, size);
+  /* A size where the shared-memory path did not run has none of its members. */
+  memset (&size, 0, sizeof size);
+  size.width = 64;
+  size.height = 47;
+  size.ratio = 2.0;
   g_array_append_val (sizes, size);
 
   written = ks_cli_display_json (&report);
@@ -373,12 +385,13 @@ test_display_round_trip (void)
   assert_string (top, "op", "invert");
   assert_string (top, "gl", report.gl);
   assert_string (top, "interop", report.interop);
+  assert_string (top, "shared", "shared memory");
   assert_int (top, "frames", 100);
   assert_int (top, "warmup_frames", 10);
   g_assert_nonnull (json_object_get_string_member (top, "frame_time"));
 
   list = array_member (top, "sizes");
-  g_assert_cmpuint (json_array_get_length (list), ==, 1);
+  g_assert_cmpuint (json_array_get_length (list), ==, 2);
   entry = json_array_get_object_element (list, 0);
   assert_int (entry, "width", 3840);
   assert_int (entry, "height", 2160);
@@ -398,6 +411,14 @@ test_display_round_trip (void)
   assert_int (timing, "n", 0);
   assert_null (entry, "ratio_copy_over_interop");
   g_assert_true (json_object_get_boolean_member (entry, "same_pixels"));
+  timing = object_member (entry, "shared_frame");
+  assert_number (timing, "median_ms", 0.0625);
+  assert_number (timing, "warmup_ms", 2.5);
+  assert_number (entry, "ratio_copy_over_shared", 68.0);
+  entry = json_array_get_object_element (list, 1);
+  assert_int (entry, "width", 64);
+  g_assert_false (json_object_has_member (entry, "shared_frame"));
+  g_assert_false (json_object_has_member (entry, "ratio_copy_over_shared"));
   g_remove (path);
 }
 

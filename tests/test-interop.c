@@ -2,7 +2,9 @@
  * on the CUDA device. Op results (invert, gray, add) on random images of odd
  * sizes go into GL textures through a registered pixel buffer and through a
  * registered texture; GL reads them back and they must equal the engine's
- * download of the same buffer, byte for byte. Then a resize (re-registration),
+ * download of the same buffer, byte for byte. In shared-memory mode the ops
+ * write GL's own memory: what a shader samples from it must equal the
+ * download too, also after a second op into the same buffer. Then a resize (re-registration),
  * and a free that leaves no CUDA or GL error behind.
  *
  * Without CUDA, or without an EGL context on the CUDA device, it prints a TAP
@@ -321,6 +323,192 @@ test_foreign_buffer (void)
   assert_no_pending_errors ();
 }
 
+/* ---- shared-memory mode ------------------------------------------------- */
+
+static KsInterop *
+new_shared_interop (void)
+{
+  g_autoptr (GError) error = NULL;
+  KsInterop *interop = ks_interop_new (gpu, KS_INTEROP_SHARED_MEMORY, &error);
+
+  if (interop == NULL)
+    g_test_message ("shared-memory interop: %s", error->message);
+  g_assert_no_error (error);
+  return interop;
+}
+
+/* Runs op into `output`, poisoned first. */
+static void
+run_op_into (const char *op_id, KsBuffer *a, KsBuffer *b, KsBuffer *output)
+{
+  const KsOp *op = ks_op_registry_lookup (op_id);
+  g_autoptr (GError) error = NULL;
+  KsRunRequest request;
+  KsRunResult result;
+
+  g_assert_nonnull (op);
+  ks_run_request_init (&request, op);
+  request.inputs[0] = a;
+  request.inputs[1] = op->n_inputs > 1 ? b : NULL;
+  g_assert_true (ks_engine_fill (gpu, output, KS_TEST_POISON, &error));
+  g_assert_no_error (error);
+  request.output = output;
+  g_assert_true (ks_engine_run (gpu, &request, &result, &error));
+  g_assert_no_error (error);
+  ks_run_result_clear (&result);
+}
+
+static KsBuffer *
+new_shareable (KsFormat format, guint width, guint height)
+{
+  g_autoptr (GError) error = NULL;
+  KsBuffer *buffer = ks_engine_new_shareable_buffer (gpu, format, width, height, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (ks_buffer_is_shareable (buffer));
+  return buffer;
+}
+
+/* What GL samples from the shared buffer, drawn into a poisoned texture and
+ * read back, equals the engine's download of the buffer. */
+static void
+check_shared (KsInterop *interop, KsBuffer *buffer, gboolean expect_import, const char *what)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsImage) expected = NULL;
+  g_autoptr (KsImage) actual = NULL;
+  KsInteropShared shared = { 0 };
+  GLint texture_binding = -1, buffer_binding = -1;
+  GLuint texture = 0;
+  double ms = -1;
+
+  g_assert_true (ks_interop_share (interop, buffer, &shared, &ms, &error));
+  g_assert_no_error (error);
+  g_test_message ("%s: %u×%u %s, %s in %.3f ms", what, shared.width, shared.height,
+                  ks_format_name (shared.format), shared.imported ? "imported" : "already there",
+                  ms);
+  g_assert_cmpint (shared.imported, ==, expect_import);
+  g_assert_cmpuint (shared.width, ==, ks_buffer_get_width (buffer));
+  g_assert_cmpuint (shared.height, ==, ks_buffer_get_height (buffer));
+  g_assert_cmpuint (shared.row_texels, ==,
+                    ks_buffer_get_pitch (buffer)
+                      / ks_format_bytes_per_pixel (ks_buffer_get_format (buffer)));
+  glGetIntegerv (GL_TEXTURE_BINDING_BUFFER, &texture_binding);
+  glGetIntegerv (GL_TEXTURE_BUFFER_BINDING, &buffer_binding);
+  g_assert_cmpint (texture_binding, ==, 0);
+  g_assert_cmpint (buffer_binding, ==, 0);
+
+  glGenTextures (1, &texture);
+  g_assert_true (ks_interop_resolve_shared (interop, &shared, texture, &error));
+  g_assert_no_error (error);
+  expected = ks_engine_download (gpu, buffer, NULL, &error);
+  g_assert_no_error (error);
+  actual = ks_egl_read_texture (texture, shared.format, shared.width, shared.height, &error);
+  g_assert_no_error (error);
+  ks_test_assert_images_equal (expected, actual, what);
+  glDeleteTextures (1, &texture);
+  assert_no_pending_errors ();
+}
+
+/* Every op at both sizes; then another op into the same buffer: no new
+ * import, and GL sees the new pixels, so nothing was copied. */
+static void
+test_shared_ops (void)
+{
+  g_autoptr (KsInterop) interop = new_shared_interop ();
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    {
+      guint w = sizes[s][0], h = sizes[s][1];
+      g_autoptr (KsBuffer) a = upload_random (KS_FORMAT_RGBA8, w, h, "a");
+      g_autoptr (KsBuffer) b = upload_random (KS_FORMAT_RGBA8, w, h, "b");
+      g_autoptr (KsBuffer) rgba = new_shareable (KS_FORMAT_RGBA8, w, h);
+      g_autoptr (KsBuffer) gray = new_shareable (KS_FORMAT_GRAY8, w, h);
+
+      run_op_into ("invert", a, NULL, rgba);
+      check_shared (interop, rgba, TRUE, "invert, shared");
+      run_op_into ("add", a, b, rgba);
+      check_shared (interop, rgba, FALSE, "add into the same shared buffer");
+      run_op_into ("gray", b, NULL, gray);
+      check_shared (interop, gray, TRUE, "gray, shared");
+      run_op_into ("gray", a, NULL, gray);
+      check_shared (interop, gray, FALSE, "gray of another input, same buffer");
+    }
+  g_clear_pointer (&interop, ks_interop_free);
+  assert_no_pending_errors ();
+}
+
+/* A pipeline's two buffers alternating stay imported; a fifth buffer evicts
+ * the least recently shown, which is imported again when it comes back. */
+static void
+test_shared_alternate (void)
+{
+  g_autoptr (KsInterop) interop = new_shared_interop ();
+  g_autoptr (KsBuffer) a = upload_random (KS_FORMAT_RGBA8, 333, 197, "a");
+  g_autoptr (KsBuffer) b = upload_random (KS_FORMAT_RGBA8, 333, 197, "b");
+  KsBuffer *out[5];
+
+  for (guint i = 0; i < G_N_ELEMENTS (out); i++)
+    out[i] = new_shareable (KS_FORMAT_RGBA8, 333, 197);
+  for (guint round = 0; round < 6; round++)
+    {
+      KsBuffer *target = out[round % 2];
+
+      run_op_into (round % 3 == 0 ? "invert" : "add", a, b, target);
+      check_shared (interop, target, round < 2, "alternating buffers");
+    }
+  /* Shown order now: out[1], out[0]; then 2, 3, 4 make five: out[0] goes. */
+  for (guint i = 2; i < 5; i++)
+    {
+      run_op_into ("invert", b, NULL, out[i]);
+      check_shared (interop, out[i], TRUE, "more buffers");
+    }
+  check_shared (interop, out[1], FALSE, "still imported");
+  check_shared (interop, out[0], TRUE, "evicted, imported again");
+  /* The interop keeps what it imported alive: the buffer goes after it. */
+  for (guint i = 0; i < G_N_ELEMENTS (out); i++)
+    ks_buffer_unref (out[i]);
+  g_clear_pointer (&interop, ks_interop_free);
+  assert_no_pending_errors ();
+#if HAVE_CUDA
+  g_assert_cmpint (cudaDeviceSynchronize (), ==, cudaSuccess);
+#endif
+}
+
+/* Buffers that cannot be shared, and calls for the other modes, are refused
+ * with the reason; nothing is left behind. */
+static void
+test_shared_refused (void)
+{
+  g_autoptr (KsInterop) shared_interop = new_shared_interop ();
+  g_autoptr (KsInterop) pbo = new_interop (KS_INTEROP_PIXEL_BUFFER);
+  g_autoptr (KsBuffer) a = upload_random (KS_FORMAT_RGBA8, 64, 47, "a");
+  g_autoptr (KsBuffer) plain = run_op ("invert", a, NULL);
+  g_autoptr (KsBuffer) shareable = new_shareable (KS_FORMAT_RGBA8, 64, 47);
+  g_autoptr (GError) error = NULL;
+  KsInteropShared shared = { 0 };
+  GLuint texture = 0;
+
+  g_assert_false (ks_buffer_is_shareable (plain));
+  g_assert_false (ks_interop_share (shared_interop, plain, &shared, NULL, &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  ks_test_assert_message_has (error, "not made to be shared", NULL);
+  g_clear_error (&error);
+
+  glGenTextures (1, &texture);
+  g_assert_false (ks_interop_upload (shared_interop, shareable, texture, NULL, &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (ks_interop_share (pbo, shareable, &shared, NULL, &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  /* A shareable buffer also takes the copying paths. */
+  run_op_into ("invert", a, NULL, shareable);
+  check_upload (pbo, texture, shareable, FALSE, "shareable buffer through the pixel buffer");
+  glDeleteTextures (1, &texture);
+  assert_no_pending_errors ();
+}
+
 static void
 add_mode_tests (const char *path, GTestDataFunc func)
 {
@@ -357,6 +545,16 @@ main (int argc, char **argv)
   add_mode_tests ("resize", test_resize);
   add_mode_tests ("two-views", test_two_views);
   add_mode_tests ("free-unregisters", test_free);
+  if (ks_interop_shared_unsupported () == NULL)
+    {
+      g_test_add_func ("/ks/interop/shared/ops", test_shared_ops);
+      g_test_add_func ("/ks/interop/shared/alternate", test_shared_alternate);
+      g_test_add_func ("/ks/interop/shared/refused", test_shared_refused);
+    }
+  else
+    {
+      g_print ("# shared-memory mode not tested: %s\n", ks_interop_shared_unsupported ());
+    }
 
   ret = g_test_run ();
   g_clear_object (&gpu);

@@ -990,6 +990,22 @@ test_photo (void)
     }
 }
 
+/* Only CUDA memory can be shared with OpenGL: the CPU engine says why not. */
+static void
+test_no_shareable_buffers (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsBuffer) plain = ks_engine_new_buffer (engine, KS_FORMAT_RGBA8, 16, 16, &error);
+  KsBuffer *shared;
+
+  g_assert_no_error (error);
+  g_assert_false (ks_buffer_is_shareable (plain));
+  shared = ks_engine_new_shareable_buffer (engine, KS_FORMAT_RGBA8, 16, 16, &error);
+  g_assert_null (shared);
+  g_assert_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE);
+  ks_test_assert_message_has (error, "CPU engine", "host memory", NULL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -999,6 +1015,7 @@ main (int argc, char **argv)
   engine = ks_test_cpu_engine ();
 
   g_test_add_func ("/ks/engine/registry", test_registry);
+  g_test_add_func ("/ks/engine/no-shareable-buffers", test_no_shareable_buffers);
   g_test_add_func ("/ks/engine/invert/known-pixels", test_invert_known);
   g_test_add_func ("/ks/engine/invert/twice-is-identity", test_invert_twice);
   g_test_add_func ("/ks/engine/gray/gray-of-gray-is-itself", test_gray_of_gray);
