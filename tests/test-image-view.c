@@ -219,6 +219,76 @@ test_view_hatches_unwritten_pixels (ViewFixture *f, gconstpointer data)
 #undef RY
 }
 
+/* The largest difference of any channel between two screenshots of the
+ * same size, and how many pixels differ at all. */
+static int
+max_difference (const guint8 *a, const guint8 *b, int w, int h, guint *differing)
+{
+  int worst = 0;
+
+  *differing = 0;
+  for (gsize i = 0; i < (gsize) w * h; i++)
+    {
+      int d = 0;
+
+      for (int c = 0; c < 4; c++)
+        d = MAX (d, abs ((int) a[4 * i + c] - (int) b[4 * i + c]));
+      worst = MAX (worst, d);
+      *differing += d > 0;
+    }
+  return worst;
+}
+
+/* A CUDA result in memory shared with OpenGL is drawn from a buffer
+ * texture, filtered in the shader. Here the CPU engine's result goes that
+ * way too: on screen it must look as the 2-D texture does — the same bytes
+ * where image pixels are squares (zoomed in: nearest), and within 2 of 255
+ * where four are blended (zoomed out: the shader's bilinear weights are
+ * floats, the texture unit's have 8 bits). */
+static void
+test_view_buffer_texture (ViewFixture *f, gconstpointer data)
+{
+  static const struct { double zoom; int tolerance; } cases[] = {
+    { 2.0, 0 }, { 1.0, 0 }, { 0.6, 2 },
+  };
+  g_autoptr (KsImage) shown = NULL;
+
+  if (ks_ui_test_skip_without_display ())
+    return;
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree guint8 *texture = NULL;
+      g_autofree guint8 *buffer = NULL;
+      int w = 0, h = 0, w2 = 0, h2 = 0, worst;
+      guint differing = 0;
+
+      ks_image_view_set_host_buffer_texture (f->view, FALSE);
+      ks_image_view_set_zoom (f->view, cases[i].zoom);
+      ks_ui_test_iterate_for (100);
+      g_assert_null (strstr (ks_image_view_get_display_path (f->view), "buffer texture"));
+      texture = ks_ui_test_render_pixels (GTK_WIDGET (f->view), &w, &h);
+
+      ks_image_view_set_host_buffer_texture (f->view, TRUE);
+      ks_ui_test_iterate_for (100);
+      g_assert_nonnull (strstr (ks_image_view_get_display_path (f->view), "buffer texture"));
+      buffer = ks_ui_test_render_pixels (GTK_WIDGET (f->view), &w2, &h2);
+      g_assert_cmpint (w, ==, w2);
+      g_assert_cmpint (h, ==, h2);
+      worst = max_difference (texture, buffer, w, h, &differing);
+      g_test_message ("zoom %.1f: %u of %d pixels differ, by at most %d", cases[i].zoom,
+                      differing, w * h, worst);
+      g_assert_cmpint (worst, <=, cases[i].tolerance);
+    }
+  /* Read back through the buffer texture's path: the engine's bytes exactly. */
+  g_clear_pointer (&shown, ks_image_unref);
+  shown = wait_for_output (f, NULL);
+  g_assert_nonnull (shown);
+  ks_image_view_set_host_buffer_texture (f->view, FALSE);
+}
+
 static void
 test_view_zoom_and_hover (ViewFixture *f, gconstpointer data)
 {
@@ -750,6 +820,8 @@ main (int argc, char **argv)
               test_view_shows_engine_output, view_fixture_teardown);
   g_test_add ("/ks/ui/image-view/hatches-unwritten-pixels", ViewFixture, NULL,
               view_fixture_setup, test_view_hatches_unwritten_pixels, view_fixture_teardown);
+  g_test_add ("/ks/ui/image-view/buffer-texture", ViewFixture, NULL, view_fixture_setup,
+              test_view_buffer_texture, view_fixture_teardown);
   g_test_add ("/ks/ui/image-view/zoom-and-split", ViewFixture, NULL, view_fixture_setup,
               test_view_zoom_and_hover, view_fixture_teardown);
   g_test_add ("/ks/ui/image-view/hover-and-wheel", ViewFixture, NULL, view_fixture_setup,

@@ -38,6 +38,7 @@ struct _KsImageView
   KsPipeline *pipeline;
   GSignalGroup *pipeline_signals;
   KsInterop *interop;           /* GL-context bound: lives between realize and unrealize */
+  KsInterop *shared_interop;    /* the same, in shared-memory mode: results sampled in place */
   KsEngine *interop_engine;     /* the engine interop was last tried for (a weak identity) */
 
   /* GL objects of the current context (0 outside realize … unrealize) */
@@ -51,6 +52,8 @@ struct _KsImageView
   int u_view_size, u_image_size, u_center, u_zoom, u_scale, u_split_x;
   int u_has_input, u_has_output, u_has_coverage, u_input_gray, u_output_gray;
   int u_has_owner, u_overlay, u_opacity, u_grid, u_block, u_extent, u_block_lines;
+  int u_output_shared, u_output_row, u_output_size, u_nearest;
+  gboolean buffer_textures;     /* desktop OpenGL: the shader can sample a buffer texture */
 
   /* what the textures hold */
   gboolean input_dirty;
@@ -67,6 +70,12 @@ struct _KsImageView
   KsLaunchConfig owner_launch;  /* the launch whose ownership the texture holds */
   gboolean interop_dirty;       /* the engine changed: try interop again */
   char *interop_lost;           /* why the last interop upload failed, or NULL */
+  char *shared_lost;            /* why results are not sampled in place, or NULL */
+  gboolean output_shared;       /* the output is drawn from shared memory, not output_tex */
+  KsInteropShared shared;       /* then: what to sample */
+  gboolean host_buffer_texture; /* tests: host results also drawn through a buffer texture */
+  guint host_buffer;            /* its GL buffer and texture */
+  guint host_buffer_tex;
 
   /* view state */
   gboolean fit;
@@ -334,7 +343,9 @@ load_shader_source (const char *name, gboolean use_es, GError **error)
 {
   g_autofree char *path = g_strconcat ("/org/kernelscope/Kernelscope/shaders/", name, NULL);
   g_autoptr (GBytes) bytes = g_resources_lookup_data (path, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
-  const char *header = use_es ? "#version 300 es\nprecision highp float;\n" : "#version 150\n";
+  /* GLSL 1.50 has buffer textures; ES 3.0 has not, and there the output is always a 2-D texture. */
+  const char *header = use_es ? "#version 300 es\nprecision highp float;\n"
+                              : "#version 150\n#define KS_BUFFER_TEXTURES 1\n";
 
   if (bytes == NULL)
     return NULL;
@@ -475,6 +486,8 @@ update_interop_status (KsImageView *self)
     status = g_strdup ("");
   else if (!ks_engine_is_cuda (engine))
     status = g_strdup (_("Not used: the CPU engine computes in host memory"));
+  else if (self->shared_interop != NULL)
+    status = g_strdup (ks_interop_describe (self->shared_interop));
   else if (self->interop != NULL)
     status = g_strdup (ks_interop_describe (self->interop));
   else if (self->interop_lost != NULL)
@@ -497,11 +510,15 @@ ensure_interop (KsImageView *self)
   self->interop_dirty = FALSE;
   self->interop_engine = engine;
   g_clear_pointer (&self->interop, ks_interop_free);
+  g_clear_pointer (&self->shared_interop, ks_interop_free);
   g_clear_pointer (&self->interop_lost, g_free);
+  g_clear_pointer (&self->shared_lost, g_free);
+  self->output_shared = FALSE;
 
   if (engine != NULL && ks_engine_is_cuda (engine))
     {
       g_autoptr (GError) error = NULL;
+      g_autoptr (GError) shared_error = NULL;
 
       self->interop = ks_interop_new (engine, KS_INTEROP_PIXEL_BUFFER, &error);
       if (self->interop == NULL)
@@ -509,7 +526,16 @@ ensure_interop (KsImageView *self)
           g_debug ("CUDA–OpenGL interop unavailable: %s", error->message);
           self->interop_lost = g_strdup (error->message);
         }
+      /* Best of all the op writes what GL samples; the pixel buffer stays
+       * for results that are not in shared memory (a user's kernel). */
+      else if (!self->buffer_textures)
+        self->shared_lost = g_strdup (_("OpenGL ES 3.0 has no buffer textures"));
+      else if ((self->shared_interop = ks_interop_new (engine, KS_INTEROP_SHARED_MEMORY,
+                                                       &shared_error)) == NULL)
+        self->shared_lost = g_strdup (shared_error->message);
     }
+  if (self->pipeline != NULL)
+    ks_pipeline_set_shareable_outputs (self->pipeline, self->shared_interop != NULL);
   /* The output texture may have been allocated by the other path: reallocate. */
   self->uploaded_serial = 0;
   self->have_output = FALSE;
@@ -629,6 +655,35 @@ stop_counting_frames (KsImageView *self)
     ks_pipeline_set_fps (self->pipeline, 0);
 }
 
+/* Tests of the shader's buffer-texture path, which shared memory takes on
+ * a CUDA device: the same host pixels as a GL buffer and a buffer texture
+ * over it, drawn as a shared result would be. */
+static void
+upload_host_buffer_texture (KsImageView *self, KsBuffer *buffer)
+{
+  gsize bytes = ks_buffer_get_pitch (buffer) * ks_buffer_get_height (buffer);
+  KsFormat format = ks_buffer_get_format (buffer);
+
+  if (self->host_buffer == 0)
+    {
+      glGenBuffers (1, &self->host_buffer);
+      glGenTextures (1, &self->host_buffer_tex);
+    }
+  glBindBuffer (GL_TEXTURE_BUFFER, self->host_buffer);
+  glBufferData (GL_TEXTURE_BUFFER, (GLsizeiptr) bytes, ks_buffer_get_data (buffer), GL_STREAM_DRAW);
+  glBindBuffer (GL_TEXTURE_BUFFER, 0);
+  glBindTexture (GL_TEXTURE_BUFFER, self->host_buffer_tex);
+  glTexBuffer (GL_TEXTURE_BUFFER, format == KS_FORMAT_GRAY8 ? GL_R8 : GL_RGBA8, self->host_buffer);
+  glBindTexture (GL_TEXTURE_BUFFER, 0);
+  self->shared.texture = self->host_buffer_tex;
+  self->shared.row_texels = (guint) (ks_buffer_get_pitch (buffer)
+                                     / ks_format_bytes_per_pixel (format));
+  self->shared.width = ks_buffer_get_width (buffer);
+  self->shared.height = ks_buffer_get_height (buffer);
+  self->shared.format = format;
+  self->output_shared = TRUE;
+}
+
 static void
 set_display_path (KsImageView *self, const char *path, double ms, gboolean report)
 {
@@ -677,15 +732,50 @@ upload_output (KsImageView *self)
             || self->output_height != ks_buffer_get_height (buffer)
             || self->output_gray != (ks_buffer_get_format (buffer) == KS_FORMAT_GRAY8);
 
-  if (ks_engine_is_cuda (engine) && self->interop != NULL)
+  self->output_shared = FALSE;
+  if (ks_engine_is_cuda (engine) && self->shared_interop != NULL && ks_buffer_is_shareable (buffer))
+    {
+      g_autoptr (GError) error = NULL;
+
+      if (ks_interop_share (self->shared_interop, buffer, &self->shared, &ms, &error))
+        {
+          self->output_shared = TRUE;
+          path = g_strdup_printf (_("%s: the kernel writes the memory OpenGL draws from, so "
+                                    "nothing is copied (%s)"), _(PATH_INTEROP),
+                                  ks_interop_describe (self->shared_interop));
+        }
+      else
+        {
+          /* Sampling in place failed (an import error): copy from now on, and say why. */
+          g_message ("Drawing the result in place failed, copying it instead: %s",
+                     error->message);
+          g_clear_pointer (&self->shared_interop, ks_interop_free);
+          g_clear_pointer (&self->shared_lost, g_free);
+          self->shared_lost = g_strdup (error->message);
+          ks_pipeline_set_shareable_outputs (self->pipeline, FALSE);
+          update_interop_status (self);
+        }
+    }
+  if (path == NULL && ks_engine_is_cuda (engine) && self->interop != NULL)
     {
       g_autoptr (GError) error = NULL;
 
       if (ks_interop_upload (self->interop, buffer, self->output_tex, &ms, &error))
         {
-          path = g_strdup_printf (_("%s: the kernel's result is copied into the texture on the "
-                                    "GPU (%s)"), _(PATH_INTEROP),
-                                  ks_interop_describe (self->interop));
+          const char *why = self->shared_lost;
+
+          if (self->shared_interop != NULL)
+            why = ks_pipeline_get_shareable_refused (self->pipeline) != NULL
+                  ? ks_pipeline_get_shareable_refused (self->pipeline)
+                  : _("this result is not in memory shared with OpenGL");
+          if (why != NULL)
+            path = g_strdup_printf (_("%s: the kernel's result is copied into the texture on "
+                                      "the GPU (%s); not drawn in place: %s"), _(PATH_INTEROP),
+                                    ks_interop_describe (self->interop), why);
+          else
+            path = g_strdup_printf (_("%s: the kernel's result is copied into the texture on "
+                                      "the GPU (%s)"), _(PATH_INTEROP),
+                                    ks_interop_describe (self->interop));
         }
       else
         {
@@ -716,6 +806,8 @@ upload_output (KsImageView *self)
           upload_host_pixels (self->output_tex, ks_buffer_get_format (buffer),
                               ks_buffer_get_width (buffer), ks_buffer_get_height (buffer),
                               ks_buffer_get_pitch (buffer), ks_buffer_get_data (buffer), realloc);
+          if (self->host_buffer_texture && self->buffer_textures)
+            upload_host_buffer_texture (self, buffer);
         }
       else
         {
@@ -740,7 +832,10 @@ upload_output (KsImageView *self)
       ks_clock_elapsed (clock, &ms, NULL);
 
       if (cpu)
-        path = g_strdup_printf (_("%s: its results are in host memory"), _(PATH_CPU));
+        path = g_strdup_printf (self->output_shared
+                                ? _("%s: its results are in host memory, drawn through a buffer "
+                                    "texture")
+                                : _("%s: its results are in host memory"), _(PATH_CPU));
       else
         path = g_strdup_printf (_("%s (copy path): %s"), _(PATH_COPY),
                                 self->interop_lost != NULL
@@ -760,6 +855,14 @@ static void
 delete_gl_objects (KsImageView *self)
 {
   g_clear_pointer (&self->interop, ks_interop_free);
+  g_clear_pointer (&self->shared_interop, ks_interop_free);
+  self->output_shared = FALSE;
+  if (self->host_buffer != 0)
+    {
+      glDeleteTextures (1, &self->host_buffer_tex);
+      glDeleteBuffers (1, &self->host_buffer);
+      self->host_buffer = self->host_buffer_tex = 0;
+    }
   if (self->program != 0)
     glDeleteProgram (self->program);
   if (self->vao != 0)
@@ -859,11 +962,18 @@ ks_image_view_realize (GtkWidget *widget)
   self->u_block = glGetUniformLocation (self->program, "u_block");
   self->u_extent = glGetUniformLocation (self->program, "u_extent");
   self->u_block_lines = glGetUniformLocation (self->program, "u_block_lines");
+  self->u_output_shared = glGetUniformLocation (self->program, "u_output_shared");
+  self->u_output_row = glGetUniformLocation (self->program, "u_output_row");
+  self->u_output_size = glGetUniformLocation (self->program, "u_output_size");
+  self->u_nearest = glGetUniformLocation (self->program, "u_nearest");
+  self->buffer_textures = !use_es;
   glUseProgram (self->program);
   glUniform1i (glGetUniformLocation (self->program, "u_input"), 0);
   glUniform1i (glGetUniformLocation (self->program, "u_output"), 1);
   glUniform1i (glGetUniformLocation (self->program, "u_coverage"), 2);
   glUniform1i (glGetUniformLocation (self->program, "u_owner"), 3);
+  if (self->buffer_textures)
+    glUniform1i (glGetUniformLocation (self->program, "u_output_buffer"), 4);
   {
     float palette[3 * KS_OVERLAY_PALETTE_SIZE];
 
@@ -959,6 +1069,11 @@ ks_image_view_render (GtkGLArea *area, GdkGLContext *context)
   glBindTexture (GL_TEXTURE_2D, self->coverage_tex);
   glActiveTexture (GL_TEXTURE3);
   glBindTexture (GL_TEXTURE_2D, self->owner_tex);
+  if (self->buffer_textures)
+    {
+      glActiveTexture (GL_TEXTURE4);
+      glBindTexture (GL_TEXTURE_BUFFER, self->output_shared ? self->shared.texture : 0);
+    }
   glActiveTexture (GL_TEXTURE0);
 
   glUseProgram (self->program);
@@ -974,6 +1089,13 @@ ks_image_view_render (GtkGLArea *area, GdkGLContext *context)
                self->have_coverage && self->have_output && self->show_coverage);
   glUniform1i (self->u_input_gray, self->input_gray);
   glUniform1i (self->u_output_gray, self->output_gray);
+  if (self->buffer_textures)
+    {
+      glUniform1i (self->u_output_shared, self->output_shared);
+      glUniform1i (self->u_output_row, (GLint) self->shared.row_texels);
+      glUniform2i (self->u_output_size, (GLint) self->output_width, (GLint) self->output_height);
+      glUniform1i (self->u_nearest, filter == GL_NEAREST);
+    }
   {
     const KsLaunchConfig *l = &self->owner_launch;
     gboolean owner = self->have_owner && self->have_output && self->overlay != KS_OVERLAY_NONE;
@@ -998,6 +1120,12 @@ ks_image_view_render (GtkGLArea *area, GdkGLContext *context)
   glDrawArrays (GL_TRIANGLES, 0, 3);
   glBindVertexArray (0);
   glUseProgram (0);
+  if (self->buffer_textures)
+    {
+      glActiveTexture (GL_TEXTURE4);
+      glBindTexture (GL_TEXTURE_BUFFER, 0);
+      glActiveTexture (GL_TEXTURE0);
+    }
   for (int unit = 3; unit >= 0; unit--)
     {
       glActiveTexture (GL_TEXTURE0 + unit);
@@ -1150,6 +1278,7 @@ ks_image_view_finalize (GObject *object)
   g_object_unref (self->pipeline_signals);
   g_array_unref (self->frame_times);
   g_free (self->interop_lost);
+  g_free (self->shared_lost);
   g_free (self->display_path);
   g_free (self->gl_renderer);
   g_free (self->interop_status);
@@ -1571,6 +1700,17 @@ ks_image_view_get_hover (KsImageView *self, guint *x, guint *y)
   return self->hover_valid;
 }
 
+void
+ks_image_view_set_host_buffer_texture (KsImageView *self, gboolean enable)
+{
+  g_return_if_fail (KS_IS_IMAGE_VIEW (self));
+  self->host_buffer_texture = !!enable;
+  /* Shown again through the other path. */
+  self->uploaded_serial = 0;
+  self->output_shared = FALSE;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
 KsImage *
 ks_image_view_read_output (KsImageView *self, GError **error)
 {
@@ -1618,6 +1758,11 @@ ks_image_view_read_output (KsImageView *self, GError **error)
   h = self->output_height;
   image = ks_image_new (KS_FORMAT_RGBA8, w, h, error);
   if (image == NULL)
+    return NULL;
+  /* Drawn from shared memory: bring those pixels into the output texture
+   * the way the view's shader reads them, then read that. */
+  if (self->output_shared && self->shared_interop != NULL
+      && !ks_interop_resolve_shared (self->shared_interop, &self->shared, self->output_tex, error))
     return NULL;
 
   glGetIntegerv (GL_FRAMEBUFFER_BINDING, &previous_fbo);

@@ -65,5 +65,9 @@ gboolean    ks_image_view_get_hover_outside (KsImageView *self, guint64 *x, guin
 /* What the output texture holds, read back with GL (tests and screenshots):
  * an RGBA8 image of the output's size, or NULL with an error. */
 KsImage    *ks_image_view_read_output    (KsImageView *self, GError **error);
+/* For tests: results in host memory (the CPU engine's) are also drawn
+ * through the buffer-texture path that CUDA results in shared memory take,
+ * so that the shader's sampling of it can be compared with the texture's. */
+void        ks_image_view_set_host_buffer_texture (KsImageView *self, gboolean enable);
 
 G_END_DECLS

@@ -99,6 +99,7 @@ typedef struct
    * view's overlay texture holds, packed on the worker. */
   guint32 *ownership;
   double plain_ms;              /* a plain run of the same configuration; negative: none made */
+  char *shareable_refused;      /* why the output is not in memory shared with OpenGL, or NULL */
 } Outcome;
 
 static void
@@ -109,6 +110,7 @@ outcome_free (gpointer data)
   ks_run_result_clear (&o->result);
   g_clear_pointer (&o->coverage_mask, ks_image_unref);
   g_free (o->ownership);
+  g_free (o->shareable_refused);
   source_unref (o->source);
   g_free (o);
 }
@@ -149,6 +151,8 @@ struct _KsPipeline
   guint run_source;
   GTask *live_task;             /* the newest live run's, until it is done */
   gboolean instrumented;        /* every run records its coverage (an overlay is on) */
+  gboolean shareable_outputs;   /* image outputs in memory OpenGL can import (a view asks) */
+  char *shareable_refused;      /* the last run's reason it could not, or NULL */
   char *plain_key;              /* the configuration plain_ms was measured for */
   double plain_ms;
 
@@ -247,6 +251,7 @@ ks_pipeline_finalize (GObject *object)
   g_free (self->validation_message);
   g_free (self->display_path);
   g_free (self->plain_key);
+  g_free (self->shareable_refused);
   g_array_unref (self->history);
   g_main_context_unref (self->context);
   G_OBJECT_CLASS (ks_pipeline_parent_class)->finalize (object);
@@ -1074,6 +1079,27 @@ ks_pipeline_get_ownership (KsPipeline *self)
 }
 
 void
+ks_pipeline_set_shareable_outputs (KsPipeline *self, gboolean shareable)
+{
+  g_return_if_fail (KS_IS_PIPELINE (self));
+  shareable = !!shareable;
+  if (self->shareable_outputs == shareable)
+    return;
+  self->shareable_outputs = shareable;
+  /* The next run writes a buffer of the right kind. */
+  g_clear_pointer (&self->spare, ks_buffer_unref);
+  g_clear_pointer (&self->shareable_refused, g_free);
+  ks_pipeline_queue_run (self);
+}
+
+const char *
+ks_pipeline_get_shareable_refused (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  return self->shareable_outputs ? self->shareable_refused : NULL;
+}
+
+void
 ks_pipeline_set_instrumented (KsPipeline *self, gboolean instrumented)
 {
   g_return_if_fail (KS_IS_PIPELINE (self));
@@ -1310,6 +1336,7 @@ typedef struct
   gboolean poison;              /* the grid leaves pixels out */
   gboolean instrument;          /* an overlay is on: record who wrote what */
   gboolean need_plain;          /* also time a plain run: the overlay's cost */
+  gboolean shareable;           /* the output in memory OpenGL can import */
   char *key;                    /* the configuration, for the plain time */
   GMutex lock;
   gint64 started_us;            /* under lock: when the worker began it; 0: queued */
@@ -1395,8 +1422,21 @@ live_run (LiveJob *job, GCancellable *cancellable, GError **error)
 
   if (job->spare != NULL && ks_buffer_get_width (job->spare) == job->out_width
       && ks_buffer_get_height (job->spare) == job->out_height
-      && ks_buffer_get_format (job->spare) == job->op->output_format)
+      && ks_buffer_get_format (job->spare) == job->op->output_format
+      && (!job->shareable || ks_buffer_is_shareable (job->spare)))
     output = g_steal_pointer (&job->spare);
+  if (output == NULL && job->shareable && job->op->output_kind == KS_OP_OUTPUT_IMAGE
+      && ks_engine_is_cuda (engine))
+    {
+      g_autoptr (GError) local = NULL;
+
+      /* The view samples this memory in place. Where it cannot be made, an
+       * ordinary buffer serves and the view copies from it, saying why. */
+      output = ks_engine_new_shareable_buffer (engine, job->op->output_format, job->out_width,
+                                               job->out_height, &local);
+      if (output == NULL)
+        o->shareable_refused = g_strdup (local->message);
+    }
   if (job->poison || job->instrument)
     {
       /* Poison the output so that what no thread wrote shows, and record
@@ -1511,6 +1551,8 @@ on_live_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
       self->plain_key = g_strdup (job->key);
       self->plain_ms = o->plain_ms;
     }
+  g_free (self->shareable_refused);
+  self->shareable_refused = g_strdup (o->shareable_refused);
   g_clear_pointer (&self->outcome, outcome_free);
   self->outcome = g_steal_pointer (&o);
   record_sample (self);
@@ -1557,6 +1599,7 @@ submit_live (KsPipeline *self)
   ks_launch_totals (&self->resolved, job->out_width, job->out_height, &totals);
   job->poison = totals.unreached_pixels > 0 && self->op->output_kind == KS_OP_OUTPUT_IMAGE;
   job->instrument = self->instrumented && self->op->output_kind == KS_OP_OUTPUT_IMAGE;
+  job->shareable = self->shareable_outputs;
   job->key = config_key (self, job->out_width, job->out_height);
   job->need_plain = job->instrument && g_strcmp0 (job->key, self->plain_key) != 0;
   g_mutex_init (&job->lock);

@@ -135,6 +135,13 @@ KsImage           *ks_pipeline_get_coverage_mask    (KsPipeline *self);
  * the grid (an overlay is on). The cost is measured: the last instrumented
  * kernel time against the last plain one of the same configuration (negative
  * when not known yet). */
+/* Image outputs of CUDA runs in memory OpenGL can import and sample in
+ * place (ks_engine_new_shareable_buffer): a view with a shared-memory
+ * interop asks for it. Where such memory cannot be made, runs write an
+ * ordinary buffer and get_shareable_refused says why (NULL otherwise). The
+ * published output is never written again: the next run writes the spare. */
+void               ks_pipeline_set_shareable_outputs (KsPipeline *self, gboolean shareable);
+const char        *ks_pipeline_get_shareable_refused (KsPipeline *self);
 void               ks_pipeline_set_instrumented     (KsPipeline *self, gboolean instrumented);
 gboolean           ks_pipeline_get_instrumented     (KsPipeline *self);
 void               ks_pipeline_get_instrument_cost  (KsPipeline *self, double *instrumented_ms,

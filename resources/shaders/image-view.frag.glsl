@@ -5,7 +5,8 @@
 // wrote or, instead, a teaching overlay (who wrote each pixel, and the
 // launch's threads beyond the image), and the split line. The overlay's
 // colours are those of gpu/ks-overlay.c, which tests compare with these. The #version line and, for GLES, the default
-// precision are prepended at run time.
+// precision are prepended at run time, and on desktop OpenGL the define
+// KS_BUFFER_TEXTURES, which lets the output come from a buffer texture.
 
 uniform vec2 u_view_size;      // framebuffer pixels
 uniform vec2 u_image_size;     // image pixels
@@ -22,6 +23,17 @@ uniform bool u_has_output;
 uniform bool u_has_coverage;
 uniform bool u_input_gray;     // R8 textures hold gray values: show them as gray
 uniform bool u_output_gray;
+
+#ifdef KS_BUFFER_TEXTURES
+// The output in the op's own memory (CUDA–OpenGL shared memory): a buffer
+// texture of rows u_output_row texels apart, filtered here as the 2-D
+// texture would be (nearest past 1:1, else bilinear, edges clamped).
+uniform samplerBuffer u_output_buffer;
+uniform bool u_output_shared;
+uniform int u_output_row;
+uniform ivec2 u_output_size;   // the output's pixels (a resize makes it differ from the view's)
+uniform bool u_nearest;
+#endif
 
 // The overlay: RG32UI, per image pixel the last writer's linear block, and
 // its linear thread with the write count (saturated) in the high 16 bits.
@@ -43,6 +55,46 @@ fetch (sampler2D tex, bool gray, vec2 uv)
   vec4 c = texture (tex, uv);
 
   return gray ? vec4 (c.rrr, 1.0) : c;
+}
+
+#ifdef KS_BUFFER_TEXTURES
+vec4
+shared_texel (ivec2 p)
+{
+  p = clamp (p, ivec2 (0), u_output_size - 1);
+  return texelFetch (u_output_buffer, p.y * u_output_row + p.x);
+}
+
+vec4
+fetch_shared (vec2 uv)
+{
+  vec2 t = uv * vec2 (u_output_size) - 0.5;
+  vec4 c;
+
+  if (u_nearest)
+    {
+      c = shared_texel (ivec2 (floor (uv * vec2 (u_output_size))));
+    }
+  else
+    {
+      ivec2 p = ivec2 (floor (t));
+      vec2 f = t - floor (t);
+
+      c = mix (mix (shared_texel (p), shared_texel (p + ivec2 (1, 0)), f.x),
+               mix (shared_texel (p + ivec2 (0, 1)), shared_texel (p + ivec2 (1, 1)), f.x), f.y);
+    }
+  return u_output_gray ? vec4 (c.rrr, 1.0) : c;
+}
+#endif
+
+vec4
+fetch_output (vec2 uv)
+{
+#ifdef KS_BUFFER_TEXTURES
+  if (u_output_shared)
+    return fetch_shared (uv);
+#endif
+  return fetch (u_output, u_output_gray, uv);
 }
 
 const vec3 NEVER = vec3 (1.0, 0.0, 1.0);
@@ -128,8 +180,7 @@ main ()
       vec2 cell = floor (frag / (8.0 * u_scale));
       float check = mod (cell.x + cell.y, 2.0) < 1.0 ? 0.80 : 0.60;
       bool show_output = u_has_output && (!left || !u_has_input);
-      vec4 c = show_output ? fetch (u_output, u_output_gray, uv)
-                           : fetch (u_input, u_input_gray, uv);
+      vec4 c = show_output ? fetch_output (uv) : fetch (u_input, u_input_gray, uv);
 
       color = mix (vec3 (check), c.rgb, c.a);
 
