@@ -24,6 +24,7 @@ typedef struct
   int show;
   gint64 seed;
   gboolean json;
+  gboolean sanitize;
 } LessonOptions;
 
 static void
@@ -133,8 +134,12 @@ print_report (const KsLessonReport *r, guint show)
                 r->variant->id);
   ks_cli_print ("%s\n", r->lesson->explanation);
   ks_cli_print ("engine: %s%s\n", r->engine_name, r->edited ? " (edited kernel)" : "");
-  ks_cli_print ("launch: grid %s, block %s, %" G_GUINT64_FORMAT " threads, %" G_GUINT64_FORMAT
-                " bytes of dynamic shared memory\n", grid, block, r->threads, r->dynamic_shared);
+  if (r->lesson->host_only)
+    ks_cli_print ("launch: none, no kernel runs\n");
+  else
+    ks_cli_print ("launch: grid %s, block %s, %" G_GUINT64_FORMAT " threads, %" G_GUINT64_FORMAT
+                  " bytes of dynamic shared memory\n", grid, block, r->threads,
+                  r->dynamic_shared);
   if (r->inputs->len > 0)
     ks_cli_print ("inputs:\n");
   for (guint i = 0; i < r->inputs->len; i++)
@@ -199,6 +204,48 @@ print_report (const KsLessonReport *r, guint show)
     ks_cli_print ("note: %s\n", (const char *) g_ptr_array_index (r->notes, i));
   if (r->variant->sanitizer != NULL)
     ks_cli_print ("note: Under compute-sanitizer: %s.\n", r->variant->sanitizer);
+}
+
+static void
+print_sanitizer (const KsLessonSanitizerReport *s)
+{
+  ks_cli_print ("compute-sanitizer, %s, on %s (%.1f s):\n", s->tool, s->device,
+                s->wall_ms / 1000.0);
+  ks_cli_print ("  command: %s\n", s->command_line);
+  ks_cli_print ("  %s\n", s->summary);
+  for (guint i = 0; i < s->findings->len; i++)
+    ks_cli_print ("  finding: %s\n", (const char *) g_ptr_array_index (s->findings, i));
+  if (s->run_error != NULL)
+    ks_cli_print ("  the run under the tool: %s\n", s->run_error);
+}
+
+/* --sanitize: the variant again, once, under compute-sanitizer. The summary
+ * goes after the report (text) or into it as "sanitizer_run" (JSON, an
+ * {"error": …} when it could not run). */
+static gboolean
+run_sanitizer (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine *engine,
+               const KsLessonOptions *options, JsonObject *json, GError **error)
+{
+  g_autoptr (KsLessonSanitizerReport) s = NULL;
+  g_autoptr (GError) local = NULL;
+
+  if (!ks_lesson_sanitize (lesson, variant, engine, options, &s, &local))
+    {
+      if (json != NULL)
+        {
+          JsonObject *o = json_object_new ();
+
+          json_object_set_string_member (o, "error", local->message);
+          json_object_set_object_member (json, "sanitizer_run", o);
+        }
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  if (json != NULL)
+    json_object_set_member (json, "sanitizer_run", ks_lesson_sanitizer_report_to_json (s));
+  else
+    print_sanitizer (s);
+  return TRUE;
 }
 
 /* An optional dimension option: absent leaves *out as it is (zeros: the
@@ -283,14 +330,16 @@ lesson_run (const LessonOptions *o, const char *name)
   ok = ks_lesson_run (lesson, variant, engine, worker, &options, &report, &error);
   if (report != NULL)
     {
-      if (o->json)
-        {
-          g_autoptr (JsonNode) root = ks_lesson_report_to_json (report, 0);
+      g_autoptr (JsonNode) root = o->json ? ks_lesson_report_to_json (report, 0) : NULL;
 
-          ks_cli_emit_json (root, TRUE, NULL, NULL);
-        }
-      else
+      if (!o->json)
         print_report (report, (guint) o->show);
+      /* The sanitizer's own run, after the report's: it checks the same kernel. */
+      if (ok && o->sanitize)
+        ok = run_sanitizer (lesson, variant, engine, &options,
+                            root != NULL ? json_node_get_object (root) : NULL, &error);
+      if (root != NULL)
+        ks_cli_emit_json (root, TRUE, NULL, NULL);
     }
   if (!ok)
     return ks_cli_report_error (error);
@@ -312,7 +361,8 @@ ks_cli_cmd_lesson (int argc, char **argv)
     { "repeat", 'r', 0, G_OPTION_ARG_INT, &o.repeat,
       "Timed runs after a warm-up (default 5)", "N" },
     { "size", 0, 0, G_OPTION_ARG_INT, &o.size,
-      "N for 11-05, the matrix side for 11-07 and 11-09 (default: the lesson's)", "N" },
+      "N for 11-05, the matrix side for 11-07 and 11-09, the frames for 12-04 (default: the "
+      "lesson's)", "N" },
     { "grid", 'g', 0, G_OPTION_ARG_STRING, &o.grid,
       "Another grid than the lesson's, to break it on purpose", "X[xY[xZ]]" },
     { "block", 'b', 0, G_OPTION_ARG_STRING, &o.block,
@@ -326,6 +376,9 @@ ks_cli_cmd_lesson (int argc, char **argv)
     { "device", 'd', 0, G_OPTION_ARG_INT, &o.device, "CUDA device ordinal (default 0)", "N" },
     { "json", 'j', 0, G_OPTION_ARG_NONE, &o.json,
       "Print the report as JSON on stdout instead of text", NULL },
+    { "sanitize", 0, 0, G_OPTION_ARG_NONE, &o.sanitize,
+      "Then run the kernel once more under compute-sanitizer (CUDA) and print its summary",
+      NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("list | run NAME");
@@ -340,7 +393,9 @@ ks_cli_cmd_lesson (int argc, char **argv)
     "the check against an independent CPU reference and the timings: compile, upload,\n"
     "kernel and download apart, warm-up excluded, medians, next to the book's single time.\n"
     "--book runs the variant that reproduces the tutorial's defect. The CPU engine runs\n"
-    "every lesson, and catches out-of-range accesses instead of making them.");
+    "every lesson, and catches out-of-range accesses instead of making them. --sanitize\n"
+    "then runs the kernel under compute-sanitizer (memcheck, initcheck or racecheck, as the\n"
+    "variant's defect needs) on CUDA. 11-02 runs no kernel; 12-04 runs --size frames.");
   if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)

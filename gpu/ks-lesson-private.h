@@ -1,8 +1,11 @@
 /* ks-lesson-private.h: what ks-lesson.c (registry, data, checks, the CUDA
- * path) and ks-lesson-cpu.c (the CPU model and the kernels' twins) share. */
+ * path), ks-lesson-cpu.c (the CPU model and the kernels' twins),
+ * ks-lesson-device.c (11-02), ks-lesson-webcam.c (12-04) and
+ * ks-lesson-sanitize.c (compute-sanitizer) share. */
 #pragma once
 
 #include "ks-lesson.h"
+#include "ks-worker-private.h"
 
 G_BEGIN_DECLS
 
@@ -31,6 +34,8 @@ typedef struct
   const char *book_binding;    /* how the book binds it ("drv.Out"), or NULL */
   KsElemType scalar_type;
   double scalar;
+  gsize book_length;           /* elements the book allocates where the lesson adds a guard
+                                * slot (12-02's bins: 256); 0: the array's length */
 } KsLessonArg;
 
 /* One run being prepared and carried out. */
@@ -59,6 +64,10 @@ typedef struct
   gint32 **thread_of;
   gpointer lesson_data;        /* a lesson's own state */
   GDestroyNotify lesson_data_free;
+  /* the CUDA path */
+  gboolean sanitize;           /* under compute-sanitizer: one run, the book's buffers */
+  KsKernelSource *source;      /* once compiled */
+  KsCompileResult *compiled;
 } KsLessonRun;
 
 struct _KsLessonImpl
@@ -70,7 +79,90 @@ struct _KsLessonImpl
   /* After the kernel ran (run->results hold its outputs): host results,
    * images, steps, the book's check, notes; may set the check itself. */
   void (*finish) (KsLessonRun *run);
+  /* NULL, or the lesson's whole run where no kernel runs (11-02, with
+   * lesson->host_only): printf, outputs, check, timings and notes. */
+  gboolean (*host) (KsLessonRun *run, KsEngine *engine, GError **error);
+  /* NULL, or more runs of the kernel after the first (12-04's frames), on
+   * the engine that ran it (engine NULL or the CPU engine: the CPU model;
+   * CUDA: worker), before finish. */
+  gboolean (*more) (KsLessonRun *run, KsEngine *engine, KsWorker *worker, GError **error);
 };
+
+/* ---- shared by the lessons' files (ks-lesson.c) ------------------------------- */
+
+double        _ks_lesson_now_ms          (void);
+KsArray      *_ks_lesson_new_array       (KsElemType type, gsize length, gsize rows, gsize cols);
+guint         _ks_lesson_arg_array       (KsLessonRun *run, const char *name, KsArray *array,
+                                          KsArrayDirection direction, const char *book_binding);
+void          _ks_lesson_arg_scalar      (KsLessonRun *run, const char *name, KsElemType type,
+                                          double value);
+void          _ks_lesson_note            (KsLessonRun *run, const char *format, ...)
+                                          G_GNUC_PRINTF (2, 3);
+/* Takes the array / the image. */
+void          _ks_lesson_add_host_output (KsLessonRun *run, const char *name, KsArray *array);
+void          _ks_lesson_add_image       (KsLessonRun *run, const char *name, KsImage *image);
+/* The check's verdict (summary: taken); output NULL: no array compared. */
+void          _ks_lesson_set_check       (KsLessonRun *run, gboolean passed, const char *against,
+                                          const char *output, gsize compared, gsize differing,
+                                          gsize first, double expected, double actual,
+                                          char *summary);
+/* The output `name` against check.expected_values, element by element,
+ * within run->abs_tol and rel_tol. */
+void          _ks_lesson_compare_check   (KsLessonRun *run, const char *name,
+                                          const KsArray *actual, const char *against);
+/* The lessons' 256×256 pictures from the bundle. */
+KsImage      *_ks_lesson_load_sample     (const char *name);
+/* One channel of an RGBA8 image (0 R, 1 G, 2 B) as floats, rows × cols. */
+KsArray      *_ks_lesson_channel_array   (const KsImage *rgba, guint channel);
+/* Floats to a gray image as astype(uint8) casts them. */
+KsImage      *_ks_lesson_gray_image      (const KsArray *a);
+/* Pixel i's BT.601 gray in integer thousandths (exact) from float planes. */
+int           _ks_lesson_gray_thousandths (const KsArray *b, const KsArray *g, const KsArray *r,
+                                           gsize i);
+gboolean      _ks_lesson_cancelled       (const KsLessonRun *run, GError **error);
+/* One run of the compiled kernel (run->compiled) in the worker on `data` (a
+ * KsArray per argument, NULL for scalars; NULL: the arguments' own):
+ * `results` gets a KsArray per argument for the outputs (NULL elsewhere),
+ * `result` the worker's (clear it). */
+gboolean      _ks_lesson_cuda_run_once   (KsLessonRun *run, KsWorker *worker,
+                                          const GPtrArray *data, GPtrArray *results,
+                                          KsWorkerRunResult *result, GError **error);
+/* The variant's kernel compiled and run once in `worker` as the book
+ * allocates its buffers (for compute-sanitizer); the lesson's errors. */
+gboolean      _ks_lesson_run_for_sanitizer (const KsLesson *lesson,
+                                            const KsLessonVariant *variant, KsEngine *engine,
+                                            KsWorker *worker, const KsLessonOptions *options,
+                                            GError **error);
+
+/* compute-sanitizer's log read into r (r->tool and r->findings set):
+ * errors (-1 without a summary), warnings and the first findings. */
+void          _ks_lesson_sanitizer_parse_log (KsLessonSanitizerReport *r, const char *log);
+
+extern const KsLessonImpl _ks_lesson_impl_device;
+extern const KsLessonImpl _ks_lesson_impl_webcam;
+
+/* ---- 11-02 (ks-lesson-device.c) ---------------------------------------------- */
+
+#define KS_LESSON_N_DEVICE_ATTRIBUTES 84
+
+/* One device as the book prints it. */
+typedef struct
+{
+  char *name;
+  int major;
+  int minor;
+  guint64 total_memory;      /* bytes */
+  gint64 values[KS_LESSON_N_DEVICE_ATTRIBUTES];  /* in ks_lesson_device_attributes' order */
+  gboolean present[KS_LESSON_N_DEVICE_ATTRIBUTES]; /* FALSE: the query failed, not printed */
+} KsLessonDevice;
+
+void          _ks_lesson_device_clear    (KsLessonDevice *device);
+/* The book's text for n devices (n may be 0). Parsed back, total_memory is
+ * the printed GB times 2^30. */
+char         *_ks_lesson_device_text     (const KsLessonDevice *devices, guint n);
+/* The text parsed back: the devices in it (KsLessonDevice, cleared by the
+ * array), or NULL with the line that does not parse in *error. */
+GArray       *_ks_lesson_device_parse    (const char *text, GError **error);
 
 /* ---- the CPU model (ks-lesson-cpu.c) ------------------------------------- */
 

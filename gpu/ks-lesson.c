@@ -314,6 +314,89 @@ count_equal (const KsArray *a, double value)
   return n;
 }
 
+/* ---- for the lessons in other files (ks-lesson-private.h) ------------------ */
+
+double
+_ks_lesson_now_ms (void)
+{
+  return now_ms ();
+}
+
+KsArray *
+_ks_lesson_new_array (KsElemType type, gsize length, gsize rows, gsize cols)
+{
+  return new_array (type, length, rows, cols);
+}
+
+guint
+_ks_lesson_arg_array (KsLessonRun *run, const char *name, KsArray *array,
+                      KsArrayDirection direction, const char *book_binding)
+{
+  return arg_array (run, name, array, direction, book_binding);
+}
+
+void
+_ks_lesson_arg_scalar (KsLessonRun *run, const char *name, KsElemType type, double value)
+{
+  arg_scalar (run, name, type, value);
+}
+
+void
+_ks_lesson_note (KsLessonRun *run, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_add (run->report->notes, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+void
+_ks_lesson_add_host_output (KsLessonRun *run, const char *name, KsArray *array)
+{
+  add_host_output (run, name, array);
+}
+
+void
+_ks_lesson_add_image (KsLessonRun *run, const char *name, KsImage *image)
+{
+  add_image (run, name, image);
+}
+
+void
+_ks_lesson_set_check (KsLessonRun *run, gboolean passed, const char *against, const char *output,
+                      gsize compared, gsize differing, gsize first, double expected,
+                      double actual, char *summary)
+{
+  set_check (run, passed, against, output, compared, differing, first, expected, actual,
+             summary);
+}
+
+void
+_ks_lesson_compare_check (KsLessonRun *run, const char *name, const KsArray *actual,
+                          const char *against)
+{
+  compare_check (run, name, actual, against);
+}
+
+KsImage *
+_ks_lesson_load_sample (const char *name)
+{
+  return load_sample (name);
+}
+
+KsArray *
+_ks_lesson_channel_array (const KsImage *rgba, guint channel)
+{
+  return channel_array (rgba, channel);
+}
+
+KsImage *
+_ks_lesson_gray_image (const KsArray *a)
+{
+  return gray_image (a);
+}
+
 /* ---- 11-01 hello ---------------------------------------------------------- */
 
 static gboolean
@@ -1015,7 +1098,7 @@ hist_setup (KsLessonRun *run, GError **error)
   gboolean shared = g_str_equal (run->lesson->id, "12-02");
   const char *v = run->variant->id;
   KsArray *bins;
-  guint size;
+  guint size, k;
 
   if (g_str_equal (v, "race"))
     {
@@ -1061,7 +1144,9 @@ hist_setup (KsLessonRun *run, GError **error)
       bins = new_array (KS_ELEM_INT32, shared && run->variant->book ? 257 : 256, 0, 0);
       if (!shared && run->variant->book)
         memset (bins->data, KS_LESSON_POISON_BYTE, ks_array_get_bytes (bins));
-      arg_array (run, "bins", bins, KS_ARRAY_OUT, run->variant->book ? "drv.Out" : NULL);
+      k = arg_array (run, "bins", bins, KS_ARRAY_OUT, run->variant->book ? "drv.Out" : NULL);
+      /* Under compute-sanitizer the book's own 256 bins, without the guard. */
+      ((KsLessonArg *) g_ptr_array_index (run->args, k))->book_length = 256;
       arg_array (run, "pixels", pixels, KS_ARRAY_IN, "drv.In");
     }
   arg_scalar (run, "size", KS_ELEM_INT32, size);
@@ -1217,13 +1302,17 @@ gray_setup (KsLessonRun *run, GError **error)
   return TRUE;
 }
 
+int
+_ks_lesson_gray_thousandths (const KsArray *b, const KsArray *g, const KsArray *r, gsize i)
+{
+  return 299 * (int) f32 (r)[i] + 587 * (int) f32 (g)[i] + 114 * (int) f32 (b)[i];
+}
+
 /* Pixel i's gray value in BT.601's integer thousandths: exact. */
 static int
 gray_thousandths (const KsLessonRun *run, gsize i)
 {
-  const KsArray *b = arg_data (run, 1), *g = arg_data (run, 2), *r = arg_data (run, 3);
-
-  return 299 * (int) f32 (r)[i] + 587 * (int) f32 (g)[i] + 114 * (int) f32 (b)[i];
+  return _ks_lesson_gray_thousandths (arg_data (run, 1), arg_data (run, 2), arg_data (run, 3), i);
 }
 
 static KsArray *
@@ -1377,21 +1466,21 @@ static const KsLessonImpl impl_image_add = { image_add_setup, image_add_referenc
                                              image_add_finish };
 static const KsLessonImpl impl_invert = { invert_setup, invert_reference, invert_finish };
 
-#define FIXED(src, desc) { "fixed", "Fixed", desc, FALSE, "", src, NULL, TRUE }
+#define FIXED(src, desc) { "fixed", "Fixed", desc, FALSE, "", src, NULL, TRUE, NULL }
 
 static const KsLessonVariant v_hello[] = {
   FIXED ("11-01.cu", "The line ends with a newline, and the run waits for the kernel, so the "
          "text arrives whole."),
   { "book", "As in the book", "No newline and no wait: the text shows only when the printf "
-    "buffer is flushed.", TRUE, "P18", "11-01-book.cu", NULL, TRUE },
+    "buffer is flushed.", TRUE, "P18", "11-01-book.cu", NULL, TRUE, NULL },
 };
 /* Not FIXED (): the order the blocks ran in is the lesson, and on a GPU it
  * differs from run to run, so only the check's verdict is compared. */
 static const KsLessonVariant v_blocks[] = {
   { "fixed", "Fixed", "Each block also records when it ran in an array, so the order is data, "
-    "not just console text.", FALSE, "", "11-03.cu", NULL, FALSE },
+    "not just console text.", FALSE, "", "11-03.cu", NULL, FALSE, NULL },
   { "book", "As in the book", "Ten blocks print their index; the lines come in whatever order "
-    "the blocks ran.", TRUE, "P18", "11-03-book.cu", NULL, FALSE },
+    "the blocks ran.", TRUE, "P18", "11-03-book.cu", NULL, FALSE, NULL },
 };
 static const KsLessonVariant v_add1[] = {
   FIXED ("11-04.cu", "Explicit allocation and copies around a one-thread launch."),
@@ -1400,19 +1489,19 @@ static const KsLessonVariant v_add_n[] = {
   FIXED ("11-05.cu", "A grid covering N with a bounds check: any N works (--size N)."),
   { "book", "As in the book", "One block of N threads indexed by threadIdx.x: try --size 2000 "
     "and the launch is refused (a block holds at most 1024 threads).", TRUE, "P14",
-    "11-05-book.cu", NULL, TRUE },
+    "11-05-book.cu", NULL, TRUE, NULL },
 };
 static const KsLessonVariant v_million[] = {
   FIXED ("11-06.cu", "977 blocks, stages timed apart after a warm-up, against a C loop on the "
          "same data."),
   { "book", "As in the book", "978 blocks, and the book's one time around everything (see "
-    "book_total_ms) next to the fair numbers.", TRUE, "P15", "11-06-book.cu", NULL, TRUE },
+    "book_total_ms) next to the fair numbers.", TRUE, "P15", "11-06-book.cu", NULL, TRUE, NULL },
 };
 static const KsLessonVariant v_square[] = {
   FIXED ("11-07.cu", "The width is a parameter and every thread checks its cell."),
   { "book", "As in the book", "The width 5 is in the index. Run on 6×6 by default to show the "
     "wrong cells (--size 5: the book's own size, right).", TRUE, "P14", "11-07-book.cu", NULL,
-    TRUE },
+    TRUE, NULL },
 };
 static const KsLessonVariant v_dot[] = {
   FIXED ("11-08.cu", "Partial sums per thread, a shared-memory tree per block, the host adds "
@@ -1422,18 +1511,18 @@ static const KsLessonVariant v_matmul[] = {
   FIXED ("11-09.cu", "One thread per cell, the size a parameter, checked element by element "
          "with a tolerance."),
   { "tiled", "Tiled", "The C twin's shared-memory tiles (TILE 2) on A[i][j] = i, B[i][j] = j, "
-    "with the sum started at zero.", FALSE, "", "11-09-tiled.cu", NULL, TRUE },
+    "with the sum started at zero.", FALSE, "", "11-09-tiled.cu", NULL, TRUE, NULL },
   { "book", "As in the book", "The book's check, cpu.all() == gpu.all(), shown to say "
-    "“correct” for a deliberately wrong product.", TRUE, "P6", "11-09-book.cu", NULL, TRUE },
+    "“correct” for a deliberately wrong product.", TRUE, "P6", "11-09-book.cu", NULL, TRUE, NULL },
   { "tiled-book", "Tiled, as in the C twin", "+= into a C nobody cleared: the old contents "
     "(poisoned here) end up in the product.", TRUE, "P3", "11-09-tiled-book.cu",
     "compute-sanitizer --tool initcheck reports “Uninitialized __global__ memory read” for c",
-    TRUE },
+    TRUE, "initcheck" },
 };
 static const KsLessonVariant v_elementwise[] = {
   FIXED ("11-10.cu", "The generated grid-stride kernel, checked element by element."),
   { "book", "As in the book", "The book's `if d_c == (d_a + d_b)` is true for any non-empty "
-    "array: shown passing a deliberately wrong result.", TRUE, "P9", "11-10.cu", NULL, TRUE },
+    "array: shown passing a deliberately wrong result.", TRUE, "P9", "11-10.cu", NULL, TRUE, NULL },
 };
 static const KsLessonVariant v_reduce[] = {
   FIXED ("11-11.cu", "Map a·b then a tree of additions in shared memory, every stage shown."),
@@ -1448,13 +1537,14 @@ static const KsLessonVariant v_hist[] = {
   { "book", "As in the book", "256 × 257 threads, the load before the bounds test, and bins "
     "never cleared (poisoned here): every bin is off by the garbage.", TRUE, "P2 P3",
     "12-01-book.cu", "memcheck on a -G build reports “Invalid __global__ read” for pixels (only "
-    "when nothing follows it in memory); initcheck reports the uninitialised bins", TRUE },
+    "when nothing follows it in memory); initcheck reports the uninitialised bins", TRUE,
+    "initcheck" },
   { "int64", "As in the book, on Linux", "numpy.int is int64 there: the int kernel sees half "
     "the image and as many zeros, and the host reads its bins as pairs.", TRUE, "P5",
-    "12-01-int64.cu", NULL, TRUE },
+    "12-01-int64.cu", NULL, TRUE, NULL },
   { "race", "The C twin without atomics", "bins[item]++ from many threads at once: increments "
     "are lost.", TRUE, "P16", "12-01-race.cu", "racecheck does not see global-memory races; the "
-    "count simply varies from run to run", FALSE },
+    "count simply varies from run to run", FALSE, "racecheck" },
 };
 static const KsLessonVariant v_hist_shared[] = {
   FIXED ("12-02.cu", "Block-private bins in shared memory, strided clear and merge, 32 blocks: "
@@ -1462,12 +1552,25 @@ static const KsLessonVariant v_hist_shared[] = {
   { "book", "As in the book", "257 threads for 256 table entries, and 256 × 257 threads: no "
     "gain from privatising.", TRUE, "P10 P11", "12-02-book.cu", "memcheck reports “Invalid "
     "__global__ atomic” for bins[256] (the shared write lands in the unused dynamic shared "
-    "memory and is not flagged)", TRUE },
+    "memory and is not flagged)", TRUE, "memcheck" },
 };
 static const KsLessonVariant v_gray[] = {
   FIXED ("12-03.cu", "n as a parameter, a bounds check, and the gray value rounded."),
   { "book", "As in the book", "The 256 width in the index, 64 × 1024 threads, and the result "
-    "truncated by astype(uint8).", TRUE, "P13 P14", "12-03-book.cu", NULL, TRUE },
+    "truncated by astype(uint8).", TRUE, "P13 P14", "12-03-book.cu", NULL, TRUE, NULL },
+};
+static const KsLessonVariant v_device[] = {
+  FIXED ("11-02.cu", "What the book prints: the count, then for each device its name, compute "
+         "capability, memory in whole GB by floor division and the 84 attributes of PyCUDA "
+         "2017.1.1, two per line; on the CPU engine, the count of a machine without one."),
+};
+static const KsLessonVariant v_webcam[] = {
+  { "fixed", "Fixed", "12-03's fixed kernel on every frame, with the four buffers allocated "
+    "once, the result in a buffer of its own and the gray rounded.", FALSE, "", "12-03.cu",
+    NULL, TRUE, NULL },
+  { "book", "As in the book", "Every frame allocates and copies four device buffers through In "
+    "and Out, the result overwrites the r plane, and astype(uint8) truncates.", TRUE, "P12 P13",
+    "12-03-book.cu", NULL, TRUE, NULL },
 };
 static const KsLessonVariant v_image_add[] = {
   FIXED ("12-05.cu", "The photo plus the circles, clamped at 255, on the book's 64 × 1024 "
@@ -1478,13 +1581,19 @@ static const KsLessonVariant v_invert[] = {
 };
 
 #define LESSON(id, slug, title, script, text, variants, impl) \
-  { id, slug, title, script, text, variants, G_N_ELEMENTS (variants), &impl }
+  { id, slug, title, script, text, variants, G_N_ELEMENTS (variants), FALSE, NULL, { 0, 0, 0 }, \
+    &impl }
 
 static const KsLesson lessons[] = {
   LESSON ("11-01", "hello", "Hello from the GPU", "Chapter11/01_hello_pycuda.py",
           "A kernel is compiled from a source string at run time and launched on one thread. "
           "Device printf goes to a buffer that the host reads when it synchronises, not "
           "straight to the console.", v_hello, impl_hello),
+  { "11-02", "device-properties", "Device properties", "Chapter11/02_device_properties.py",
+    "The host asks the driver how many devices there are and, for each, its name, compute "
+    "capability, memory and every attribute PyCUDA knows: the limits a launch must respect. "
+    "No kernel runs.", v_device, G_N_ELEMENTS (v_device), TRUE, NULL, { 0, 0, 0 },
+    &_ks_lesson_impl_device },
   LESSON ("11-03", "blocks-in-any-order", "Blocks run in any order",
           "Chapter11/03_thread_execution.py",
           "Ten blocks of one thread each print their index. Nothing orders the blocks of a "
@@ -1546,6 +1655,11 @@ static const KsLesson lessons[] = {
           "One thread per pixel weighs red, green and blue (BT.601) into a gray value. The "
           "book's launch and index fit exactly one 256×256 image, and its cast truncates.",
           v_gray, impl_gray),
+  { "12-04", "webcam-gray", "Live webcam grayscale", "Chapter12/04_bgr2gray_webcam.py",
+    "12-03's kernel and launch on every frame of a camera, resized to 256×256. Here the frames "
+    "are made from the seed (the window can run the same op on the live camera); the book's "
+    "loop allocates and copies four buffers per frame and truncates the gray.", v_webcam,
+    G_N_ELEMENTS (v_webcam), FALSE, "gray", { 1024, 1, 1 }, &_ks_lesson_impl_webcam },
   LESSON ("12-05", "image-addition", "Adding two images", "Chapter12/05_image_addition.py",
           "Two gray images are added pixel by pixel and clamped at 255, so white stays white. "
           "The sum saturates exactly where the circles are white.", v_image_add,
@@ -1637,11 +1751,22 @@ resolve_size (KsLessonRun *run, GError **error)
     run->size = size != 0 ? size : 3;
   else if (g_str_equal (id, "11-04"))
     run->size = size != 0 ? size : 1;
+  else if (g_str_equal (id, "12-04"))
+    {
+      run->size = size != 0 ? size : KS_LESSON_DEFAULT_FRAMES;
+      if (run->size > KS_LESSON_MAX_FRAMES)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "lesson 12-04 runs at most %u frames, not %u", KS_LESSON_MAX_FRAMES,
+                       run->size);
+          return FALSE;
+        }
+    }
   else if (size != 0)
     {
       g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                   "lesson %s runs on the tutorial's data: it takes no size (only 11-05, 11-07 "
-                   "and 11-09 do)", id);
+                   "lesson %s runs on the tutorial's data: it takes no size (only 11-05, 11-07, "
+                   "11-09 and 12-04, its frames, do)", id);
       return FALSE;
     }
   if (run->size > 1u << 24)
@@ -1667,7 +1792,26 @@ run_free (KsLessonRun *run)
   g_clear_pointer (&run->results, g_ptr_array_unref);
   g_free (run->block_of);
   g_free (run->thread_of);
+  g_clear_pointer (&run->compiled, ks_compile_result_free);
+  g_clear_pointer (&run->source, ks_kernel_source_unref);
   g_free (run);
+}
+
+static KsLessonRun *
+run_new (const KsLesson *lesson, const KsLessonVariant *variant, const KsLessonOptions *options)
+{
+  KsLessonRun *run = g_new0 (KsLessonRun, 1);
+
+  run->lesson = lesson;
+  run->variant = variant;
+  if (options != NULL)
+    run->options = *options;
+  else
+    ks_lesson_options_init (&run->options);
+  run->args = g_ptr_array_new_with_free_func ((GDestroyNotify) lesson_arg_free);
+  run->checked_arg = -1;
+  run->wave = 1;
+  return run;
 }
 
 static gboolean
@@ -1720,6 +1864,9 @@ ks_lesson_get_launch (const KsLesson *lesson, const KsLessonVariant *variant,
       *block = dim3 (0, 0, 0);
       *dynamic_shared = 0;
     }
+  /* What the set-up made beside the arguments (12-04's frames). */
+  if (run.lesson_data_free != NULL)
+    run.lesson_data_free (run.lesson_data);
   g_ptr_array_unref (run.args);
   g_ptr_array_unref (report.notes);
 }
@@ -1913,6 +2060,12 @@ cancelled (const KsLessonRun *run, GError **error)
   return g_cancellable_set_error_if_cancelled (run->options.cancellable, error);
 }
 
+gboolean
+_ks_lesson_cancelled (const KsLessonRun *run, GError **error)
+{
+  return cancelled (run, error);
+}
+
 /* The CPU engine under the timing protocol: the first run is the book's
  * single span (allocation and copies into the model's memory, the kernel,
  * the copies back), then `repeats` runs with each stage timed apart. */
@@ -2012,8 +2165,32 @@ time_reference (KsLessonRun *run, GError **error)
 
 /* ---- the CUDA path ---------------------------------------------------------- */
 
+/* Whether the book's binding of an output allocates it without writing it:
+ * drv.Out, mem_alloc, cudaMalloc and gpuarray.empty leave whatever the
+ * allocator returns. */
+static gboolean
+binding_leaves_garbage (const char *book_binding)
+{
+  static const char *const uncleared[] = { "drv.Out", "mem_alloc", "cudaMalloc", "gpuarray.empty" };
+
+  for (guint i = 0; book_binding != NULL && i < G_N_ELEMENTS (uncleared); i++)
+    if (g_str_has_prefix (book_binding, uncleared[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* The elements an argument has on the device: under the sanitizer what the
+ * book allocates (12-02's 256 bins, without the guard slot), else all. */
+static gsize
+device_length (const KsLessonRun *run, const KsLessonArg *a)
+{
+  if (run->sanitize && a->book_length != 0 && a->book_length < a->array->length)
+    return a->book_length;
+  return a->array->length;
+}
+
 static KsBinding *
-binding_for (const KsLessonArg *a)
+binding_for (const KsLessonRun *run, const KsLessonArg *a)
 {
   KsBinding *b = g_new0 (KsBinding, 1);
 
@@ -2022,7 +2199,7 @@ binding_for (const KsLessonArg *a)
   if (a->is_array)
     {
       b->type = a->array->type;
-      b->length = a->array->length;
+      b->length = device_length (run, a);
       /* Outputs go in with their starting contents (zeros, or the poison of
        * a book variant), so both engines start from the same bytes. */
       b->direction = a->direction == KS_ARRAY_IN ? KS_ARRAY_IN : KS_ARRAY_INOUT;
@@ -2043,6 +2220,84 @@ arg_named (const KsLessonRun *run, const char *name)
     if (g_str_equal (((const KsLessonArg *) g_ptr_array_index (run->args, k))->name, name))
       return (int) k;
   return -1;
+}
+
+/* A launch of the compiled kernel on the lesson's arguments, with their data
+ * (data: a KsArray per argument, NULL for scalars, or NULL for the
+ * arguments' own). out_names gets the out and inout arrays' names in the
+ * order the run returns them. Under the sanitizer, an output the book never
+ * clears reaches the kernel uncleared. */
+static KsWorkerLaunch *
+cuda_launch_new (const KsLessonRun *run, const GPtrArray *data, GPtrArray *out_names,
+                 GError **error)
+{
+  g_autoptr (GPtrArray) bindings =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
+  g_autoptr (GPtrArray) arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+  g_autoptr (KsWorkerLaunch) launch = NULL;
+  const GPtrArray *args = ks_kernel_source_get_args (run->source);
+  g_autoptr (GArray) uncleared = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint i = 0; i < args->len; i++)
+    {
+      const KsKernelArg *ka = g_ptr_array_index (args, i);
+      int k = arg_named (run, ka->name);
+      const KsLessonArg *la = k >= 0 ? g_ptr_array_index (run->args, k) : NULL;
+
+      if (la == NULL || la->is_array != ka->pointer)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "the kernel's argument “%s” is not one of the lesson's data: an edited "
+                       "kernel keeps the lesson's argument names and kinds", ka->name);
+          return NULL;
+        }
+      g_ptr_array_add (bindings, binding_for (run, la));
+      if (la->is_array)
+        {
+          const KsArray *from = data != NULL ? g_ptr_array_index (data, k) : la->array;
+          gsize n = device_length (run, la);
+          KsArray *copy;
+
+          if (n == from->length)
+            copy = ks_array_copy (from);
+          else
+            {
+              copy = new_array (from->type, n, 0, 0);
+              memcpy (copy->data, from->data, ks_array_get_bytes (copy));
+            }
+          g_ptr_array_add (arrays, copy);
+          if (run->sanitize && la->direction == KS_ARRAY_OUT
+              && binding_leaves_garbage (la->book_binding))
+            g_array_append_val (uncleared, i);
+        }
+    }
+  launch = ks_worker_launch_new (run->compiled, 0, run->grid, run->block, run->shared);
+  if (!ks_worker_launch_bind (launch, args, bindings, arrays, out_names, error))
+    return NULL;
+  for (guint i = 0; i < uncleared->len; i++)
+    _ks_worker_launch_set_uncleared (launch, g_array_index (uncleared, guint, i));
+  return g_steal_pointer (&launch);
+}
+
+/* Bytes the kernel's arrays carry to the device (in, inout) and back (out,
+ * inout): those of the arguments the source declares. */
+static void
+count_bytes (const KsLessonRun *run, gsize *bytes_in, gsize *bytes_out)
+{
+  const GPtrArray *args = ks_kernel_source_get_args (run->source);
+
+  *bytes_in = *bytes_out = 0;
+  for (guint i = 0; i < args->len; i++)
+    {
+      int k = arg_named (run, ((const KsKernelArg *) g_ptr_array_index (args, i))->name);
+      const KsLessonArg *la = k >= 0 ? g_ptr_array_index (run->args, k) : NULL;
+
+      if (la == NULL || !la->is_array)
+        continue;
+      *bytes_in += ks_array_get_bytes (la->array);
+      if (la->direction != KS_ARRAY_IN)
+        *bytes_out += ks_array_get_bytes (la->array);
+    }
 }
 
 /* Host ↔ device copies of `bytes`, timed with CUDA events on the
@@ -2085,99 +2340,129 @@ time_copies (const KsLessonRun *run, KsEngine *engine, gsize bytes, KsTiming *up
   return TRUE;
 }
 
+/* Compiles the run's kernel in the worker (run->source and run->compiled).
+ * A source that does not compile: KS_ERROR_COMPILE, the diagnostics in the
+ * report's notes. */
 static gboolean
-run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const char *text,
-          GError **error)
+cuda_compile (KsLessonRun *run, KsWorker *worker, const char *text, GError **error)
 {
-  KsLessonReport *report = run->report;
-  g_autoptr (KsKernelSource) source = NULL;
-  g_autoptr (KsCompileResult) compiled = NULL;
-  g_autoptr (GPtrArray) bindings = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
-  g_autoptr (GPtrArray) arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
-  g_autoptr (GPtrArray) out_names = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (KsWorkerLaunch) first = NULL;
-  g_autoptr (KsWorkerLaunch) timed = NULL;
-  KsWorkerRunResult first_run = { 0 }, timed_run = { 0 };
-  const GPtrArray *args;
   KsLaunchConfig launch;
-  gsize bytes_in = 0, bytes_out = 0;
-  guint repeats = MAX (run->options.repeats, 1);
-  double t0;
-  gboolean ok = FALSE;
 
-  source = ks_kernel_source_new (KS_KERNEL_MODE_ANY, run->variant->source_name, text);
-  ks_kernel_source_get_default_launch (source, &launch);
+  run->source = ks_kernel_source_new (KS_KERNEL_MODE_ANY, run->variant->source_name, text);
+  ks_kernel_source_get_default_launch (run->source, &launch);
   launch.block = run->block;
   launch.grid = run->grid;
   launch.auto_grid = FALSE;
   launch.mode = KS_LAUNCH_PER_PIXEL;
   launch.pixels_per_thread = 1;
-
-  t0 = now_ms ();
-  if (!ks_kernel_source_has_errors (source))
-    compiled = ks_worker_compile (worker, source, &launch, FALSE, run->options.cancellable,
-                                  error);
-  if (compiled == NULL && !ks_kernel_source_has_errors (source))
-    return FALSE;
-  if (compiled == NULL || !compiled->success)
+  if (!ks_kernel_source_has_errors (run->source))
     {
-      const GPtrArray *diags = compiled != NULL ? compiled->diagnostics
-                                                : ks_kernel_source_get_diagnostics (source);
+      run->compiled = ks_worker_compile (worker, run->source, &launch, FALSE,
+                                         run->options.cancellable, error);
+      if (run->compiled == NULL)
+        return FALSE;
+    }
+  if (run->compiled == NULL || !run->compiled->success)
+    {
+      const GPtrArray *diags = run->compiled != NULL
+                               ? run->compiled->diagnostics
+                               : ks_kernel_source_get_diagnostics (run->source);
 
       for (guint i = 0; diags != NULL && i < diags->len; i++)
-        g_ptr_array_add (report->notes, ks_diagnostic_format (g_ptr_array_index (diags, i)));
+        g_ptr_array_add (run->report->notes, ks_diagnostic_format (g_ptr_array_index (diags, i)));
       g_set_error (error, KS_ERROR, KS_ERROR_COMPILE, "the kernel %s does not compile",
                    run->variant->source_name);
       return FALSE;
     }
-  report->timings.compile_ms = compiled->compile_ms;
-  report->timings.compile_cached = compiled->cached;
+  return TRUE;
+}
 
-  /* The source's arguments, by name, from the lesson's data. */
-  args = ks_kernel_source_get_args (source);
-  for (guint i = 0; i < args->len; i++)
+gboolean
+_ks_lesson_cuda_run_once (KsLessonRun *run, KsWorker *worker, const GPtrArray *data,
+                          GPtrArray *results, KsWorkerRunResult *result, GError **error)
+{
+  g_autoptr (GPtrArray) out_names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (KsWorkerLaunch) launch = NULL;
+
+  g_assert (run->compiled != NULL);
+  launch = cuda_launch_new (run, data, out_names, error);
+  if (launch == NULL)
+    return FALSE;
+  ks_worker_launch_set_repeats (launch, 1);
+  if (cancelled (run, error)
+      || !ks_worker_run (worker, launch, run->options.cancellable, result, error))
+    return FALSE;
+  /* The outputs by argument, with the shapes the lesson gave them. */
+  g_ptr_array_set_size (results, 0);
+  for (guint i = 0; i < run->args->len; i++)
+    g_ptr_array_add (results, NULL);
+  for (guint i = 0; i < result->arrays->len && i < out_names->len; i++)
     {
-      const KsKernelArg *ka = g_ptr_array_index (args, i);
-      int k = arg_named (run, ka->name);
-      const KsLessonArg *la = k >= 0 ? g_ptr_array_index (run->args, k) : NULL;
+      int k = arg_named (run, g_ptr_array_index (out_names, i));
+      const KsLessonArg *la;
+      KsArray *a;
 
-      if (la == NULL || la->is_array != ka->pointer)
+      if (k < 0)
+        continue;
+      la = g_ptr_array_index (run->args, k);
+      a = ks_array_copy (g_ptr_array_index (result->arrays, i));
+      if (a->length == la->array->length)
         {
-          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                       "the kernel's argument “%s” is not one of the lesson's data: an edited "
-                       "kernel keeps the lesson's argument names and kinds", ka->name);
-          return FALSE;
+          a->rows = la->array->rows;
+          a->cols = la->array->cols;
         }
-      g_ptr_array_add (bindings, binding_for (la));
-      if (la->is_array)
-        {
-          g_ptr_array_add (arrays, ks_array_copy (la->array));
-          bytes_in += ks_array_get_bytes (la->array);
-          if (la->direction != KS_ARRAY_IN)
-            bytes_out += ks_array_get_bytes (la->array);
-        }
+      g_ptr_array_index (results, k) = a;
     }
+  return TRUE;
+}
+
+static gboolean
+run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const char *text,
+          GError **error)
+{
+  KsLessonReport *report = run->report;
+  g_autoptr (GPtrArray) cuda_results =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+  g_autoptr (GPtrArray) out_names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (KsWorkerLaunch) timed = NULL;
+  KsWorkerRunResult first_run = { 0 }, timed_run = { 0 };
+  gsize bytes_in = 0, bytes_out = 0;
+  guint repeats = MAX (run->options.repeats, 1);
+  double t0;
+  gboolean ok = FALSE;
+
+  t0 = now_ms ();
+  if (!cuda_compile (run, worker, text, error))
+    return FALSE;
+  report->timings.compile_ms = run->compiled->compile_ms;
+  report->timings.compile_cached = run->compiled->cached;
+  count_bytes (run, &bytes_in, &bytes_out);
 
   /* First use, as the book times it: compiled above, then one launch that
    * allocates, copies in, runs and copies out. */
-  first = ks_worker_launch_new (compiled, 0, run->grid, run->block, run->shared);
-  if (!ks_worker_launch_bind (first, args, bindings, arrays, out_names, error))
-    return FALSE;
-  ks_worker_launch_set_repeats (first, 1);
-  if (cancelled (run, error)
-      || !ks_worker_run (worker, first, run->options.cancellable, &first_run, error))
+  if (!_ks_lesson_cuda_run_once (run, worker, NULL, cuda_results, &first_run, error))
     goto out;
   report->timings.book_total_ms = now_ms () - t0;
   report->timings.book_total_covers =
     g_strdup_printf ("the host clock from compiling (%s) through the worker's first run: "
                      "allocation, %" G_GSIZE_FORMAT " bytes up, the kernel, %" G_GSIZE_FORMAT
-                     " bytes down, the wait", compiled->cached ? "found in the compile cache"
-                     : "NVRTC", bytes_in, bytes_out);
+                     " bytes down, the wait", run->compiled->cached
+                     ? "found in the compile cache" : "NVRTC", bytes_in, bytes_out);
+  g_free (report->printf_output);
+  report->printf_output = g_strdup (first_run.printf_output != NULL ? first_run.printf_output
+                                                                    : "");
+  if (run->sanitize)
+    {
+      /* One run is what the tool checks. */
+      g_clear_pointer (&run->results, g_ptr_array_unref);
+      run->results = g_steal_pointer (&cuda_results);
+      ok = TRUE;
+      goto out;
+    }
 
   /* The kernel alone: the worker's CUDA events, repeats after its warm-up. */
-  g_ptr_array_set_size (out_names, 0);
-  timed = ks_worker_launch_new (compiled, 0, run->grid, run->block, run->shared);
-  if (!ks_worker_launch_bind (timed, args, bindings, arrays, out_names, error))
+  timed = cuda_launch_new (run, NULL, out_names, error);
+  if (timed == NULL)
     goto out;
   ks_worker_launch_set_repeats (timed, repeats);
   if (cancelled (run, error)
@@ -2209,61 +2494,36 @@ run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const char *text
         goto out;
     }
 
-  /* The first run's outputs replace the CPU model's, by argument name. */
-  {
-    GPtrArray *cuda_results = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+  /* The first run's outputs, compared with the CPU twin's, then kept. */
+  report->matches_cpu = TRUE;
+  for (guint k = 0; k < run->args->len; k++)
+    {
+      const KsArray *cpu = run->results != NULL ? g_ptr_array_index (run->results, k) : NULL;
+      const KsArray *gpu = g_ptr_array_index (cuda_results, k);
+      const KsLessonArg *la = g_ptr_array_index (run->args, k);
+      gsize at = 0;
 
-    for (guint i = 0; i < run->args->len; i++)
-      g_ptr_array_add (cuda_results, NULL);
-    /* The first run's out_names were reset for the timed run: it binds the
-     * same arguments in the same order. */
-    for (guint i = 0; i < first_run.arrays->len && i < out_names->len; i++)
-      {
-        int k = arg_named (run, g_ptr_array_index (out_names, i));
-        const KsLessonArg *la;
-        KsArray *a;
-
-        if (k < 0)
-          continue;
-        la = g_ptr_array_index (run->args, k);
-        a = ks_array_copy (g_ptr_array_index (first_run.arrays, i));
-        a->rows = la->array->rows;
-        a->cols = la->array->cols;
-        g_ptr_array_index (cuda_results, k) = a;
-      }
-    /* Compared with the CPU twin's, then kept. */
-    report->matches_cpu = TRUE;
-    for (guint k = 0; k < run->args->len; k++)
-      {
-        const KsArray *cpu = run->results != NULL ? g_ptr_array_index (run->results, k) : NULL;
-        const KsArray *gpu = g_ptr_array_index (cuda_results, k);
-        const KsLessonArg *la = g_ptr_array_index (run->args, k);
-        gsize at = 0;
-
-        if (!la->is_array || la->direction == KS_ARRAY_IN || gpu == NULL)
-          continue;
-        if (cpu != NULL && !ks_array_equal (cpu, gpu, run->abs_tol, run->rel_tol, &at))
-          {
-            report->matches_cpu = FALSE;
-            if (report->cpu_difference == NULL)
-              report->cpu_difference =
-                g_strdup_printf ("%s[%" G_GSIZE_FORMAT "]: CUDA %g, CPU engine %g", la->name, at,
-                                 ks_array_get_double (gpu, at), ks_array_get_double (cpu, at));
-          }
-      }
-    if (run->results == NULL)
-      report->matches_cpu = FALSE;
-    g_clear_pointer (&run->results, g_ptr_array_unref);
-    run->results = cuda_results;
-  }
-  g_free (report->printf_output);
-  report->printf_output = g_strdup (first_run.printf_output != NULL ? first_run.printf_output : "");
+      if (!la->is_array || la->direction == KS_ARRAY_IN || gpu == NULL)
+        continue;
+      if (cpu != NULL && !ks_array_equal (cpu, gpu, run->abs_tol, run->rel_tol, &at))
+        {
+          report->matches_cpu = FALSE;
+          if (report->cpu_difference == NULL)
+            report->cpu_difference =
+              g_strdup_printf ("%s[%" G_GSIZE_FORMAT "]: CUDA %g, CPU engine %g", la->name, at,
+                               ks_array_get_double (gpu, at), ks_array_get_double (cpu, at));
+        }
+    }
+  if (run->results == NULL)
+    report->matches_cpu = FALSE;
+  g_clear_pointer (&run->results, g_ptr_array_unref);
+  run->results = g_steal_pointer (&cuda_results);
   report->timings.method =
     g_strdup_printf ("compile: NVRTC in the worker (%s); kernel: CUDA events in the worker, the "
                      "median of %u runs after a warm-up; upload and download: CUDA events on "
                      "the application's engine for the same bytes (pageable host memory, "
                      "rounded up to whole 4096-byte rows); cpu_kernel: the CPU model on the "
-                     "same data; reference: the plain C loop", compiled->cached ? "cached"
+                     "same data; reference: the plain C loop", run->compiled->cached ? "cached"
                      : "compiled now", repeats);
   ok = TRUE;
 
@@ -2304,6 +2564,68 @@ collect_arrays (KsLessonRun *run)
     }
 }
 
+/* What a lesson without a kernel (11-02) refuses: an edit of its host code,
+ * another launch. */
+static gboolean
+check_host_only (const KsLessonRun *run, GError **error)
+{
+  if (run->report->edited)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "lesson %s runs no kernel: its text is the host's code, shown for reading, "
+                   "and does not run (Reset restores it)", run->lesson->id);
+      return FALSE;
+    }
+  if (dim3_given (run->options.grid) || dim3_given (run->options.block))
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "lesson %s launches no kernel: it takes no grid or block", run->lesson->id);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Everything before a run: the report, the source, the options, the
+ * lesson's data and launch. *pristine gets the lesson's source. */
+static gboolean
+prepare (KsLessonRun *run, KsEngine *engine, char **pristine, GError **error)
+{
+  const KsLesson *lesson = run->lesson;
+  gboolean cuda = engine != NULL && ks_engine_is_cuda (engine);
+  KsLessonReport *report;
+
+  *pristine = ks_lesson_get_source (lesson, run->variant, error);
+  if (*pristine == NULL)
+    return FALSE;
+  report = run->report = report_new (lesson, run->variant);
+  report->cuda = cuda;
+  report->edited = run->options.source != NULL && !g_str_equal (run->options.source, *pristine);
+  report->engine_name = g_strdup (cuda ? ks_device_get_name (ks_engine_get_device (engine))
+                                       : "CPU engine");
+  if (lesson->host_only)
+    return check_host_only (run, error) && resolve_size (run, error)
+           && lesson->impl->setup (run, error);
+  if (report->edited && !cuda)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                   "running an edited kernel needs an NVIDIA GPU with CUDA: the CPU engine runs "
+                   "only the lessons' own kernels, whose CPU twins are written in C (Reset "
+                   "restores the lesson's kernel)");
+      return FALSE;
+    }
+  if (!resolve_size (run, error) || !lesson->impl->setup (run, error))
+    return FALSE;
+  apply_launch (run);
+  if (!check_launch (run, error))
+    return FALSE;
+  report->grid = run->grid;
+  report->block = run->block;
+  report->dynamic_shared = run->shared;
+  report->threads = (guint64) run->grid.x * run->grid.y * run->grid.z
+                    * run->block.x * run->block.y * run->block.z;
+  return TRUE;
+}
+
 gboolean
 ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine *engine,
                KsWorker *worker, const KsLessonOptions *options, KsLessonReport **report_out,
@@ -2322,42 +2644,15 @@ ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine 
 
   if (options != NULL && g_cancellable_set_error_if_cancelled (options->cancellable, error))
     return FALSE;
-  pristine = ks_lesson_get_source (lesson, variant, error);
-  if (pristine == NULL)
-    return FALSE;
-  run = g_new0 (KsLessonRun, 1);
-  run->lesson = lesson;
-  run->variant = variant;
-  if (options != NULL)
-    run->options = *options;
-  else
-    ks_lesson_options_init (&run->options);
-  run->args = g_ptr_array_new_with_free_func ((GDestroyNotify) lesson_arg_free);
-  run->checked_arg = -1;
-  run->wave = 1;
-  report = run->report = report_new (lesson, variant);
-  report->cuda = cuda;
-  report->edited = run->options.source != NULL && !g_str_equal (run->options.source, pristine);
-  report->engine_name = g_strdup (cuda ? ks_device_get_name (ks_engine_get_device (engine))
-                                       : "CPU engine");
-  if (report->edited && !cuda)
+  run = run_new (lesson, variant, options);
+  if (!prepare (run, engine, &pristine, &local))
+    goto out;
+  report = run->report;
+  if (lesson->host_only)
     {
-      g_set_error (&local, KS_ERROR, KS_ERROR_UNAVAILABLE,
-                   "running an edited kernel needs an NVIDIA GPU with CUDA: the CPU engine runs "
-                   "only the lessons' own kernels, whose CPU twins are written in C (Reset "
-                   "restores the lesson's kernel)");
+      ok = lesson->impl->host (run, engine, &local);
       goto out;
     }
-  if (!resolve_size (run, &local) || !lesson->impl->setup (run, &local))
-    goto out;
-  apply_launch (run);
-  if (!check_launch (run, &local))
-    goto out;
-  report->grid = run->grid;
-  report->block = run->block;
-  report->dynamic_shared = run->shared;
-  report->threads = (guint64) run->grid.x * run->grid.y * run->grid.z
-                    * run->block.x * run->block.y * run->block.z;
 
   /* Each stage looks at the cancellable before each of its repeats. */
   if (!time_reference (run, &local))
@@ -2388,6 +2683,8 @@ ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine 
     goto out;
 
   collect_arrays (run);
+  if (lesson->impl->more != NULL && !lesson->impl->more (run, engine, worker, &local))
+    goto out;
   if (run->checked_arg >= 0 && reference (run) != NULL)
     {
       const KsLessonArg *checked = g_ptr_array_index (run->args, run->checked_arg);
@@ -2414,13 +2711,33 @@ ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine 
 
 out:
   /* A kernel that does not compile still has its report: the diagnostics. */
-  if (ok || g_error_matches (local, KS_ERROR, KS_ERROR_COMPILE))
-    *report_out = report;
+  if (run->report != NULL && (ok || g_error_matches (local, KS_ERROR, KS_ERROR_COMPILE)))
+    *report_out = run->report;
   else
-    ks_lesson_report_free (report);
+    g_clear_pointer (&run->report, ks_lesson_report_free);
   run_free (run);
   if (local != NULL)
     g_propagate_error (error, local);
+  return ok;
+}
+
+gboolean
+_ks_lesson_run_for_sanitizer (const KsLesson *lesson, const KsLessonVariant *variant,
+                              KsEngine *engine, KsWorker *worker,
+                              const KsLessonOptions *options, GError **error)
+{
+  KsLessonRun *run = run_new (lesson, variant, options);
+  g_autofree char *pristine = NULL;
+  gboolean ok;
+
+  g_assert (engine != NULL && ks_engine_is_cuda (engine) && worker != NULL);
+  run->sanitize = TRUE;
+  run->options.repeats = 1;
+  ok = prepare (run, engine, &pristine, error)
+       && run_cuda (run, engine, worker, run->report->edited ? run->options.source : pristine,
+                    error);
+  g_clear_pointer (&run->report, ks_lesson_report_free);
+  run_free (run);
   return ok;
 }
 
@@ -2540,6 +2857,15 @@ ks_lesson_registry_to_json (void)
       member_string (b, "slug", l->slug);
       member_string (b, "title", l->title);
       member_string (b, "explanation", l->explanation);
+      member_bool (b, "host_only", l->host_only);
+      if (l->live_op != NULL)
+        {
+          json_builder_set_member_name (b, "live");
+          json_builder_begin_object (b);
+          member_string (b, "op", l->live_op);
+          ks_json_add_dim3 (b, "block", &l->live_block);
+          json_builder_end_object (b);
+        }
       json_builder_set_member_name (b, "variants");
       json_builder_begin_array (b);
       for (guint k = 0; k < l->n_variants; k++)
@@ -2551,6 +2877,7 @@ ks_lesson_registry_to_json (void)
           member_bool (b, "book", v->book);
           member_string (b, "defects", v->defects);
           member_string (b, "description", v->description);
+          member_string (b, "sanitizer_tool", ks_lesson_get_sanitizer_tool (l, v));
           json_builder_end_object (b);
         }
       json_builder_end_array (b);

@@ -41,6 +41,23 @@
  * same report as data. A run takes a GCancellable (options->cancellable):
  * cancelled, it stops at the next repeat, stage or block and returns
  * G_IO_ERROR_CANCELLED without a report.
+ *
+ * Two lessons differ in shape. 11-02 (device properties) runs no kernel
+ * (lesson->host_only): the host enumerates the devices and prints what the
+ * book prints, on CUDA through the runtime's cudaGetDeviceProperties and
+ * cudaDeviceGetAttribute in this process, on the CPU engine what the book
+ * prints where there is no NVIDIA device, with what the CPU engine stands
+ * for in the notes; its source is the host code, for reading (an edit is
+ * refused). 12-04 (webcam) runs 12-03's kernel on a sequence of frames
+ * (options->size of them, 30 by default) that the engine makes from the
+ * seed, since the camera lives in the window: lesson->live_op says which
+ * op of the main window does the same on the live camera.
+ *
+ * A variant can run under compute-sanitizer on CUDA (ks_lesson_sanitize):
+ * the lesson's worker process is started under the tool, so the same
+ * kernel, data and launch run, with the buffers as the book allocates them
+ * (an Out binding left uncleared, the book's 256 bins without the guard
+ * slot); the report holds what the tool counted and said.
  */
 #pragma once
 
@@ -75,6 +92,9 @@ typedef struct
   const char *sanitizer;     /* NULL, or what compute-sanitizer would report on CUDA (the
                               * report's notes do not repeat it) */
   gboolean cuda_deterministic; /* FALSE: CUDA's result varies from run to run (a race) */
+  const char *sanitizer_tool;  /* the compute-sanitizer tool that shows this variant's defect
+                                * ("memcheck", "initcheck", "racecheck"); NULL: see
+                                * ks_lesson_get_sanitizer_tool */
 } KsLessonVariant;
 
 typedef struct _KsLessonImpl KsLessonImpl;
@@ -88,13 +108,24 @@ typedef struct
   const char *explanation;   /* 2–3 sentences: what it teaches */
   const KsLessonVariant *variants;  /* variants[0]: the default (fixed) */
   guint n_variants;
+  /* TRUE: no kernel runs (11-02); the source is the host's code, shown for
+   * reading, and the lesson takes no launch, size or edited source. */
+  gboolean host_only;
+  /* A lesson a window may also run on the live camera (12-04): the op of
+   * the main window's registry that computes what the lesson's kernel does
+   * ("gray": BT.601, as 12-03's kernel), to open the camera with in the main
+   * window, and the block to launch it with (1024 × 1 × 1, the book's; the
+   * grid covers the frame, 64 blocks at the book's 256×256). NULL and zeros
+   * for the others. */
+  const char *live_op;
+  KsDim3 live_block;
   const KsLessonImpl *impl;  /* private */
 } KsLesson;
 
 /* Every lesson in the tutorial's order; *n gets how many. */
 const KsLesson *const *ks_lesson_registry (guint *n);
-/* The registry as JSON: [{id, slug, title, explanation, variants: [{id, book,
- * defects, description}]}]. */
+/* The registry as JSON: [{id, slug, title, explanation, host_only, live (12-04:
+ * {op, block}), variants: [{id, book, defects, description, sanitizer_tool}]}]. */
 JsonNode     *ks_lesson_registry_to_json (void);
 /* By id ("11-06") or slug ("million-additions"); NULL when unknown. */
 const KsLesson *ks_lesson_lookup (const char *name);
@@ -111,7 +142,8 @@ typedef struct
 {
   guint repeats;             /* timed runs after the warm-up (at least 1) */
   guint size;                /* 0: the lesson's size; else N (11-05), the matrix side (11-07,
-                              * 11-09) — the other lessons refuse it */
+                              * 11-09), the number of frames (12-04, at most
+                              * KS_LESSON_MAX_FRAMES) — the other lessons refuse it */
   guint64 seed;              /* random data and the CPU model's block order (11-03) */
   const char *source;        /* NULL: the pristine kernel; else an edited one (CUDA only) */
   gboolean skip_cpu_twin;    /* CUDA runs: do not run the CPU twin beside it */
@@ -130,6 +162,9 @@ typedef struct
 
 /* The most threads a launch of the CPU model may have: it runs them one by one. */
 #define KS_LESSON_MAX_THREADS (G_GUINT64_CONSTANT (1) << 24)
+/* 12-04's frames: how many by default, and at most. */
+#define KS_LESSON_DEFAULT_FRAMES 30
+#define KS_LESSON_MAX_FRAMES 300
 
 void          ks_lesson_options_init   (KsLessonOptions *options);
 
@@ -168,7 +203,9 @@ typedef struct
 
 /* The check of a run's result. Where it compares an array element by element
  * (every lesson but 11-01 and 11-03, which check printed text and the order
- * the blocks ran in), `output` names the array that was checked, as the
+ * the blocks ran in, and 11-02 on the CPU engine, which checks its one
+ * line; 11-02 on CUDA checks its text parsed back, "as printed, parsed
+ * back", against an independent query), `output` names the array that was checked, as the
  * report's outputs name it (ks_lesson_report_find gives it: a kernel
  * argument such as "c" or "bins", or a host result such as "dot"), and
  * `expected_values` holds the reference it was compared with, element for
@@ -279,5 +316,94 @@ gboolean      ks_lesson_run            (const KsLesson *lesson, const KsLessonVa
 JsonNode     *ks_lesson_report_to_json (const KsLessonReport *report, gsize max_values);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsLessonReport, ks_lesson_report_free)
+
+/* ---- 11-02: the attributes PyCUDA 2017.1.1 prints ----------------------------
+ *
+ * Device.get_attributes() iterates the device_attribute names in
+ * alphabetical order and keys its dict by value, so of two names for one
+ * attribute the alphabetically first is kept: 84 of its 89 names. The
+ * script prints them sorted in Python's string order, where '_' comes after
+ * letters and digits (every MAXIMUM_* before every MAX_*): byte order,
+ * strcmp's. Each has a runtime equivalent, the cudaDeviceAttr of the same
+ * number (cudaDevAttrMaxTexture2DLayeredWidth for PyCUDA's
+ * MAXIMUM_TEXTURE2D_ARRAY_WIDTH). */
+typedef struct
+{
+  const char *name;          /* PyCUDA's, as printed: "MAX_THREADS_PER_BLOCK" */
+  int attribute;             /* the cudaDeviceAttr (= CUdevice_attribute) number: 1 */
+  const char *cuda_name;     /* "cudaDevAttrMaxThreadsPerBlock" */
+} KsLessonDeviceAttribute;
+
+/* The 84, in the order printed; *n gets 84. */
+const KsLessonDeviceAttribute *ks_lesson_device_attributes (guint *n);
+/* PyCUDA's five other names, each the alias of one of the 84 (same
+ * number): SHARED_MEMORY_PER_BLOCK of MAX_SHARED_MEMORY_PER_BLOCK, … */
+const KsLessonDeviceAttribute *ks_lesson_device_attribute_aliases (guint *n);
+
+/* ---- compute-sanitizer, run on a lesson ------------------------------------- */
+
+/* The log kept in a report (its start; longer logs say how much was cut). */
+#define KS_LESSON_SANITIZER_MAX_OUTPUT (64 * 1024)
+/* Findings given in words. */
+#define KS_LESSON_SANITIZER_MAX_FINDINGS 5
+
+typedef struct
+{
+  const KsLesson *lesson;
+  const KsLessonVariant *variant;
+  char *tool;                /* "memcheck", "initcheck" or "racecheck" */
+  char *program;             /* the compute-sanitizer that ran */
+  char *command_line;        /* the tool's command line around the worker, quoted for a shell */
+  char *device;              /* the device's name */
+  gint64 errors;             /* from its "ERROR SUMMARY: N errors" (racecheck: its "RACECHECK
+                              * SUMMARY: … (N errors, …)"); -1: it printed no summary */
+  gint64 warnings;           /* racecheck's warnings; 0 for the other tools */
+  char *output;              /* the tool's log, at most KS_LESSON_SANITIZER_MAX_OUTPUT bytes */
+  gsize output_length;       /* the whole log's bytes */
+  GPtrArray *findings;       /* char *: the first KS_LESSON_SANITIZER_MAX_FINDINGS errors, one
+                              * line each ("Invalid __global__ atomic of size 4 bytes at
+                              * atomic_hist (12-02-book.cu:14) by thread (256,0,0) of block
+                              * (0,0,0): the address is out of bounds") */
+  char *run_error;           /* NULL, or how the lesson's run ended when it did not end well
+                              * (the tool stops a kernel at a memcheck error: CUDA then
+                              * reports a launch failure) */
+  char *summary;             /* one line for people */
+  double wall_ms;            /* the whole run under the tool */
+} KsLessonSanitizerReport;
+
+void          ks_lesson_sanitizer_report_free (KsLessonSanitizerReport *report);
+/* {tool, program, command_line, device, errors, warnings, clean, findings,
+ * run_error, summary, wall_ms, output, output_length, output_truncated}. */
+JsonNode     *ks_lesson_sanitizer_report_to_json (const KsLessonSanitizerReport *report);
+
+/* compute-sanitizer: $KS_COMPUTE_SANITIZER when set, else on PATH, else in
+ * $CUDA_HOME/bin, else /usr/local/cuda/bin. FALSE with *why_not (one
+ * sentence, free it) when none is there. Either pointer may be NULL. */
+gboolean      ks_lesson_find_sanitizer (char **path, char **why_not);
+/* The tool a variant is checked with: its sanitizer_tool, else that of the
+ * lesson's first variant that has one (so a fixed variant is checked by the
+ * tool that flags its book variant), else "memcheck". */
+const char   *ks_lesson_get_sanitizer_tool (const KsLesson *lesson,
+                                            const KsLessonVariant *variant);
+
+/* Runs the variant once under compute-sanitizer (the tool above) on
+ * cuda_engine's device: a worker process of its own is started under the
+ * tool with its log in a temporary file, the lesson's kernel is compiled
+ * and run there once with the lesson's data and launch (options: size,
+ * seed, source, grid, block; repeats and skip_cpu_twin do not apply), the
+ * worker quits and the tool's summary is read. A kernel the tool stops
+ * (memcheck's errors end the kernel's context) is a finding, not an error:
+ * the report's run_error says so. Blocks (seconds to minutes): run it in a
+ * GTask. options->cancellable kills the tool and its worker. Errors:
+ * KS_ERROR_UNAVAILABLE with one sentence (no CUDA engine, a build without
+ * CUDA, no compute-sanitizer, a lesson without a kernel), the lesson's own
+ * errors (KS_ERROR_INVALID_ARGUMENT, KS_ERROR_LAUNCH_CONFIG, KS_ERROR_COMPILE),
+ * KS_ERROR_WORKER when the worker did not start or answer under the tool,
+ * G_IO_ERROR_CANCELLED. */
+gboolean      ks_lesson_sanitize       (const KsLesson *lesson, const KsLessonVariant *variant,
+                                        KsEngine *cuda_engine, const KsLessonOptions *options,
+                                        KsLessonSanitizerReport **report, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsLessonSanitizerReport, ks_lesson_sanitizer_report_free)
 
 G_END_DECLS

@@ -32,6 +32,10 @@ typedef enum
   KS_WORKER_ARG_ARRAY_IN,
   KS_WORKER_ARG_ARRAY_OUT,
   KS_WORKER_ARG_ARRAY_INOUT,
+  /* An out array the worker allocates and does not clear: what the book's
+   * drv.Out gives, for compute-sanitizer's initcheck to see (sent as its
+   * size, like an out array). */
+  KS_WORKER_ARG_ARRAY_UNCLEARED,
 } KsWorkerArgKind;
 
 /* Shared buffers, as sent: an IPC memory handle, or the bytes themselves
@@ -89,6 +93,15 @@ gboolean      _ks_worker_send_raw       (KsWorker *self, const void *data, gsize
 /* Waits up to timeout_ms for the process to end by itself; TRUE if it did,
  * with *exit_status its status (-1 when killed by a signal). */
 gboolean      _ks_worker_wait_exit      (KsWorker *self, guint timeout_ms, int *exit_status);
+/* Starts the next processes under a wrapper (compute-sanitizer and its
+ * options: argv, NULL-terminated, copied; NULL: none). A wrapped worker gets
+ * its socket as its standard input (--fd 0), which a wrapper passes on to the
+ * program it starts, and slow_ms to answer its hello and to exit after
+ * "quit" or a fault (the wrapper writes its report then). */
+void          _ks_worker_set_wrapper    (KsWorker *self, const char *const *argv, guint slow_ms);
+/* Makes the launch's argument `index` (an out or inout array) uncleared:
+ * allocated in the worker and not written before the kernel runs. */
+void          _ks_worker_launch_set_uncleared (KsWorkerLaunch *launch, guint index);
 /* Copies shared buffers through the messages even where IPC works. */
 void          _ks_worker_set_ipc_disabled (KsWorker *self, gboolean disabled);
 /* Whether the last run with shared buffers used IPC (FALSE: copies). */

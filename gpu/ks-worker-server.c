@@ -1059,16 +1059,22 @@ server_run (Server *s, GVariant *fields, GVariantDict *reply, GArray *buffers, G
                 memcpy ((guint8 *) a.value + at, &p, sizeof p);
               }
           }
-        else if (kind <= KS_WORKER_ARG_ARRAY_INOUT)
+        else if (kind <= KS_WORKER_ARG_ARRAY_UNCLEARED)
           {
+            gboolean sized = kind == KS_WORKER_ARG_ARRAY_OUT
+                             || kind == KS_WORKER_ARG_ARRAY_UNCLEARED;
+
             /* Out arrays travel as their size only, in the number field. */
-            a.size = kind == KS_WORKER_ARG_ARRAY_OUT ? (gsize) align : n;
+            a.size = sized ? (gsize) align : n;
             if (!server_check (s, cudaMalloc (&a.device, MAX (a.size, 1)), "cudaMalloc",
                                cuda_error, error))
               return REPLY_ERROR;
-            if (kind != KS_WORKER_ARG_ARRAY_OUT)
+            if (!sized)
               a.initial = g_variant_ref (bytes);
             g_array_append_val (args, a);
+            /* Left as the allocator gives it, as the book's drv.Out does. */
+            if (kind == KS_WORKER_ARG_ARRAY_UNCLEARED)
+              continue;
             if (kind == KS_WORKER_ARG_ARRAY_OUT)
               err = cudaMemsetAsync (a.device, 0, a.size, s->stream);
             else
@@ -1127,7 +1133,7 @@ server_run (Server *s, GVariant *fields, GVariantDict *reply, GArray *buffers, G
           RunArg *a = &g_array_index (args, RunArg, i);
           gsize n = 0;
 
-          if (a->kind == KS_WORKER_ARG_VALUE)
+          if (a->kind == KS_WORKER_ARG_VALUE || a->kind == KS_WORKER_ARG_ARRAY_UNCLEARED)
             continue;
           if (a->kind == KS_WORKER_ARG_ARRAY_OUT)
             err = cudaMemsetAsync (a->device, 0, a->size, s->stream);
@@ -1181,7 +1187,8 @@ server_run (Server *s, GVariant *fields, GVariantDict *reply, GArray *buffers, G
       RunArg *a = &g_array_index (args, RunArg, i);
       guint8 *host;
 
-      if (a->kind != KS_WORKER_ARG_ARRAY_OUT && a->kind != KS_WORKER_ARG_ARRAY_INOUT)
+      if (a->kind != KS_WORKER_ARG_ARRAY_OUT && a->kind != KS_WORKER_ARG_ARRAY_INOUT
+          && a->kind != KS_WORKER_ARG_ARRAY_UNCLEARED)
         continue;
       host = g_malloc (MAX (a->size, 1));
       if (!server_check (s, cudaMemcpy (host, a->device, a->size, cudaMemcpyDeviceToHost),

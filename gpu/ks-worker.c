@@ -39,6 +39,8 @@ struct _KsWorker
   guint process_printf_fifo;   /* what the running process was started with */
   gboolean ipc_disabled;
   GHashTable *env;             /* name → value (NULL: unset) for new processes */
+  char **wrapper;              /* argv before the program (compute-sanitizer), or NULL */
+  guint wrapper_slow_ms;       /* a wrapped process's time to start and to end */
   /* from the running process's hello */
   gboolean has_cuda;
   char *cuda_reason;
@@ -153,7 +155,9 @@ static char *
 reap_locked (KsWorker *self)
 {
   char *how = NULL;
-  gint64 deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+  gint64 deadline = g_get_monotonic_time ()
+                    + (self->wrapper != NULL ? (gint64) self->wrapper_slow_ms * 1000
+                                             : 2 * G_USEC_PER_SEC);
 
   if (self->process == NULL)
     return g_strdup ("was not running");
@@ -234,6 +238,7 @@ start_locked (KsWorker *self, double *ms, GError **error)
   g_autofree char *device = NULL;
   g_autofree char *fifo = NULL;
   g_autoptr (GError) local = NULL;
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   GHashTableIter iter;
   gpointer key, value;
   GSubprocess *process;
@@ -243,6 +248,8 @@ start_locked (KsWorker *self, double *ms, GError **error)
   guint32 arch = 0;
   const char *reason = NULL;
   const char *nvrtc_reason = NULL;
+  guint hello_ms = self->wrapper != NULL ? MAX (KS_WORKER_HELLO_TIMEOUT_MS, self->wrapper_slow_ms)
+                                         : KS_WORKER_HELLO_TIMEOUT_MS;
 
   if ((program = _ks_worker_find_program (error)) == NULL)
     return FALSE;
@@ -265,13 +272,27 @@ start_locked (KsWorker *self, double *ms, GError **error)
       else
         g_subprocess_launcher_unsetenv (launcher, key);
     }
-  /* The child's end becomes its fd 3 (without CLOEXEC); ours stays here. */
-  g_subprocess_launcher_take_fd (launcher, fds[1], 3);
+  /* The child's end becomes its fd 3 (without CLOEXEC); ours stays here.
+   * A wrapper passes the standard streams on to the program it starts, so a
+   * wrapped worker gets the socket as its standard input. */
+  if (self->wrapper != NULL)
+    g_subprocess_launcher_take_stdin_fd (launcher, fds[1]);
+  else
+    g_subprocess_launcher_take_fd (launcher, fds[1], 3);
   device = g_strdup_printf ("%d", self->ordinal);
   self->process_printf_fifo = g_atomic_int_get (&self->printf_fifo);
   fifo = g_strdup_printf ("%u", self->process_printf_fifo);
-  process = g_subprocess_launcher_spawn (launcher, &local, program, "--fd", "3", "--device",
-                                         device, "--printf-fifo", fifo, NULL);
+  for (guint i = 0; self->wrapper != NULL && self->wrapper[i] != NULL; i++)
+    g_ptr_array_add (argv, self->wrapper[i]);
+  g_ptr_array_add (argv, program);
+  g_ptr_array_add (argv, (gpointer) "--fd");
+  g_ptr_array_add (argv, (gpointer) (self->wrapper != NULL ? "0" : "3"));
+  g_ptr_array_add (argv, (gpointer) "--device");
+  g_ptr_array_add (argv, device);
+  g_ptr_array_add (argv, (gpointer) "--printf-fifo");
+  g_ptr_array_add (argv, fifo);
+  g_ptr_array_add (argv, NULL);
+  process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &local);
   if (process == NULL)
     {
       close (fds[0]);
@@ -285,14 +306,13 @@ start_locked (KsWorker *self, double *ms, GError **error)
   self->fd = fds[0];
   g_atomic_int_inc (&self->starts);
 
-  reply = exchange_locked (self, "hello", NULL, KS_WORKER_HELLO_TIMEOUT_MS, "start", NULL,
-                           &local);
+  reply = exchange_locked (self, "hello", NULL, hello_ms, "start", NULL, &local);
   if (reply == NULL)
     {
       if (g_error_matches (local, KS_ERROR, KS_ERROR_TIMED_OUT))
         g_set_error (error, KS_ERROR, KS_ERROR_WORKER,
                      "The kernel worker %s did not answer within %.0f s of starting", program,
-                     KS_WORKER_HELLO_TIMEOUT_MS / 1000.0);
+                     hello_ms / 1000.0);
       else
         g_set_error (error, KS_ERROR, KS_ERROR_WORKER, "The kernel worker %s did not start: %s",
                      program, local->message);
@@ -473,6 +493,7 @@ ks_worker_finalize (GObject *object)
   ks_worker_stop (self);
   g_hash_table_unref (self->compile_cache);
   g_hash_table_unref (self->env);
+  g_strfreev (self->wrapper);
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->process_lock);
   G_OBJECT_CLASS (ks_worker_parent_class)->finalize (object);
@@ -600,7 +621,9 @@ ks_worker_stop (KsWorker *self)
   g_mutex_lock (&self->lock);
   if (process_alive_locked (self))
     {
-      g_autoptr (GVariant) reply = exchange_locked (self, "quit", NULL, 1000, "stop", NULL, NULL);
+      guint quit_ms = self->wrapper != NULL ? MAX (self->wrapper_slow_ms, 1000) : 1000;
+      g_autoptr (GVariant) reply = exchange_locked (self, "quit", NULL, quit_ms, "stop", NULL,
+                                                    NULL);
 
       (void) reply;
     }
@@ -1114,6 +1137,19 @@ ks_worker_auto_grid (const KsDim3 *block, const GPtrArray *arrays)
 }
 
 void
+_ks_worker_launch_set_uncleared (KsWorkerLaunch *launch, guint index)
+{
+  LaunchArg *arg;
+
+  g_return_if_fail (launch != NULL && index < launch->args->len);
+  arg = g_ptr_array_index (launch->args, index);
+  g_return_if_fail (arg->kind == KS_WORKER_ARG_ARRAY_OUT
+                    || arg->kind == KS_WORKER_ARG_ARRAY_INOUT);
+  arg->kind = KS_WORKER_ARG_ARRAY_UNCLEARED;
+  g_clear_pointer (&arg->bytes, g_bytes_unref);
+}
+
+void
 ks_worker_launch_set_stream (KsWorkerLaunch *launch, gpointer cuda_stream)
 {
   g_return_if_fail (launch != NULL);
@@ -1298,7 +1334,8 @@ read_run_reply (KsWorkerLaunch *launch, GVariant *reply, gboolean copied,
       const void *data;
       gsize size;
 
-      if (arg->kind != KS_WORKER_ARG_ARRAY_OUT && arg->kind != KS_WORKER_ARG_ARRAY_INOUT)
+      if (arg->kind != KS_WORKER_ARG_ARRAY_OUT && arg->kind != KS_WORKER_ARG_ARRAY_INOUT
+          && arg->kind != KS_WORKER_ARG_ARRAY_UNCLEARED)
         continue;
       if (n_out >= g_variant_n_children (arrays))
         goto bad;
@@ -1449,8 +1486,9 @@ ks_worker_run (KsWorker *self, KsWorkerLaunch *launch, GCancellable *cancellable
       /* The number is a value's alignment, or an out array's size. */
       g_variant_builder_add (&args, "(u@ay@a(ttu)t)", (guint32) arg->kind,
                              bytes_variant (arg->bytes), g_variant_builder_end (&pointers),
-                             (guint64) (arg->kind == KS_WORKER_ARG_ARRAY_OUT ? arg->size
-                                                                              : arg->align));
+                             (guint64) (arg->kind == KS_WORKER_ARG_ARRAY_OUT
+                                        || arg->kind == KS_WORKER_ARG_ARRAY_UNCLEARED
+                                        ? arg->size : arg->align));
     }
 
   cubin = g_bytes_get_data (launch->cubin, &cubin_size);
@@ -1606,6 +1644,18 @@ _ks_worker_wait_exit (KsWorker *self, guint timeout_ms, int *exit_status)
     }
   g_mutex_unlock (&self->lock);
   return exited;
+}
+
+void
+_ks_worker_set_wrapper (KsWorker *self, const char *const *argv, guint slow_ms)
+{
+  g_return_if_fail (KS_IS_WORKER (self));
+
+  g_mutex_lock (&self->lock);
+  g_strfreev (self->wrapper);
+  self->wrapper = argv != NULL && argv[0] != NULL ? g_strdupv ((char **) argv) : NULL;
+  self->wrapper_slow_ms = slow_ms;
+  g_mutex_unlock (&self->lock);
 }
 
 void

@@ -47,14 +47,27 @@ test_list (void)
   g_assert_nonnull (strstr (r.out, "11-06"));
   g_assert_nonnull (strstr (r.out, "million-additions"));
   g_assert_nonnull (strstr (r.out, "12-06"));
-  g_assert_null (strstr (r.out, "11-02"));
+  g_assert_nonnull (strstr (r.out, "11-02  device-properties"));
+  g_assert_nonnull (strstr (r.out, "12-04  webcam-gray"));
 
   RUN (&j, "list", "--json");
   g_assert_cmpint (j.status, ==, 0);
   g_assert_true (json_parser_load_from_data (parser, j.out, -1, &error));
   g_assert_no_error (error);
   list = json_node_get_array (json_parser_get_root (parser));
-  g_assert_cmpuint (json_array_get_length (list), ==, 16);
+  g_assert_cmpuint (json_array_get_length (list), ==, 18);
+  /* 12-04 says what the window runs on the live camera; 11-02 runs no kernel. */
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonObject *l = json_array_get_object_element (list, i);
+      const char *id = json_object_get_string_member (l, "id");
+
+      g_assert_true (json_object_get_boolean_member (l, "host_only") == g_str_equal (id, "11-02"));
+      g_assert_true (json_object_has_member (l, "live") == g_str_equal (id, "12-04"));
+      if (g_str_equal (id, "12-04"))
+        g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (l, "live"),
+                                                        "op"), ==, "gray");
+    }
 }
 
 static void
@@ -158,6 +171,56 @@ test_bad_usage (void)
   g_assert_cmpint (e.status, ==, 2);
 }
 
+/* 11-02 on the CPU engine prints what the book prints without a device;
+ * 12-04 runs --size frames. */
+static void
+test_new_lessons (void)
+{
+  g_auto (KsTestProgramResult) d = { 0 };
+  g_auto (KsTestProgramResult) w = { 0 };
+
+  RUN (&d, "run", "device-properties", "--engine", "cpu");
+  g_assert_cmpint (d.status, ==, 0);
+  g_assert_nonnull (strstr (d.out, "device printf:\n0 device(s) found.\n"));
+  g_assert_nonnull (strstr (d.out, "launch: none, no kernel runs"));
+  g_assert_nonnull (strstr (d.out, "logical cores"));
+
+  /* Text: the JSON of every pixel of every frame is megabytes. */
+  RUN (&w, "run", "12-04", "--book", "--engine", "cpu", "--size", "2", "--repeat", "1");
+  g_assert_cmpint (w.status, ==, 0);
+  g_assert_nonnull (strstr (w.out, "gray (astype(uint8)), frame by frame (host, u8, 512×256)"));
+  g_assert_nonnull (strstr (w.out, "truncated as astype(uint8) does, on each of the 2 frames): "
+                                   "correct"));
+  g_assert_nonnull (strstr (w.out, "ms per frame, the book's way (host, f64, 2)"));
+}
+
+/* --sanitize where it cannot run (the CPU engine, or no CUDA at all): the
+ * report as usual, then the reason in one line and the failure's exit code;
+ * in JSON the reason is the report's sanitizer_run. */
+static void
+test_sanitize_unavailable (void)
+{
+  g_auto (KsTestProgramResult) t = { 0 };
+  g_auto (KsTestProgramResult) j = { 0 };
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o, *run;
+
+  RUN (&t, "run", "12-01", "--book", "--sanitize", "--engine", "cpu", "--repeat", "1");
+  g_assert_cmpint (t.status, ==, 1);
+  g_assert_nonnull (strstr (t.out, "check (against"));
+  g_assert_nonnull (strstr (t.err, "kernelscope-cli: compute-sanitizer checks"));
+  g_assert_null (strstr (t.out, "compute-sanitizer, "));
+
+  /* A small lesson: the JSON holds every value. */
+  RUN (&j, "run", "11-11", "--sanitize", "--engine", "cpu", "--repeat", "1", "--json");
+  g_assert_cmpint (j.status, ==, 1);
+  o = parse_object (parser, j.out);
+  g_assert_cmpstr (json_object_get_string_member (o, "lesson"), ==, "11-11");
+  run = json_object_get_object_member (o, "sanitizer_run");
+  g_assert_nonnull (strstr (json_object_get_string_member (run, "error"), "compute-sanitizer"));
+  g_assert_nonnull (strstr (j.err, "compute-sanitizer"));
+}
+
 static void
 test_help (void)
 {
@@ -167,6 +230,7 @@ test_help (void)
   ks_test_run_program (&r, cli_path, NULL, args);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "--book"));
+  g_assert_nonnull (strstr (r.out, "--sanitize"));
   g_assert_nonnull (strstr (r.out, "list | run NAME"));
 }
 
@@ -182,6 +246,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/lesson/run-text-and-book", test_run_text_and_book);
   g_test_add_func ("/ks/cli/lesson/bad-usage", test_bad_usage);
   g_test_add_func ("/ks/cli/lesson/help", test_help);
+  g_test_add_func ("/ks/cli/lesson/new-lessons", test_new_lessons);
+  g_test_add_func ("/ks/cli/lesson/sanitize-unavailable", test_sanitize_unavailable);
   ret = g_test_run ();
   g_free (cli_path);
   return ret;

@@ -1,12 +1,18 @@
 /* The Lessons window on the CPU engine, as a user sees it: every lesson runs
  * and its result cells hold the report's values (and the values the
  * tutorial gives: 11-11 → 30, 11-04 a + b, 11-07 the squares, 11-09 A·B);
- * the book's 11-09 shows its check passing a wrong product; 12-01 and 12-02
- * show their atomics; the book's 12-02 its refused accesses; Reset gives the
- * edited kernel back; asking for runs while one is in flight runs one more,
- * not a backlog; the window follows presenter mode; and screenshots of a
- * matrix, a defect and the timings. Needs a display: run under xvfb-run;
- * without one every test skips. */
+ * the book's 11-09 shows its check passing a wrong product; a wrong result
+ * has every differing cell marked with the value expected, and counted, and
+ * a long one a heatmap of its differences; 12-01 and 12-02 show their
+ * atomics; the book's 12-02 its refused accesses; Reset gives the edited
+ * kernel back; asking for runs while one is in flight runs one more, not a
+ * backlog; Cancel (or Esc) stops a long run and keeps the results shown,
+ * and leaving the lesson or closing the window stops it too; without CUDA
+ * the compute-sanitizer button says why it cannot run; 11-02 shows what
+ * the book prints; 12-04 runs its op on the main window's camera, or says
+ * there is none; the window follows presenter mode; and screenshots of a
+ * matrix, a defect, the differences and the timings. Needs a display: run
+ * under xvfb-run; without one every test skips. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -16,11 +22,13 @@
 
 #include <adwaita.h>
 
+#include "ks-camera.h"
 #include "ks-lesson-cells.h"
 #include "ks-lesson-window.h"
 #include "ks-pipeline.h"
 #include "ks-ui-test-helpers.h"
 #include "ks-window-lessons.h"
+#include "ks-window-private.h"
 #include "ks-window.h"
 
 /* A pipeline on the CPU engine: what a laptop without an NVIDIA GPU has. */
@@ -72,7 +80,9 @@ fixture_teardown (Fixture *f, gconstpointer data)
 {
   if (!ks_ui_test_have_display ())
     return;
-  gtk_window_destroy (GTK_WINDOW (f->window));
+  /* A test that closed the window itself leaves NULL. */
+  if (f->window != NULL)
+    gtk_window_destroy (GTK_WINDOW (f->window));
   gtk_window_destroy (f->parent);
   ks_ui_test_iterate ();
   /* The runner finishes what it holds before the pipeline goes. */
@@ -206,6 +216,29 @@ scroll_to (Fixture *f, const char *key, double above)
   gtk_adjustment_set_value (adj, p.y - above);
   for (int i = 0; i < 20; i++)
     ks_ui_test_iterate ();
+}
+
+static gboolean
+named (GtkWidget *widget, gconstpointer name)
+{
+  return GTK_IS_ENTRY (widget) && g_str_equal (gtk_widget_get_name (widget), name);
+}
+
+static gboolean
+named_spin (GtkWidget *widget, gconstpointer name)
+{
+  return GTK_IS_SPIN_BUTTON (widget) && g_str_equal (gtk_widget_get_name (widget), name);
+}
+
+static void
+type_launch (Fixture *f, const char *name, const char *text)
+{
+  GtkWidget *entry = ks_ui_test_find_widget_matching (GTK_WIDGET (f->window), named, name);
+
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), text);
+  g_signal_emit_by_name (entry, "activate");
+  wait_for_run (f->window);
 }
 
 /* ---- every lesson ----------------------------------------------------------------------- */
@@ -365,6 +398,8 @@ test_book_check_vacuous (Fixture *f, gconstpointer data)
                    ==, KS_LESSON_CELL_DIFFERENT);
   g_assert_cmpint (ks_lesson_cells_get_state (cells (f, "output:a"), 35), ==,
                    KS_LESSON_CELL_UNWRITTEN);
+  scroll_to (f, "check", 12);
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "lesson-wrong-cells.png");
   assert_cells_match_report (f);
 }
 
@@ -401,6 +436,231 @@ test_atomics (Fixture *f, gconstpointer data)
   r = ks_lesson_window_get_report (f->window);
   g_assert_false (r->check.passed);
   g_assert_nonnull (strstr (label (f, "check"), r->check.summary));
+}
+
+/* ---- every difference, marked -------------------------------------------------------------- */
+
+/* Whether element i of the checked output differs from the report's
+ * reference: these lessons compare exactly. */
+static gboolean
+differs_from_reference (const KsLessonReport *r, const KsArray *out, gsize i)
+{
+  const KsArray *ev = r->check.expected_values;
+
+  return i < ev->length && ks_array_get_double (ev, i) != ks_array_get_double (out, i);
+}
+
+/* The count above the checked output's cells and every one of its cells:
+ * red exactly where it differs from the reference, each saying what was
+ * expected there. */
+static void
+assert_differences_marked (Fixture *f, const char *output)
+{
+  const KsLessonReport *r = ks_lesson_window_get_report (f->window);
+  const KsArray *out = report_array (f, output);
+  g_autofree char *key = g_strdup_printf ("output:%s", output);
+  g_autofree char *count_key = g_strdup_printf ("output:%s:differences", output);
+  g_autofree char *count = NULL;
+  KsLessonCells *c = cells (f, key);
+  gsize marked = 0;
+
+  g_assert_false (r->check.passed);
+  g_assert_cmpstr (r->check.output, ==, output);
+  for (gsize i = 0; i < out->length; i++)
+    {
+      g_autofree char *tip = ks_lesson_cells_describe (c, i);
+
+      if (differs_from_reference (r, out, i))
+        {
+          g_autofree char *e = ks_array_format_element (r->check.expected_values, i);
+          g_autofree char *v = ks_array_format_element (out, i);
+          g_autofree char *says = g_strdup_printf ("expected %s, got %s", e, v);
+
+          g_assert_cmpint (ks_lesson_cells_get_state (c, i), ==, KS_LESSON_CELL_DIFFERENT);
+          g_assert_nonnull (strstr (tip, says));
+          marked++;
+        }
+      else
+        {
+          g_assert_cmpint (ks_lesson_cells_get_state (c, i), !=, KS_LESSON_CELL_DIFFERENT);
+          g_assert_null (strstr (tip, "expected"));
+        }
+    }
+  /* Every difference the check counted is marked, not only the first. */
+  g_assert_cmpuint (marked, ==, r->check.differing);
+  g_assert_cmpuint (marked, >, 1);
+  count = g_strdup_printf ("%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " elements differ",
+                           r->check.differing, r->check.compared);
+  g_assert_nonnull (strstr (label (f, count_key), count));
+}
+
+static void
+test_every_difference (Fixture *f, gconstpointer data)
+{
+  if (ks_ui_test_skip_without_display ())
+    return;
+  /* The hard-coded width on 6×6: three cells of 36 wrong, among them cells
+   * no thread wrote; cell 35 was not written either, but it is right. */
+  run_lesson (f, "11-07", "book");
+  assert_differences_marked (f, "a");
+  g_assert_cmpuint (ks_lesson_window_get_report (f->window)->check.differing, ==, 3);
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window),
+                                         "3 of 36 elements differ from the reference"));
+  g_assert_cmpint (ks_lesson_cells_get_state (cells (f, "output:a"), 35), ==,
+                   KS_LESSON_CELL_UNWRITTEN);
+  scroll_to (f, "check", 12);
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "lesson-wrong-cells.png");
+
+  /* Bins never cleared: every one of the 256 is off by the garbage. */
+  run_lesson (f, "12-01", "book");
+  assert_differences_marked (f, "bins");
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window),
+                                         "256 of 256 elements differ from the reference"));
+
+  /* Increments lost in a race: the bins that lost them. */
+  run_lesson (f, "12-01", "race");
+  assert_differences_marked (f, "bins");
+
+  /* A right result marks nothing and counts nothing. */
+  run_lesson (f, "12-01", NULL);
+  g_assert_null (ks_lesson_window_get_result_widget (f->window, "output:bins:differences"));
+  for (gsize i = 0; i < 256; i++)
+    g_assert_cmpint (ks_lesson_cells_get_state (cells (f, "output:bins"), i), !=,
+                     KS_LESSON_CELL_DIFFERENT);
+}
+
+static gboolean
+is_toggle_with_mnemonic (GtkWidget *widget, gconstpointer label)
+{
+  return GTK_IS_TOGGLE_BUTTON (widget) && gtk_widget_is_drawable (widget)
+         && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
+}
+
+/* The red of a differing element in the heatmap of differences, as B, G, R, A. */
+static gboolean
+is_difference_red (const guint8 *bgra)
+{
+  return bgra[2] > 200 && bgra[1] < 60 && bgra[0] < 70 && bgra[3] == 255;
+}
+
+/* 12-03's check allows a gray level either way (a float sum halfway between
+ * two levels may round up or down): an element differs beyond that. */
+static gboolean
+gray_differs (const KsArray *expected, const KsArray *out, gsize i)
+{
+  return fabs (ks_array_get_double (expected, i) - ks_array_get_double (out, i)) > 1.0;
+}
+
+/* 12-03 on 32 blocks of its 1024 threads colours the first 128 rows of
+ * 256: the rest keep the zeros the output started with, wrong wherever the
+ * photo is not black (or nearly). The heatmap of differences is red there
+ * and nowhere else (not where the check's tolerance let a level pass), the
+ * count says how many, and hovering a pixel gives the element and its
+ * expected value. */
+static void
+test_heatmap_differences (Fixture *f, gconstpointer data)
+{
+  const KsLessonReport *r;
+  const KsArray *out, *ev;
+  GtkWidget *picture, *values;
+  g_autofree char *count = NULL;
+  g_autofree char *below = NULL;
+  g_autofree char *above = NULL;
+  g_autofree guint8 *pixels = NULL;
+  gsize expected_red = 0, red = 0, bottom_differs = 0;
+  int w, h, width;
+
+  if (ks_ui_test_skip_without_display ())
+    return;
+  run_lesson (f, "12-03", NULL);
+  g_assert_null (ks_lesson_window_get_result_widget (f->window, "output:result:differences"));
+  type_launch (f, "lesson-grid", "32");
+  r = ks_lesson_window_get_report (f->window);
+  g_assert_cmpuint (r->grid.x, ==, 32);
+  g_assert_false (r->check.passed);
+  out = report_array (f, "result");
+  ev = r->check.expected_values;
+  g_assert_cmpuint (out->length, ==, 256 * 256);
+  g_assert_null (ks_lesson_window_get_result_widget (f->window, "output:result"));
+
+  /* The count, as the check counted. */
+  count = g_strdup_printf ("%" G_GSIZE_FORMAT " of 65536 elements differ from the reference",
+                           r->check.differing);
+  g_assert_cmpstr (label (f, "output:result:differences"), ==, count);
+  g_assert_cmpuint (r->check.differing, >, 1000);
+
+  /* Red exactly at the differing elements: one pixel each at this size. */
+  picture = ks_lesson_window_get_result_widget (f->window, "output:result:heatmap");
+  g_assert_nonnull (picture);
+  g_assert_true (gtk_widget_is_drawable (picture));
+  scroll_to (f, "output:result:heatmap", 120);
+  pixels = ks_ui_test_render_pixels (picture, &w, &h);
+  g_assert_cmpint (w, ==, 256);
+  g_assert_cmpint (h, ==, 256);
+  for (gsize i = 0; i < out->length; i++)
+    {
+      gboolean d = gray_differs (ev, out, i);
+
+      expected_red += d;
+      if (i < 128 * 256)
+        g_assert_false (d);
+      else
+        bottom_differs += d;
+      if (is_difference_red (pixels + i * 4))
+        {
+          g_assert_true (d);
+          red++;
+        }
+    }
+  g_assert_cmpuint (expected_red, ==, r->check.differing);
+  g_assert_cmpuint (red, ==, expected_red);
+  g_assert_cmpuint (bottom_differs, ==, expected_red);
+  ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "lesson-differences.png");
+
+  /* Hovering: a row of the unwritten half gives the value expected. */
+  for (gsize col = 0; col < 256 && below == NULL; col++)
+    if (gray_differs (ev, out, 200 * 256 + col))
+      {
+        g_autofree char *tip = ks_lesson_window_describe_heatmap (f->window,
+                                                                  "output:result:heatmap",
+                                                                  col + 0.5, 200.5);
+        g_autofree char *where = g_strdup_printf ("[200, %" G_GSIZE_FORMAT "] = ", col);
+        g_autofree char *e = ks_array_format_element (ev, 200 * 256 + col);
+        g_autofree char *v = ks_array_format_element (out, 200 * 256 + col);
+
+        below = g_strdup_printf ("expected %s, got %s", e, v);
+        g_assert_true (g_str_has_prefix (tip, where));
+        g_assert_nonnull (strstr (tip, below));
+      }
+  g_assert_nonnull (below);
+  above = ks_lesson_window_describe_heatmap (f->window, "output:result:heatmap", 10.5, 20.5);
+  g_assert_true (g_str_has_prefix (above, "[20, 10] = "));
+  g_assert_nonnull (strstr (above, "Equals the reference"));
+  g_assert_null (ks_lesson_window_describe_heatmap (f->window, "output:result:heatmap", 300,
+                                                    20));
+
+  /* The values again: no reference in what hovering says. */
+  values = ks_ui_test_find_widget_matching (GTK_WIDGET (f->window), is_toggle_with_mnemonic,
+                                            "_Values");
+  g_assert_nonnull (values);
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (values), TRUE);
+  {
+    g_autofree char *tip = ks_lesson_window_describe_heatmap (f->window,
+                                                              "output:result:heatmap", 10.5,
+                                                              200.5);
+
+    g_assert_true (g_str_has_prefix (tip, "[200, 10] = "));
+    g_assert_null (strstr (tip, "reference"));
+  }
+
+  /* Presenter mode draws it larger, with the type. */
+  width = gtk_widget_get_width (picture);
+  gtk_widget_add_css_class (GTK_WIDGET (f->parent), "ks-presenter");
+  for (int i = 0; i < 20; i++)
+    ks_ui_test_iterate ();
+  g_assert_cmpint (gtk_widget_get_width (picture), >, width);
+  gtk_widget_remove_css_class (GTK_WIDGET (f->parent), "ks-presenter");
+  ks_ui_test_iterate ();
 }
 
 /* ---- the editor ------------------------------------------------------------------------------ */
@@ -448,23 +708,6 @@ test_reset (Fixture *f, gconstpointer data)
 }
 
 /* ---- another launch --------------------------------------------------------------------------- */
-
-static gboolean
-named (GtkWidget *widget, gconstpointer name)
-{
-  return GTK_IS_ENTRY (widget) && g_str_equal (gtk_widget_get_name (widget), name);
-}
-
-static void
-type_launch (Fixture *f, const char *name, const char *text)
-{
-  GtkWidget *entry = ks_ui_test_find_widget_matching (GTK_WIDGET (f->window), named, name);
-
-  g_assert_nonnull (entry);
-  gtk_editable_set_text (GTK_EDITABLE (entry), text);
-  g_signal_emit_by_name (entry, "activate");
-  wait_for_run (f->window);
-}
 
 /* A grid typed under the launch runs: two blocks of a grid-stride loop still
  * add a million numbers; four threads adding one number reach past it, and
@@ -530,6 +773,352 @@ test_run_in_flight (Fixture *f, gconstpointer data)
   g_assert_cmpstr (ks_lesson_window_get_report (f->window)->lesson->id, ==, "11-11");
   g_assert_cmpstr (ks_lesson_cells_get_text (cells (f, "output:out"), 0), ==, "30");
   g_assert_null (ks_lesson_window_get_result_widget (f->window, "input:a:values"));
+}
+
+/* ---- cancelling -------------------------------------------------------------------------------- */
+
+static gboolean
+is_button_labelled (GtkWidget *widget, gconstpointer label)
+{
+  return GTK_IS_BUTTON (widget) && !GTK_IS_TOGGLE_BUTTON (widget)
+         && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
+}
+
+static GtkSpinButton *
+repeats_spin (Fixture *f)
+{
+  GtkWidget *spin = ks_ui_test_find_widget_matching (GTK_WIDGET (f->window), named_spin,
+                                                     "lesson-repeats");
+
+  g_assert_nonnull (spin);
+  return GTK_SPIN_BUTTON (spin);
+}
+
+/* 11-06 timed 100 000 times would take the CPU model an hour: starts it
+ * and waits until it is under way. */
+static void
+start_long_run (Fixture *f)
+{
+  gtk_spin_button_set_value (repeats_spin (f), 100000);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "lesson.run", NULL));
+  g_assert_true (ks_lesson_window_get_running (f->window));
+  ks_ui_test_iterate_for (300);
+  g_assert_true (ks_lesson_window_get_running (f->window));
+}
+
+static void
+test_cancel (Fixture *f, gconstpointer data)
+{
+  const KsLessonReport *before;
+  GtkWidget *timings, *cancel;
+  gint64 start;
+
+  if (ks_ui_test_skip_without_display ())
+    return;
+  run_lesson (f, "11-06", NULL);
+  before = ks_lesson_window_get_report (f->window);
+  timings = ks_lesson_window_get_result_widget (f->window, "timings");
+  g_assert_nonnull (timings);
+
+  start_long_run (f);
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window),
+                                         "Running 11-06 on the CPU engine"));
+  cancel = ks_ui_test_find_widget_matching (GTK_WIDGET (f->window), is_button_labelled,
+                                            "_Cancel");
+  g_assert_nonnull (cancel);
+  g_assert_true (gtk_widget_is_drawable (cancel));
+  g_assert_true (gtk_widget_is_sensitive (cancel));
+  start = g_get_monotonic_time ();
+  g_assert_true (gtk_widget_activate (cancel));
+  KS_UI_TEST_WAIT_FOR (!ks_lesson_window_get_running (f->window), KS_UI_TEST_PATIENCE_S);
+  g_assert_false (ks_lesson_window_get_running (f->window));
+  /* Stopped at its next repeat: well within the patience, not an hour. */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+  ks_ui_test_iterate ();
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "Cancelled"));
+  g_assert_false (gtk_widget_is_drawable (cancel));
+  /* The results of the run before stay on screen. */
+  g_assert_true (ks_lesson_window_get_report (f->window) == before);
+  g_assert_true (ks_lesson_window_get_result_widget (f->window, "timings") == timings);
+  g_assert_true (gtk_widget_is_drawable (timings));
+  g_assert_nonnull (strstr (label (f, "check"), before->check.summary));
+
+  /* And the next run is a normal one, with the timed runs asked for. */
+  gtk_spin_button_set_value (repeats_spin (f), 3);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "lesson.run", NULL));
+  wait_for_run (f->window);
+  g_assert_cmpuint (ks_lesson_window_get_report (f->window)->timings.kernel.n, ==, 3);
+  g_assert_true (ks_lesson_window_get_report (f->window)->check.passed);
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "Ran on: CPU engine"));
+  g_assert_false (ks_ui_test_label_shows (GTK_WIDGET (f->window), "Cancelled"));
+
+  /* Another lesson chosen during a long run: the run stops, the new lesson runs. */
+  start_long_run (f);
+  start = g_get_monotonic_time ();
+  g_assert_true (ks_lesson_window_select (f->window, "11-11"));
+  KS_UI_TEST_WAIT_FOR (!ks_lesson_window_get_running (f->window), KS_UI_TEST_PATIENCE_S);
+  g_assert_false (ks_lesson_window_get_running (f->window));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+  g_assert_cmpstr (ks_lesson_window_get_report (f->window)->lesson->id, ==, "11-11");
+  g_assert_false (ks_ui_test_label_shows (GTK_WIDGET (f->window), "Cancelled"));
+
+  /* Closing the window during a long run stops it: the runner is soon idle. */
+  gtk_spin_button_set_value (repeats_spin (f), 1);
+  run_lesson (f, "11-06", NULL);
+  start_long_run (f);
+  start = g_get_monotonic_time ();
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  f->window = NULL;
+  KS_UI_TEST_WAIT_FOR (ks_pipeline_is_idle (f->pipeline), KS_UI_TEST_PATIENCE_S);
+  g_assert_true (ks_pipeline_is_idle (f->pipeline));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+}
+
+/* Esc, as the window's key bindings deliver it. */
+static void
+press_escape (GtkWidget *window)
+{
+  g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (window);
+  gboolean pressed = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers) && !pressed; i++)
+    {
+      g_autoptr (GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (controller)) && !pressed;
+           k++)
+        {
+          g_autoptr (GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), k);
+          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
+
+          if (GTK_IS_KEYVAL_TRIGGER (trigger)
+              && gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (trigger)) == GDK_KEY_Escape
+              && gtk_keyval_trigger_get_modifiers (GTK_KEYVAL_TRIGGER (trigger)) == 0)
+            pressed = gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut),
+                                                    GTK_SHORTCUT_ACTION_EXCLUSIVE, window,
+                                                    gtk_shortcut_get_arguments (shortcut));
+        }
+    }
+  g_assert_true (pressed);
+}
+
+/* Esc during a run stops it and leaves the window open; without one it closes it. */
+static void
+test_escape (Fixture *f, gconstpointer data)
+{
+  const KsLessonReport *before;
+  gint64 start;
+
+  if (ks_ui_test_skip_without_display ())
+    return;
+  run_lesson (f, "11-06", NULL);
+  before = ks_lesson_window_get_report (f->window);
+  start_long_run (f);
+  start = g_get_monotonic_time ();
+  press_escape (GTK_WIDGET (f->window));
+  KS_UI_TEST_WAIT_FOR (!ks_lesson_window_get_running (f->window), KS_UI_TEST_PATIENCE_S);
+  g_assert_false (ks_lesson_window_get_running (f->window));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+  ks_ui_test_iterate ();
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (f->window)));
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "Cancelled"));
+  g_assert_true (ks_lesson_window_get_report (f->window) == before);
+
+  {
+    GWeakRef ref;
+
+    g_weak_ref_init (&ref, f->window);
+    press_escape (GTK_WIDGET (f->window));
+    for (int i = 0; i < 20; i++)
+      ks_ui_test_iterate ();
+    /* Closed, and gone. */
+    g_assert_null (g_weak_ref_get (&ref));
+    g_weak_ref_clear (&ref);
+    f->window = NULL;
+  }
+}
+
+/* ---- compute-sanitizer, 11-02 and the live camera ----------------------------------------- */
+
+static gboolean
+is_button_with_label (GtkWidget *widget, gconstpointer label)
+{
+  return GTK_IS_BUTTON (widget) && gtk_widget_is_drawable (widget)
+         && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
+}
+
+/* Here there is no CUDA (nor in CI): the button is there for a variant the
+ * sanitizer shows, cannot be pressed, and says why, in its tooltip and
+ * under it. */
+static void
+test_sanitizer_unavailable (Fixture *f, gconstpointer data)
+{
+  GtkWidget *button;
+  const char *why;
+
+  if (ks_ui_test_skip_without_display ())
+    return;
+  run_lesson (f, "12-01", NULL);
+  g_assert_null (ks_ui_test_find_widget_matching (GTK_WIDGET (f->window), is_button_with_label,
+                                                  "Run under compute-_sanitizer"));
+
+  run_lesson (f, "12-01", "book");
+  g_assert_nonnull (ks_lesson_window_get_variant (f->window)->sanitizer);
+  button = ks_ui_test_find_widget_matching (GTK_WIDGET (f->window), is_button_with_label,
+                                            "Run under compute-_sanitizer");
+  g_assert_nonnull (button);
+  g_assert_false (gtk_widget_is_sensitive (button));
+  why = gtk_widget_get_tooltip_text (button);
+  g_assert_nonnull (why);
+  g_assert_nonnull (strstr (why, "CPU engine"));
+  /* The same reason, in a line the user sees without hovering. */
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), why));
+  /* The action refuses as the button does. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "lesson.sanitize", NULL));
+  ks_ui_test_iterate ();
+  g_assert_false (ks_ui_test_label_shows (GTK_WIDGET (f->window), "Running 12-01 under"));
+
+  /* 12-02's book variant, whose sanitizer text is its own. */
+  run_lesson (f, "12-02", "book");
+  button = ks_ui_test_find_widget_matching (GTK_WIDGET (f->window), is_button_with_label,
+                                            "Run under compute-_sanitizer");
+  g_assert_nonnull (button);
+  g_assert_false (gtk_widget_is_sensitive (button));
+}
+
+/* 11-02 on the CPU engine: the count the book prints for a machine without
+ * an NVIDIA device, as printed, its host code for reading, and no launch. */
+static void
+test_device_properties (Fixture *f, gconstpointer data)
+{
+  const KsLessonReport *r;
+  GtkWidget *view;
+  GtkTextIter start, end;
+  g_autofree char *shown = NULL;
+
+  if (ks_ui_test_skip_without_display ())
+    return;
+  run_lesson (f, "11-02", NULL);
+  r = ks_lesson_window_get_report (f->window);
+  g_assert_true (r->lesson->host_only);
+  g_assert_true (r->check.passed);
+  view = ks_lesson_window_get_result_widget (f->window, "printf");
+  g_assert_nonnull (view);
+  g_assert_true (gtk_widget_is_drawable (view));
+  gtk_text_buffer_get_bounds (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), &start, &end);
+  shown = gtk_text_iter_get_text (&start, &end);
+  g_assert_cmpstr (shown, ==, "0 device(s) found.\n");
+  /* Columns kept as printed: no wrapping. */
+  g_assert_cmpint (gtk_text_view_get_wrap_mode (GTK_TEXT_VIEW (view)), ==, GTK_WRAP_NONE);
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "What the script prints"));
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "No kernel runs"));
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "Host code"));
+  g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (
+    ks_ui_test_find_widget (GTK_WIDGET (f->window), GTK_SOURCE_TYPE_VIEW))));
+  g_assert_false (gtk_widget_is_drawable (
+    ks_ui_test_find_widget_matching (GTK_WIDGET (f->window), named, "lesson-grid")));
+  /* No copies or launch to time. */
+  g_assert_false (ks_ui_test_label_shows (ks_lesson_window_get_result_widget (f->window,
+                                                                              "timings"),
+                                          "Upload"));
+  g_assert_nonnull (ks_lesson_window_get_result_widget (f->window, "notes"));
+
+  /* The next lesson has its kernel, its launch and its editor back. */
+  run_lesson (f, "11-04", NULL);
+  g_assert_true (gtk_text_view_get_editable (GTK_TEXT_VIEW (
+    ks_ui_test_find_widget (GTK_WIDGET (f->window), GTK_SOURCE_TYPE_VIEW))));
+  g_assert_true (gtk_widget_is_drawable (
+    ks_ui_test_find_widget_matching (GTK_WIDGET (f->window), named, "lesson-grid")));
+}
+
+static gboolean
+is_live_button (GtkWidget *widget, gconstpointer data)
+{
+  return GTK_IS_BUTTON (widget)
+         && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)),
+                       "lesson.live-camera") == 0;
+}
+
+/* 12-04 from the main window: the button says whether there is a camera,
+ * as the main window's menu does, and pressing it puts the lesson's op and
+ * block on the main window's pipeline and opens the camera there. */
+static void
+test_live_camera (void)
+{
+  KsWindow *main_window;
+  KsPipeline *pipeline;
+  GtkWindow *lessons = NULL;
+  GtkWidget *button;
+  GAsyncResult *result = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) cameras = NULL;
+  const char *expected;
+  const KsLaunchConfig *launch;
+  GList *toplevels;
+
+  if (ks_ui_test_skip_without_display ())
+    return;
+  ks_camera_probe_async (NULL, ks_ui_test_on_done_cb, &result);
+  KS_UI_TEST_WAIT_FOR (result != NULL, KS_UI_TEST_PATIENCE_S);
+  g_assert_nonnull (result);
+  cameras = ks_camera_probe_finish (result, &error);
+  g_clear_object (&result);
+  g_assert_no_error (error);
+
+  main_window = ks_ui_test_open_window ();
+  pipeline = ks_window_get_pipeline (main_window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (main_window), "win.lessons", NULL));
+  ks_ui_test_iterate ();
+  toplevels = gtk_window_list_toplevels ();
+  for (GList *l = toplevels; l != NULL; l = l->next)
+    if (KS_IS_LESSON_WINDOW (l->data))
+      lessons = l->data;
+  g_list_free (toplevels);
+  g_assert_nonnull (lessons);
+  wait_for_run (KS_LESSON_WINDOW (lessons));
+
+  /* Only the lesson that has a live op offers it. */
+  button = ks_ui_test_find_widget_matching (GTK_WIDGET (lessons), is_live_button, NULL);
+  g_assert_nonnull (button);
+  g_assert_false (gtk_widget_is_drawable (button));
+  g_assert_true (ks_lesson_window_select (KS_LESSON_WINDOW (lessons), "12-04"));
+  wait_for_run (KS_LESSON_WINDOW (lessons));
+  g_assert_cmpstr (ks_lesson_window_get_lesson (KS_LESSON_WINDOW (lessons))->live_op, ==,
+                   "gray");
+  expected = cameras[0] != NULL ? "Run on the _Live Camera" : "No Camera Found";
+  KS_UI_TEST_WAIT_FOR (g_strcmp0 (gtk_button_get_label (GTK_BUTTON (button)), expected) == 0,
+                       KS_UI_TEST_PATIENCE_S);
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==, expected);
+  g_assert_true (gtk_widget_is_drawable (button));
+  g_assert_true (gtk_widget_is_sensitive (button));
+  if (cameras[0] != NULL)
+    g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (button), cameras[0]));
+
+  /* Pressed: the lesson's op, with the book's block and a grid covering the frame. */
+  g_assert_true (gtk_widget_activate (button));
+  KS_UI_TEST_WAIT_FOR (g_str_equal (ks_pipeline_get_op (pipeline)->id, "gray"),
+                       KS_UI_TEST_PATIENCE_S);
+  g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gray");
+  launch = ks_pipeline_get_launch (pipeline);
+  g_assert_cmpuint (launch->block.x, ==, 1024);
+  g_assert_cmpuint (launch->block.y, ==, 1);
+  g_assert_true (launch->auto_grid);
+  /* With a camera it runs in the main window; with none, the main window says so. */
+  if (cameras[0] == NULL)
+    {
+      KS_UI_TEST_WAIT_FOR (ks_window_get_last_message (main_window) != NULL
+                             && strstr (ks_window_get_last_message (main_window),
+                                        "No camera found") != NULL,
+                           KS_UI_TEST_PATIENCE_S);
+      g_assert_nonnull (strstr (ks_window_get_last_message (main_window), "No camera found"));
+    }
+  else
+    g_assert_nonnull (_ks_window_get_camera (main_window));
+
+  gtk_window_destroy (lessons);
+  ks_ui_test_close_window (main_window);
 }
 
 /* ---- presenter mode and screenshots ----------------------------------------------------------- */
@@ -648,13 +1237,20 @@ main (int argc, char **argv)
   ADD ("/ks/ui/lesson-window/every-lesson", test_every_lesson);
   ADD ("/ks/ui/lesson-window/known-values", test_known_values);
   ADD ("/ks/ui/lesson-window/book-check-vacuous", test_book_check_vacuous);
+  ADD ("/ks/ui/lesson-window/every-difference", test_every_difference);
+  ADD ("/ks/ui/lesson-window/heatmap-differences", test_heatmap_differences);
   ADD ("/ks/ui/lesson-window/atomics", test_atomics);
   ADD ("/ks/ui/lesson-window/reset", test_reset);
   ADD ("/ks/ui/lesson-window/launch", test_launch);
   ADD ("/ks/ui/lesson-window/run-in-flight", test_run_in_flight);
+  ADD ("/ks/ui/lesson-window/cancel", test_cancel);
+  ADD ("/ks/ui/lesson-window/escape", test_escape);
+  ADD ("/ks/ui/lesson-window/sanitizer-unavailable", test_sanitizer_unavailable);
+  ADD ("/ks/ui/lesson-window/device-properties", test_device_properties);
   ADD ("/ks/ui/lesson-window/presenter", test_presenter);
   ADD ("/ks/ui/lesson-window/screenshots", test_screenshots);
 #undef ADD
   g_test_add_func ("/ks/ui/lesson-window/window-action", test_window_action);
+  g_test_add_func ("/ks/ui/lesson-window/live-camera", test_live_camera);
   return g_test_run ();
 }

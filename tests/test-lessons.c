@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ks-lesson.h"
+#include "ks-lesson-private.h"
 #include "ks-nvrtc.h"
 #include "ks-test-helpers.h"
 
@@ -109,8 +109,10 @@ test_registry (void)
 {
   guint n = 0;
   const KsLesson *const *lessons = ks_lesson_registry (&n);
-  const char *ids[] = { "11-01", "11-03", "11-04", "11-05", "11-06", "11-07", "11-08", "11-09",
-                        "11-10", "11-11", "11-12", "12-01", "12-02", "12-03", "12-05", "12-06" };
+  const char *ids[] = { "11-01", "11-02", "11-03", "11-04", "11-05", "11-06", "11-07", "11-08",
+                        "11-09", "11-10", "11-11", "11-12", "12-01", "12-02", "12-03", "12-04",
+                        "12-05", "12-06" };
+  const char *tools[] = { "memcheck", "initcheck", "racecheck" };
 
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (ids));
   for (guint i = 0; i < n; i++)
@@ -125,16 +127,29 @@ test_registry (void)
                                                         &error);
 
           g_assert_no_error (error);
-          g_assert_nonnull (strstr (text, "__global__"));
+          /* 11-02's text is the host's code: there is no kernel. */
+          g_assert_true ((strstr (text, "__global__") != NULL) != lessons[i]->host_only);
+          g_assert_true (g_strv_contains (tools, ks_lesson_get_sanitizer_tool (
+                                            lessons[i], &lessons[i]->variants[k])));
         }
+      /* Only 12-04 offers the live camera, with the gray op and the book's block. */
+      if (g_str_equal (lessons[i]->id, "12-04"))
+        {
+          g_assert_cmpstr (lessons[i]->live_op, ==, "gray");
+          g_assert_cmpuint (lessons[i]->live_block.x * lessons[i]->live_block.y
+                            * lessons[i]->live_block.z, ==, 1024);
+        }
+      else
+        g_assert_null (lessons[i]->live_op);
+      g_assert_true (lessons[i]->host_only == g_str_equal (lessons[i]->id, "11-02"));
     }
-  g_assert_null (ks_lesson_lookup ("11-02"));
-  g_assert_null (ks_lesson_lookup ("12-04"));
+  g_assert_true (ks_lesson_lookup ("device-properties") == ks_lesson_lookup ("11-02"));
+  g_assert_true (ks_lesson_lookup ("webcam-gray") == ks_lesson_lookup ("12-04"));
   g_assert_null (ks_lesson_lookup ("no-such-lesson"));
   /* Every defect the lessons promise to show has a book variant. */
   {
-    const char *defects[] = { "P2", "P3", "P5", "P6", "P9", "P10", "P11", "P14", "P15", "P16",
-                              "P18" };
+    const char *defects[] = { "P2", "P3", "P5", "P6", "P9", "P10", "P11", "P12", "P13", "P14",
+                              "P15", "P16", "P18" };
 
     for (guint d = 0; d < G_N_ELEMENTS (defects); d++)
       {
@@ -180,9 +195,10 @@ test_all_run (void)
         g_assert_cmpstr (json_object_get_string_member (o, "lesson"), ==, lessons[i]->id);
         g_assert_true (json_object_has_member (o, "check"));
         g_assert_true (json_object_has_member (o, "timings"));
-        /* The timing protocol: the warm-up flagged and outside the medians. */
-        g_assert_cmpuint (report->timings.kernel.n, ==, 2);
-        g_assert_false (isnan (report->timings.kernel.warmup_ms));
+        /* The timing protocol: the warm-up flagged and outside the medians;
+         * a lesson without a kernel has no kernel time, only its one pass. */
+        g_assert_cmpuint (report->timings.kernel.n, ==, lessons[i]->host_only ? 0 : 2);
+        g_assert_true (isnan (report->timings.kernel.warmup_ms) == lessons[i]->host_only);
         g_assert_false (isnan (report->timings.book_total_ms));
         g_assert_true (isnan (report->timings.compile_ms));
       }
@@ -654,9 +670,11 @@ test_check_output_and_reference (void)
         const KsLessonCheck *c = &r->check;
 
         g_test_message ("%s %s: %s", lessons[i]->id, v->id, c->output);
-        if (g_str_equal (lessons[i]->id, "11-01") || g_str_equal (lessons[i]->id, "11-03"))
+        if (g_str_equal (lessons[i]->id, "11-01") || g_str_equal (lessons[i]->id, "11-03")
+            || g_str_equal (lessons[i]->id, "11-02"))
           {
-            /* Printed text and the blocks' order: no array against a reference. */
+            /* Printed text and the blocks' order (11-02 on the CPU engine: the
+             * count of no device): no array against a reference. */
             g_assert_null (c->output);
             g_assert_null (c->expected_values);
             g_assert_true (json_object_get_null_member (check, "output"));
@@ -806,10 +824,12 @@ test_sources_compile (void)
       {
         const KsLessonVariant *v = &lessons[i]->variants[k];
         g_autofree char *text = ks_lesson_get_source (lessons[i], v, NULL);
-        g_autoptr (KsKernelSource) source = ks_kernel_source_new (KS_KERNEL_MODE_ANY,
-                                                                  v->source_name, text);
+        g_autoptr (KsKernelSource) source = NULL;
         g_autoptr (KsCompileResult) result = NULL;
 
+        if (lessons[i]->host_only)
+          continue;
+        source = ks_kernel_source_new (KS_KERNEL_MODE_ANY, v->source_name, text);
         g_assert_false (ks_kernel_source_has_errors (source));
         result = ks_kernel_source_compile (source, NULL, FALSE, 90, &error);
         g_assert_no_error (error);
@@ -871,6 +891,522 @@ test_launch_override (void)
   }
 }
 
+/* ---- 11-02 device properties ------------------------------------------------ */
+
+/* Python compares str code point by code point; for these ASCII names that
+ * is a comparison of the bytes as unsigned values, written out here. */
+static int
+python_compare (const char *a, const char *b)
+{
+  for (; *a != '\0' && *a == *b; a++, b++)
+    ;
+  return (int) (unsigned char) *a - (int) (unsigned char) *b;
+}
+
+static int
+index_of (const KsLessonDeviceAttribute *table, guint n, const char *name)
+{
+  for (guint k = 0; k < n; k++)
+    if (g_str_equal (table[k].name, name))
+      return (int) k;
+  return -1;
+}
+
+static void
+test_device_attribute_table (void)
+{
+  guint n = 0, n_aliases = 0;
+  const KsLessonDeviceAttribute *table = ks_lesson_device_attributes (&n);
+  const KsLessonDeviceAttribute *aliases = ks_lesson_device_attribute_aliases (&n_aliases);
+
+  /* PyCUDA 2017.1.1: 89 names, 84 attributes. */
+  g_assert_cmpuint (n, ==, 84);
+  g_assert_cmpuint (n_aliases, ==, 5);
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_true (g_str_has_prefix (table[k].cuda_name, "cudaDevAttr"));
+      if (k > 0 && python_compare (table[k - 1].name, table[k].name) >= 0)
+        g_error ("%s is printed before %s", table[k - 1].name, table[k].name);
+      /* Keyed by value: no number twice. */
+      for (guint j = 0; j < k; j++)
+        g_assert_cmpint (table[j].attribute, !=, table[k].attribute);
+    }
+  /* '_' after the letters: every MAXIMUM_* before MAX_*. */
+  g_assert_cmpint (index_of (table, n, "MAXIMUM_TEXTURE2D_WIDTH"), <,
+                   index_of (table, n, "MAX_BLOCK_DIM_X"));
+  g_assert_cmpint (index_of (table, n, "MAXIMUM_TEXTURECUBEMAP_WIDTH"), <,
+                   index_of (table, n, "MAX_BLOCK_DIM_X"));
+  g_assert_cmpstr (table[0].name, ==, "ASYNC_ENGINE_COUNT");
+  g_assert_cmpstr (table[n - 1].name, ==, "WARP_SIZE");
+  g_assert_cmpint (table[index_of (table, n, "MAX_THREADS_PER_BLOCK")].attribute, ==, 1);
+  g_assert_cmpstr (table[index_of (table, n, "MAXIMUM_TEXTURE2D_ARRAY_WIDTH")].cuda_name, ==,
+                   "cudaDevAttrMaxTexture2DLayeredWidth");
+  /* Each alias names one of the 84, which sorts before it and is the one kept. */
+  for (guint a = 0; a < n_aliases; a++)
+    {
+      int kept = -1;
+
+      g_assert_cmpint (index_of (table, n, aliases[a].name), ==, -1);
+      for (guint k = 0; k < n; k++)
+        if (table[k].attribute == aliases[a].attribute)
+          {
+            g_assert_cmpint (kept, ==, -1);
+            kept = (int) k;
+          }
+      g_assert_cmpint (kept, >=, 0);
+      g_assert_cmpint (python_compare (table[kept].name, aliases[a].name), <, 0);
+      g_assert_cmpstr (table[kept].cuda_name, ==, aliases[a].cuda_name);
+    }
+  g_assert_cmpint (index_of (table, n, "MAX_SHARED_MEMORY_PER_BLOCK"), >=, 0);
+  g_assert_cmpint (index_of (table, n, "SHARED_MEMORY_PER_BLOCK"), ==, -1);
+}
+
+/* The H200 of the tutorial's table, as the text would print it. */
+static const struct
+{
+  const char *name;
+  gint64 value;
+} h200[] = {
+  { "ASYNC_ENGINE_COUNT", 3 }, { "CAN_MAP_HOST_MEMORY", 1 }, { "CLOCK_RATE", 1980000 },
+  { "COMPUTE_CAPABILITY_MAJOR", 9 }, { "MAXIMUM_TEXTURE1D_LINEAR_WIDTH", 268435456 },
+  { "MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS", 2046 }, { "MAX_GRID_DIM_X", 2147483647 },
+  { "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR", 233472 }, { "MULTIPROCESSOR_COUNT", 132 },
+  { "L2_CACHE_SIZE", 62914560 }, { "WARP_SIZE", 32 },
+};
+
+static void
+fill_h200 (KsLessonDevice *dev)
+{
+  guint n = 0;
+  const KsLessonDeviceAttribute *table = ks_lesson_device_attributes (&n);
+
+  memset (dev, 0, sizeof *dev);
+  dev->name = g_strdup ("NVIDIA H200");
+  dev->major = 9;
+  dev->minor = 0;
+  dev->total_memory = G_GUINT64_CONSTANT (150109880320);
+  for (guint k = 0; k < n; k++)
+    {
+      dev->present[k] = TRUE;
+      dev->values[k] = 1000 + k;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (h200); i++)
+    dev->values[index_of (table, n, h200[i].name)] = h200[i].value;
+}
+
+static void
+test_device_text (void)
+{
+  KsLessonDevice devices[2];
+  g_autofree char *text = NULL;
+  g_autofree char *one = NULL;
+  g_auto (GStrv) lines = NULL;
+  g_autoptr (GArray) parsed = NULL;
+  g_autoptr (GError) error = NULL;
+  guint n = 0, pairs = 0;
+  const KsLessonDeviceAttribute *table = ks_lesson_device_attributes (&n);
+
+  fill_h200 (&devices[0]);
+  fill_h200 (&devices[1]);
+  g_free (devices[1].name);
+  devices[1].name = g_strdup ("Second: with a colon");
+  /* One attribute left out, as PyCUDA skips one that raises: 83, an odd count. */
+  devices[1].present[index_of (table, n, "CLOCK_RATE")] = FALSE;
+  devices[1].total_memory = G_GUINT64_CONSTANT (1) << 30;
+
+  text = _ks_lesson_device_text (devices, 2);
+  lines = g_strsplit (text, "\n", -1);
+  g_assert_cmpstr (lines[0], ==, "2 device(s) found.");
+  g_assert_cmpstr (lines[1], ==, "Device #0: NVIDIA H200");
+  g_assert_cmpstr (lines[2], ==, "  Compute Capability: 9.0");
+  /* 150 109 880 320 // 2^30 = 139 (139.8 GiB, 150.1 GB). */
+  g_assert_cmpuint (G_GUINT64_CONSTANT (150109880320) >> 30, ==, 139);
+  g_assert_cmpstr (lines[3], ==, "  Total Memory: 139 GB");
+  /* Two per line, in the printed order. */
+  g_assert_true (g_str_has_prefix (lines[4], "  ASYNC_ENGINE_COUNT: 3 "));
+  g_assert_true (g_str_has_suffix (lines[4], " CAN_MAP_HOST_MEMORY: 1"));
+  for (guint i = 4; i < 4 + 42; i++)
+    {
+      g_auto (GStrv) words = g_strsplit_set (lines[i], " ", -1);
+      guint w = 0;
+
+      for (guint k = 0; words[k] != NULL; k++)
+        w += words[k][0] != '\0';
+      g_assert_cmpuint (w, ==, 4);
+      pairs += 2;
+    }
+  g_assert_cmpuint (pairs, ==, 84);
+  g_assert_cmpstr (lines[4 + 42], ==, "Device #1: Second: with a colon");
+  g_assert_cmpstr (lines[4 + 42 + 2], ==, "  Total Memory: 1 GB");
+  /* 83 attributes: 41 full lines and one pair alone. */
+  g_assert_cmpstr (lines[4 + 42 + 3 + 41], ==, "  WARP_SIZE: 32");
+  g_assert_cmpstr (lines[4 + 42 + 3 + 42], ==, "");
+  g_assert_null (lines[4 + 42 + 3 + 43]);
+
+  parsed = _ks_lesson_device_parse (text, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (parsed->len, ==, 2);
+  for (guint d = 0; d < 2; d++)
+    {
+      const KsLessonDevice *p = &g_array_index (parsed, KsLessonDevice, d);
+
+      g_assert_cmpstr (p->name, ==, devices[d].name);
+      g_assert_cmpint (p->major, ==, 9);
+      g_assert_cmpuint (p->total_memory >> 30, ==, devices[d].total_memory >> 30);
+      for (guint k = 0; k < n; k++)
+        {
+          g_assert_cmpint (p->present[k], ==, devices[d].present[k]);
+          if (p->present[k])
+            g_assert_cmpint (p->values[k], ==, devices[d].values[k]);
+        }
+    }
+
+  /* What does not read back is refused, naming the line. */
+  {
+    g_autofree char *bad = g_strdup (text);
+    char *at = strstr (bad, "CLOCK_RATE:");
+    g_autoptr (GArray) none = NULL;
+
+    memcpy (at, "CLOCK_RATX:", 11);
+    none = _ks_lesson_device_parse (bad, &error);
+    g_assert_null (none);
+    g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull (strstr (error->message, "line 6 "));
+    g_clear_error (&error);
+  }
+  one = _ks_lesson_device_text (NULL, 0);
+  g_assert_cmpstr (one, ==, "0 device(s) found.\n");
+  _ks_lesson_device_clear (&devices[0]);
+  _ks_lesson_device_clear (&devices[1]);
+}
+
+static void
+test_device_cpu (void)
+{
+  g_autoptr (KsLessonReport) r = run_lesson ("11-02", NULL, 0);
+  g_autoptr (GError) error = NULL;
+  const KsLesson *lesson = ks_lesson_lookup ("11-02");
+  KsLessonReport *refused = NULL;
+  KsLessonOptions options;
+  g_autofree char *cores = g_strdup_printf (", %u logical cores", g_get_num_processors ());
+  gboolean said_cores = FALSE, said_h200 = FALSE;
+
+  g_assert_cmpstr (r->printf_output, ==, "0 device(s) found.\n");
+  g_assert_true (r->check.passed);
+  g_assert_null (r->check.output);
+  g_assert_cmpuint (r->threads, ==, 0);
+  g_assert_cmpuint (r->outputs->len, ==, 0);
+  for (guint i = 0; i < r->notes->len; i++)
+    {
+      const char *note = g_ptr_array_index (r->notes, i);
+
+      said_cores = said_cores || strstr (note, cores) != NULL;
+      said_h200 = said_h200 || (strstr (note, "150 109 880 320") != NULL
+                                && strstr (note, "139 GB") != NULL
+                                && strstr (note, "139.8 GiB") != NULL);
+    }
+  g_assert_true (said_cores);
+  g_assert_true (said_h200);
+
+  /* No size, no launch, no edit: there is no kernel. */
+  ks_lesson_options_init (&options);
+  options.size = 3;
+  g_assert_false (ks_lesson_run (lesson, &lesson->variants[0], NULL, NULL, &options, &refused,
+                                 &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  ks_lesson_options_init (&options);
+  options.block = (KsDim3) { 32, 1, 1 };
+  g_assert_false (ks_lesson_run (lesson, &lesson->variants[0], NULL, NULL, &options, &refused,
+                                 &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  ks_test_assert_message_has (error, "launches no kernel", NULL);
+  g_clear_error (&error);
+  ks_lesson_options_init (&options);
+  options.source = "int main (void) { return 0; }\n";
+  g_assert_false (ks_lesson_run (lesson, &lesson->variants[0], NULL, NULL, &options, &refused,
+                                 &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  ks_test_assert_message_has (error, "runs no kernel", NULL);
+  g_assert_null (refused);
+}
+
+/* ---- 12-04 frames ------------------------------------------------------------ */
+
+static const KsImage *
+image (const KsLessonReport *r, const char *name)
+{
+  for (guint i = 0; i < r->images->len; i++)
+    if (g_str_equal (((KsLessonImage *) g_ptr_array_index (r->images, i))->name, name))
+      return ((KsLessonImage *) g_ptr_array_index (r->images, i))->image;
+  g_error ("no image %s", name);
+  return NULL;
+}
+
+static double
+median (const KsArray *a)
+{
+  g_autofree double *v = g_new (double, a->length);
+
+  for (gsize i = 0; i < a->length; i++)
+    v[i] = ks_array_get_double (a, i);
+  for (gsize i = 1; i < a->length; i++)
+    for (gsize j = i; j > 0 && v[j - 1] > v[j]; j--)
+      {
+        double t = v[j];
+
+        v[j] = v[j - 1];
+        v[j - 1] = t;
+      }
+  return v[a->length / 2];
+}
+
+static void
+test_webcam (void)
+{
+  g_autoptr (KsLessonReport) fixed = run_lesson ("12-04", "fixed", 0);
+  g_autoptr (KsLessonReport) book = run_lesson ("12-04", "book", 0);
+  g_autoptr (KsLessonReport) three = run_lesson ("12-04", "book", 3);
+  g_autoptr (GError) error = NULL;
+  const KsLesson *lesson = ks_lesson_lookup ("12-04");
+  const KsArray *rounded = output (fixed, "gray, frame by frame");
+  const KsArray *cast = output (book, "gray (astype(uint8)), frame by frame");
+  const KsImage *frame0 = image (fixed, "frame 0");
+  const KsImage *camera = image (fixed, "camera frame 0");
+  KsLessonReport *refused = NULL;
+  KsLessonOptions options;
+  gsize darker = 0;
+  gboolean said_darker = FALSE, said_red = FALSE;
+
+  /* 30 frames of a 4:3 camera, resized to the book's square. */
+  g_assert_cmpuint (camera->width, ==, 320);
+  g_assert_cmpuint (camera->height, ==, 240);
+  g_assert_cmpuint (frame0->width, ==, 256);
+  g_assert_cmpuint (frame0->height, ==, 256);
+  g_assert_cmpuint (rounded->length, ==, 30 * 65536);
+  g_assert_cmpuint (cast->length, ==, 30 * 65536);
+  g_assert_cmpuint (output (three, "gray (astype(uint8)), frame by frame")->length, ==,
+                    3 * 65536);
+  /* 12-03's launch: 64 × 1024 for the book. */
+  g_assert_cmpuint (book->grid.x * book->block.x, ==, 65536);
+  g_assert_true (fixed->check.passed);
+  g_assert_true (book->check.passed);
+
+  /* Frame 0 against BT.601 written here: rounded within a level, the book
+   * truncating exactly; about half the book's pixels a level darker (P13). */
+  for (guint y = 0; y < 256; y++)
+    for (guint x = 0; x < 256; x++)
+      {
+        guint32 p = ks_image_get_rgba (frame0, x, y);
+        double exact = 0.299 * (p & 0xFF) + 0.587 * ((p >> 8) & 0xFF) + 0.114 * ((p >> 16) & 0xFF);
+        double v = ks_array_get_double (rounded, y * 256 + x);
+
+        g_assert_cmpfloat (fabs (v - floor (exact + 0.5)), <=, 1);
+        g_assert_cmpfloat (ks_array_get_double (cast, y * 256 + x), ==, floor (exact + 1e-9));
+        darker += ks_array_get_double (cast, y * 256 + x) < floor (exact + 0.5);
+      }
+  g_assert_cmpuint (darker, >, 65536 / 4);
+  /* The frames move: the last differs from the first. */
+  g_assert_false (memcmp (cast->data, cast->data + 29 * 65536, 65536) == 0);
+  for (guint i = 0; i < book->notes->len; i++)
+    {
+      const char *note = g_ptr_array_index (book->notes, i);
+
+      said_darker = said_darker || strstr (note, "one level darker") != NULL;
+      said_red = said_red || strstr (note, "red plane overwritten") != NULL;
+    }
+  g_assert_true (said_darker);
+  g_assert_true (said_red);
+  /* The two ways of handling the buffers, timed per frame. */
+  g_assert_cmpuint (output (book, "ms per frame, the book's way")->length, ==, 30);
+  g_assert_cmpuint (output (book, "ms per frame, buffers allocated once")->length, ==, 30);
+  g_assert_cmpfloat (median (output (book, "ms per frame, the book's way")), >, 0);
+  g_assert_cmpfloat (median (output (book, "ms per frame, buffers allocated once")), >, 0);
+
+  /* The same seed, the same frames; another seed, others. */
+  {
+    g_autoptr (KsLessonReport) again = run_lesson ("12-04", "book", 3);
+    KsLessonReport *other = NULL;
+    const KsArray *a = output (three, "gray (astype(uint8)), frame by frame");
+
+    g_assert_true (ks_array_equal (a, output (again, "gray (astype(uint8)), frame by frame"), 0,
+                                   0, NULL));
+    ks_lesson_options_init (&options);
+    options.repeats = 1;
+    options.size = 3;
+    options.seed = 7;
+    g_assert_true (ks_lesson_run (lesson, &lesson->variants[1], NULL, NULL, &options, &other,
+                                  &error));
+    g_assert_false (ks_array_equal (a, output (other, "gray (astype(uint8)), frame by frame"),
+                                    0, 0, NULL));
+    ks_lesson_report_free (other);
+  }
+  ks_lesson_options_init (&options);
+  options.size = KS_LESSON_MAX_FRAMES + 1;
+  g_assert_false (ks_lesson_run (lesson, &lesson->variants[0], NULL, NULL, &options, &refused,
+                                 &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  g_assert_null (refused);
+}
+
+/* ---- compute-sanitizer ---------------------------------------------------------- */
+
+static void
+test_sanitizer_tools_and_refusals (void)
+{
+  const KsLesson *hist = ks_lesson_lookup ("12-01");
+  const KsLesson *shared = ks_lesson_lookup ("12-02");
+  const KsLesson *hello = ks_lesson_lookup ("11-01");
+  g_autoptr (GError) error = NULL;
+  KsLessonSanitizerReport *report = NULL;
+
+  /* The tool that sees each defect; a fixed variant gets its book's. */
+  g_assert_cmpstr (ks_lesson_get_sanitizer_tool (hist, ks_lesson_lookup_variant (hist, "book")),
+                   ==, "initcheck");
+  g_assert_cmpstr (ks_lesson_get_sanitizer_tool (hist, &hist->variants[0]), ==, "initcheck");
+  g_assert_cmpstr (ks_lesson_get_sanitizer_tool (hist, ks_lesson_lookup_variant (hist, "race")),
+                   ==, "racecheck");
+  g_assert_cmpstr (ks_lesson_get_sanitizer_tool (shared, ks_lesson_get_book_variant (shared)),
+                   ==, "memcheck");
+  g_assert_cmpstr (ks_lesson_get_sanitizer_tool (hello, &hello->variants[1]), ==, "memcheck");
+
+  /* Without a CUDA engine: why not, in a sentence. */
+  g_assert_false (ks_lesson_sanitize (hist, ks_lesson_get_book_variant (hist), NULL, NULL,
+                                      &report, &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE);
+  ks_test_assert_message_has (error, "compute-sanitizer", NULL);
+  g_assert_null (report);
+  g_clear_error (&error);
+  g_assert_false (ks_lesson_sanitize (ks_lesson_lookup ("11-02"),
+                                      &ks_lesson_lookup ("11-02")->variants[0], NULL, NULL,
+                                      &report, &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE);
+  ks_test_assert_message_has (error, "runs no kernel", NULL);
+}
+
+/* Where the tool is not: the reason names where it was looked for. */
+static void
+test_sanitizer_not_found (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *why = NULL;
+
+      g_setenv ("KS_COMPUTE_SANITIZER", "/nonexistent/compute-sanitizer", TRUE);
+      g_assert_false (ks_lesson_find_sanitizer (&path, &why));
+      g_assert_null (path);
+      g_assert_nonnull (strstr (why, "KS_COMPUTE_SANITIZER"));
+      g_clear_pointer (&why, g_free);
+      /* An empty value is no value: PATH and the CUDA folders are searched. */
+      g_setenv ("KS_COMPUTE_SANITIZER", "", TRUE);
+      g_setenv ("PATH", "/nonexistent", TRUE);
+      g_setenv ("CUDA_HOME", "/nonexistent", TRUE);
+      if (!ks_lesson_find_sanitizer (&path, &why))
+        {
+          g_assert_null (path);
+          g_assert_nonnull (strstr (why, "PATH"));
+          g_assert_nonnull (strstr (why, "/usr/local/cuda/bin"));
+        }
+      else
+        g_assert_true (g_str_has_prefix (path, "/usr/local/cuda/"));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+/* A worker under a wrapper (here env, which runs its arguments as
+ * compute-sanitizer does) talks over its standard input: it starts,
+ * answers and compiles a lesson's kernel. */
+static void
+test_wrapped_worker (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsWorker) worker = ks_worker_new (-1);
+  g_autofree char *env = g_find_program_in_path ("env");
+  const char *wrapper[] = { env, NULL };
+  const KsLesson *lesson = ks_lesson_lookup ("12-01");
+  g_autofree char *text = ks_lesson_get_source (lesson, &lesson->variants[0], NULL);
+  g_autoptr (KsKernelSource) source = ks_kernel_source_new (KS_KERNEL_MODE_ANY, "12-01.cu", text);
+  g_autoptr (KsCompileResult) compiled = NULL;
+  KsLaunchConfig launch;
+
+  if (env == NULL)
+    {
+      g_test_skip ("no env program on PATH");
+      return;
+    }
+  _ks_worker_set_wrapper (worker, wrapper, 20000);
+  g_assert_true (ks_worker_start (worker, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (ks_worker_is_running (worker));
+  if (ks_nvrtc_load (NULL))
+    {
+      ks_kernel_source_get_default_launch (source, &launch);
+      compiled = ks_worker_compile (worker, source, &launch, FALSE, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (compiled->success);
+    }
+  ks_worker_stop (worker);
+  g_assert_false (ks_worker_is_running (worker));
+  g_assert_cmpuint (ks_worker_get_starts (worker), ==, 1);
+}
+
+/* The tool's log as compute-sanitizer writes it, read into a report. */
+static void
+test_sanitizer_log (void)
+{
+  const char *memcheck =
+    "========= COMPUTE-SANITIZER\n"
+    "========= Invalid __global__ atomic of size 4 bytes\n"
+    "=========     at atomic_hist(int *, const int *, int)+0x1b0 in 12-02-book.cu:20\n"
+    "=========     by thread (256,0,0) in block (3,0,0)\n"
+    "=========     Address 0x7f0000000400 is out of bounds\n"
+    "=========     and is 1 bytes after the nearest allocation at 0x7f0000000000 of size 1024 "
+    "bytes\n"
+    "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
+    "=========         Host Frame: cudaLaunchKernel [0x1234] in libcudart\n"
+    "=========\n"
+    "========= Program hit cudaErrorLaunchFailure (error 719) due to \"unspecified launch "
+    "failure\" on CUDA API call to cudaStreamSynchronize.\n"
+    "=========\n"
+    "========= ERROR SUMMARY: 133 errors\n"
+    "========= ERROR SUMMARY: 113 errors were not printed. Use --print-limit option to adjust "
+    "the number of printed errors\n";
+  const char *racecheck =
+    "========= COMPUTE-SANITIZER\n"
+    "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n";
+  KsLessonSanitizerReport m = { 0 }, r = { 0 }, none = { 0 };
+
+  m.tool = (char *) "memcheck";
+  m.findings = g_ptr_array_new_with_free_func (g_free);
+  _ks_lesson_sanitizer_parse_log (&m, memcheck);
+  g_assert_cmpint (m.errors, ==, 133);
+  g_assert_cmpuint (m.findings->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (m.findings, 0), ==,
+                   "Invalid __global__ atomic of size 4 bytes at atomic_hist(int *, const int *, "
+                   "int)+0x1b0 in 12-02-book.cu:20, by thread (256,0,0) in block (3,0,0), "
+                   "Address 0x7f0000000400 is out of bounds, and is 1 bytes after the nearest "
+                   "allocation at 0x7f0000000000 of size 1024 bytes");
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (m.findings, 1),
+                                   "Program hit cudaErrorLaunchFailure"));
+  g_ptr_array_unref (m.findings);
+
+  r.tool = (char *) "racecheck";
+  r.findings = g_ptr_array_new_with_free_func (g_free);
+  _ks_lesson_sanitizer_parse_log (&r, racecheck);
+  g_assert_cmpint (r.errors, ==, 0);
+  g_assert_cmpuint (r.findings->len, ==, 0);
+  g_ptr_array_unref (r.findings);
+
+  none.tool = (char *) "initcheck";
+  none.findings = g_ptr_array_new_with_free_func (g_free);
+  _ks_lesson_sanitizer_parse_log (&none, "kernelscope-worker: something else\n");
+  g_assert_cmpint (none.errors, ==, -1);
+  g_ptr_array_unref (none.findings);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -900,5 +1436,13 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/lessons/cancelled-during", test_cancelled_during);
   g_test_add_func ("/ks/lessons/sources-compile", test_sources_compile);
   g_test_add_func ("/ks/lessons/launch-override", test_launch_override);
+  g_test_add_func ("/ks/lessons/11-02/attribute-table", test_device_attribute_table);
+  g_test_add_func ("/ks/lessons/11-02/text", test_device_text);
+  g_test_add_func ("/ks/lessons/11-02/cpu-engine", test_device_cpu);
+  g_test_add_func ("/ks/lessons/12-04/frames", test_webcam);
+  g_test_add_func ("/ks/lessons/sanitizer/tools-and-refusals", test_sanitizer_tools_and_refusals);
+  g_test_add_func ("/ks/lessons/sanitizer/not-found", test_sanitizer_not_found);
+  g_test_add_func ("/ks/lessons/sanitizer/log", test_sanitizer_log);
+  g_test_add_func ("/ks/lessons/sanitizer/wrapped-worker", test_wrapped_worker);
   return g_test_run ();
 }

@@ -9,6 +9,8 @@
 
 #include <glib/gi18n.h>
 
+#include <math.h>
+
 #include "ks-lesson-cells.h"
 #include "ks-ui-util.h"
 
@@ -33,7 +35,8 @@ struct _KsLessonCells
   KsDim3 block;
   gboolean have_launch;
 
-  gsize marked;
+  KsArray *expected;         /* the reference, or NULL */
+  double tolerance;
   gboolean show_owners;
 
   /* layout, from the font: 0 until measured */
@@ -53,6 +56,19 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
+
+static gboolean
+differs (KsLessonCells *self, gsize i)
+{
+  double e, v;
+
+  if (self->expected == NULL || i >= self->expected->length)
+    return FALSE;
+  e = ks_array_get_double (self->expected, i);
+  v = ks_array_get_double (self->array, i);
+  /* Written as the check writes it, so that a NaN on either side differs. */
+  return !(fabs (e - v) <= self->tolerance);
+}
 
 static gsize
 n_cols (KsLessonCells *self)
@@ -288,6 +304,7 @@ ks_lesson_cells_finalize (GObject *object)
   g_clear_pointer (&self->block_of, g_free);
   g_clear_pointer (&self->thread_of, g_free);
   g_clear_pointer (&self->texts, g_ptr_array_unref);
+  g_clear_pointer (&self->expected, ks_array_free);
 
   G_OBJECT_CLASS (ks_lesson_cells_parent_class)->finalize (object);
 }
@@ -347,7 +364,6 @@ ks_lesson_cells_class_init (KsLessonCellsClass *klass)
 static void
 ks_lesson_cells_init (KsLessonCells *self)
 {
-  self->marked = G_MAXSIZE;
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
   gtk_widget_set_halign (GTK_WIDGET (self), GTK_ALIGN_START);
 }
@@ -371,7 +387,7 @@ ks_lesson_cells_set_array (KsLessonCells *self, const KsArray *array, const gint
   g_clear_pointer (&self->block_of, g_free);
   g_clear_pointer (&self->thread_of, g_free);
   g_clear_pointer (&self->texts, g_ptr_array_unref);
-  self->marked = G_MAXSIZE;
+  g_clear_pointer (&self->expected, ks_array_free);
   self->have_launch = grid != NULL && block != NULL;
   if (self->have_launch)
     {
@@ -394,10 +410,15 @@ ks_lesson_cells_set_array (KsLessonCells *self, const KsArray *array, const gint
 }
 
 void
-ks_lesson_cells_set_marked (KsLessonCells *self, gsize index)
+ks_lesson_cells_set_reference (KsLessonCells *self, const KsArray *expected, double tolerance)
 {
   g_return_if_fail (KS_IS_LESSON_CELLS (self));
-  self->marked = index;
+  g_return_if_fail (expected == NULL || self->array != NULL);
+
+  g_clear_pointer (&self->expected, ks_array_free);
+  if (expected != NULL)
+    self->expected = ks_array_copy (expected);
+  self->tolerance = tolerance;
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -440,7 +461,7 @@ ks_lesson_cells_get_state (KsLessonCells *self, gsize index)
 {
   g_return_val_if_fail (KS_IS_LESSON_CELLS (self), KS_LESSON_CELL_WRITTEN);
   g_return_val_if_fail (index < ks_lesson_cells_get_n_cells (self), KS_LESSON_CELL_WRITTEN);
-  if (index == self->marked)
+  if (differs (self, index))
     return KS_LESSON_CELL_DIFFERENT;
   if (self->block_of != NULL && self->block_of[index] < 0)
     return KS_LESSON_CELL_UNWRITTEN;
@@ -489,10 +510,15 @@ ks_lesson_cells_describe (KsLessonCells *self, gsize index)
   else
     g_string_append_printf (s, _("Written by block %d, thread %d"), self->block_of[index],
                             self->thread_of[index]);
-  if (index == self->marked)
+  if (differs (self, index))
     {
+      g_autofree char *expected = ks_array_format_element (self->expected, index);
+
       g_string_append_c (s, '\n');
-      g_string_append (s, _("The first element that differs from the reference"));
+      /* TRANSLATORS: hovering a cell of a lesson's result that is wrong: the
+       * value the reference has there, and the value the kernel left. */
+      g_string_append_printf (s, _("Differs from the reference: expected %s, got %s"), expected,
+                              value);
     }
   return g_string_free (g_steal_pointer (&s), FALSE);
 }

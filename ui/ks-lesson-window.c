@@ -15,9 +15,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "ks-camera.h"
 #include "ks-lesson-cells.h"
 #include "ks-lesson-window.h"
 #include "ks-ui-util.h"
+#include "ks-window.h"
 
 /* Arrays up to this many elements are shown as cells (12-02's book variant
  * has 257 bins, the 257th its guard slot); longer ones as a summary and a
@@ -29,6 +31,10 @@
 #define HEATMAP_SIDE 256
 /* Values a long array's summary lists at each end. */
 #define SUMMARY_VALUES 6
+/* The side a heatmap is drawn at when it has fewer pixels, and in presenter
+ * mode (whose type is half as large again) the side of every heatmap. */
+#define HEATMAP_MIN_SIDE 192
+#define HEATMAP_PRESENTER_SCALE 1.5
 
 /* ---- what the defects are, in words ------------------------------------------------------- */
 
@@ -76,13 +82,20 @@ describe_defects (const char *defects)
 /* ---- a run on the runner ---------------------------------------------------------------------- */
 
 /* A large array's heatmap, made on the runner: RGBA pixels, each the mean
- * of `per` elements, on a scale from lo to hi. */
+ * of the f × f elements it covers (`per` of them), on a scale from lo to
+ * hi. The checked output has a second picture, of its differences: red
+ * where an element of the pixel differs from the reference, gray (lighter
+ * for larger values) where they all equal it. */
 typedef struct
 {
   char *key;                 /* "input:a", "output:result" */
   GBytes *pixels;
+  GBytes *diff_pixels;       /* the checked output's differences, or NULL */
   int width;
   int height;
+  gsize rows;                /* the elements as laid out: vectors wrap into a square */
+  gsize cols;
+  gsize f;
   gsize per;
   double lo;
   double hi;
@@ -95,6 +108,7 @@ heatmap_free (gpointer data)
 
   g_free (h->key);
   g_bytes_unref (h->pixels);
+  g_clear_pointer (&h->diff_pixels, g_bytes_unref);
   g_free (h);
 }
 
@@ -127,6 +141,7 @@ typedef struct
   gboolean edit_refused;     /* edited, but the CPU engine runs the pristine kernel */
   KsDim3 grid;               /* the user's launch; zeros: the lesson's */
   KsDim3 block;
+  guint repeats;
   guint generation;
 
   /* written by the runner, read once the task returned */
@@ -134,6 +149,7 @@ typedef struct
   GError *error;
   GPtrArray *heatmaps;       /* Heatmap */
   GPtrArray *images;         /* ImagePixels */
+  double tolerance;          /* the checked output's elements further than this differ */
 } RunJob;
 
 static void
@@ -157,6 +173,65 @@ is_large (const KsArray *a)
   return a->length > CELL_LIMIT || a->cols > CELL_COLS_LIMIT;
 }
 
+/* The output the check compared with its reference, when something differs. */
+static const KsLessonArray *
+checked_output (const KsLessonReport *r)
+{
+  const KsLessonCheck *c = &r->check;
+
+  if (c->passed || c->differing == 0 || c->output == NULL || c->expected_values == NULL)
+    return NULL;
+  return ks_lesson_report_find (r, c->output);
+}
+
+/* Whether element i differs from the reference, as the check decides it:
+ * further than the tolerance, or NaN on either side. */
+static gboolean
+element_differs (const KsArray *expected, const KsArray *actual, gsize i, double tolerance)
+{
+  if (i >= expected->length || i >= actual->length)
+    return FALSE;
+  return !(fabs (ks_array_get_double (expected, i) - ks_array_get_double (actual, i))
+           <= tolerance);
+}
+
+static int
+compare_descending (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The tolerance that makes exactly the check's `differing` elements differ.
+ * The report gives how many differ, not the tolerance it allowed (an
+ * absolute one, for the lessons whose floats may round either way): the
+ * elements it counts are then the ones furthest from the reference, so the
+ * tolerance is the largest distance it did not count. Most checks are
+ * exact, and the first loop settles them. */
+static double
+difference_tolerance (const KsArray *expected, const KsArray *actual, gsize differing)
+{
+  gsize n = MIN (expected->length, actual->length);
+  gsize exact = 0;
+  g_autofree double *d = NULL;
+
+  for (gsize i = 0; i < n; i++)
+    if (element_differs (expected, actual, i, 0))
+      exact++;
+  if (exact == differing || differing >= n)
+    return 0;
+  d = g_new (double, n);
+  for (gsize i = 0; i < n; i++)
+    {
+      double x = fabs (ks_array_get_double (expected, i) - ks_array_get_double (actual, i));
+
+      d[i] = isnan (x) ? INFINITY : x;
+    }
+  qsort (d, n, sizeof (double), compare_descending);
+  return d[differing];
+}
+
 /* Viridis at five stops: ordered in lightness, so it reads in gray on a projector too. */
 static void
 colormap (double t, guint8 *rgba)
@@ -173,14 +248,33 @@ colormap (double t, guint8 *rgba)
   rgba[3] = 255;
 }
 
+/* A light gray for an element equal to its reference, lighter for larger
+ * values, and red for one that differs: they differ in lightness as much
+ * as in hue, so the red stands out in gray on a projector too. */
+static void
+difference_color (double t, gboolean differs, guint8 *rgba)
+{
+  if (differs)
+    {
+      rgba[0] = 224;
+      rgba[1] = 27;
+      rgba[2] = 36;
+    }
+  else
+    rgba[0] = rgba[1] = rgba[2] = (guint8) lround (150 + 90 * CLAMP (t, 0, 1));
+  rgba[3] = 255;
+}
+
+/* expected: the reference of the checked output, for its differences; NULL otherwise. */
 static Heatmap *
-make_heatmap (const char *key, const KsArray *a)
+make_heatmap (const char *key, const KsArray *a, const KsArray *expected, double tolerance)
 {
   gsize cols = a->cols > 0 ? a->cols : (gsize) ceil (sqrt ((double) a->length));
   gsize rows = (a->length + cols - 1) / cols;
   gsize f = 1, w, h;
   g_autofree double *sums = NULL;
   g_autofree guint *counts = NULL;
+  g_autofree guint *differing = NULL;
   guint8 *pixels;
   double lo = INFINITY, hi = -INFINITY;
   Heatmap *heat;
@@ -191,11 +285,15 @@ make_heatmap (const char *key, const KsArray *a)
   h = (rows + f - 1) / f;
   sums = g_new0 (double, w * h);
   counts = g_new0 (guint, w * h);
+  if (expected != NULL)
+    differing = g_new0 (guint, w * h);
   for (gsize i = 0; i < a->length; i++)
     {
       double v = ks_array_get_double (a, i);
       gsize cell = (i / cols / f) * w + (i % cols) / f;
 
+      if (differing != NULL && element_differs (expected, a, i, tolerance))
+        differing[cell]++;
       if (isnan (v))
         continue;
       sums[cell] += v;
@@ -215,8 +313,25 @@ make_heatmap (const char *key, const KsArray *a)
   heat = g_new0 (Heatmap, 1);
   heat->key = g_strdup (key);
   heat->pixels = g_bytes_new_take (pixels, w * h * 4);
+  if (differing != NULL)
+    {
+      guint8 *diff = g_malloc0 (w * h * 4);
+
+      for (gsize c = 0; c < w * h; c++)
+        {
+          double t = counts[c] > 0 && hi > lo ? (sums[c] - lo) / (hi - lo) : 0.5;
+
+          if (counts[c] == 0 && differing[c] == 0)
+            continue;
+          difference_color (t, differing[c] > 0, diff + c * 4);
+        }
+      heat->diff_pixels = g_bytes_new_take (diff, w * h * 4);
+    }
   heat->width = (int) w;
   heat->height = (int) h;
+  heat->rows = rows;
+  heat->cols = cols;
+  heat->f = f;
   heat->per = f * f;
   heat->lo = lo;
   heat->hi = hi;
@@ -224,8 +339,10 @@ make_heatmap (const char *key, const KsArray *a)
 }
 
 static void
-add_heatmaps (GPtrArray *heatmaps, const GPtrArray *arrays, const char *prefix)
+add_heatmaps (RunJob *job, const GPtrArray *arrays, const char *prefix)
 {
+  const KsLessonArray *checked = checked_output (job->report);
+
   for (guint i = 0; i < arrays->len; i++)
     {
       const KsLessonArray *la = g_ptr_array_index (arrays, i);
@@ -234,7 +351,10 @@ add_heatmaps (GPtrArray *heatmaps, const GPtrArray *arrays, const char *prefix)
       if (!is_large (la->array))
         continue;
       key = g_strdup_printf ("%s:%s", prefix, la->name);
-      g_ptr_array_add (heatmaps, make_heatmap (key, la->array));
+      g_ptr_array_add (job->heatmaps,
+                       make_heatmap (key, la->array,
+                                     la == checked ? job->report->check.expected_values : NULL,
+                                     job->tolerance));
     }
 }
 
@@ -248,14 +368,21 @@ run_thread (GTask *task, gpointer source_object, gpointer task_data, GCancellabl
   options.source = job->source;
   options.grid = job->grid;
   options.block = job->block;
+  options.repeats = job->repeats;
+  options.cancellable = cancellable;
   ks_lesson_run (job->lesson, job->variant, job->engine, job->worker, &options, &job->report,
                  &job->error);
   job->heatmaps = g_ptr_array_new_with_free_func (heatmap_free);
   job->images = g_ptr_array_new_with_free_func (image_pixels_free);
   if (job->report != NULL)
     {
-      add_heatmaps (job->heatmaps, job->report->inputs, "input");
-      add_heatmaps (job->heatmaps, job->report->outputs, "output");
+      const KsLessonArray *checked = checked_output (job->report);
+
+      if (checked != NULL)
+        job->tolerance = difference_tolerance (job->report->check.expected_values,
+                                               checked->array, job->report->check.differing);
+      add_heatmaps (job, job->report->inputs, "input");
+      add_heatmaps (job, job->report->outputs, "output");
       for (guint i = 0; i < job->report->images->len; i++)
         {
           const KsLessonImage *li = g_ptr_array_index (job->report->images, i);
@@ -286,6 +413,7 @@ struct _KsLessonWindow
   AdwWindowTitle *window_title;
   GtkButton *run_button;
   GtkSpinner *spinner;
+  GtkButton *cancel_button;
   GtkListBox *lesson_list;
   GtkScrolledWindow *content_scroller;
   GtkLabel *title_label;
@@ -294,7 +422,15 @@ struct _KsLessonWindow
   GtkBox *variant_box;
   GtkLabel *variant_label;
   GtkLabel *defects_label;
+  GtkWidget *sanitizer_box;
   GtkLabel *sanitizer_label;
+  GtkButton *sanitize_button;
+  GtkSpinner *sanitize_spinner;
+  GtkButton *sanitize_cancel_button;
+  GtkLabel *sanitize_status_label;
+  GtkBox *sanitize_results_box;
+  GtkButton *live_button;
+  GtkLabel *source_heading;
   GtkLabel *source_name_label;
   GtkButton *reset_button;
   GtkSourceView *source_view;
@@ -303,6 +439,8 @@ struct _KsLessonWindow
   GtkEntry *grid_entry;
   GtkEntry *block_entry;
   GtkWidget *launch_reset;
+  GtkWidget *launch_edit_box; /* the grid and block entries and their reset */
+  GtkSpinButton *repeats_spin;
   KsDim3 grid;               /* the launch the user typed; zeros: the lesson's */
   KsDim3 block;
   GtkLabel *status_label;
@@ -316,6 +454,12 @@ struct _KsLessonWindow
   char *pristine;             /* the variant's own source */
   GHashTable *result_widgets; /* key → widget in results_box (borrowed) */
   GPtrArray *cells;           /* KsLessonCells in results_box (borrowed) */
+  GPtrArray *heat_pictures;   /* the heatmaps' GtkPictures in results_box (borrowed) */
+  GCancellable *cancellable;  /* the run in flight's, or NULL */
+  GCancellable *sanitize_cancellable; /* compute-sanitizer's run in flight, or NULL */
+  char *sanitize_message;     /* how its last run ended when it gave no report, or NULL */
+  GCancellable *probe;        /* the camera probe under way, or NULL */
+  char *camera;               /* the camera the probe found, or NULL */
 
   /* borrowed */
   const KsLesson *lesson;
@@ -325,6 +469,9 @@ struct _KsLessonWindow
   guint generation;           /* of the lesson and variant shown */
   guint n_runs;
   gboolean pending;           /* a run was asked for while one was in flight */
+  gboolean cancelling;        /* Cancel was pressed for the run in flight */
+  gboolean cancelled;         /* the last run of what is shown was cancelled */
+  gboolean probed;            /* the camera probe has answered */
   gboolean loading;           /* the editor's text is being replaced */
   gboolean syncing;           /* the variant controls follow the model */
   gboolean closed;
@@ -383,8 +530,11 @@ update_actions (KsLessonWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "lesson.run", self->lesson != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "lesson.reset",
                                  self->lesson != NULL && ks_lesson_window_get_edited (self));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "lesson.cancel",
+                                 running && !self->cancelling);
   gtk_spinner_set_spinning (self->spinner, running);
   gtk_widget_set_visible (GTK_WIDGET (self->spinner), running);
+  gtk_widget_set_visible (GTK_WIDGET (self->cancel_button), running);
 }
 
 /* What the editor says under the kernel: whether an edit can run here. */
@@ -397,7 +547,10 @@ update_edit_label (KsLessonWindow *self)
 
   gtk_widget_remove_css_class (GTK_WIDGET (self->edit_label), "warning");
   gtk_widget_add_css_class (GTK_WIDGET (self->edit_label), "dim-label");
-  if (edited && !cuda)
+  if (self->lesson != NULL && self->lesson->host_only)
+    text = _("The host’s code, for reading: this lesson runs no kernel, so there is nothing to "
+             "edit and run.");
+  else if (edited && !cuda)
     {
       text = _("Edited. Running an edited kernel needs CUDA, and this is the CPU engine: its C "
                "twins are the lesson’s own kernels, so Run runs the lesson’s own kernel, not "
@@ -421,7 +574,8 @@ static void
 update_status (KsLessonWindow *self, const char *failure)
 {
   g_autoptr (GString) s = g_string_new (NULL);
-  KsEngine *engine = ks_pipeline_get_engine (self->pipeline);
+  KsEngine *engine = self->job != NULL ? self->job->engine
+                                       : ks_pipeline_get_engine (self->pipeline);
   g_autofree char *engine_name = NULL;
 
   if (engine == NULL)
@@ -432,13 +586,25 @@ update_status (KsLessonWindow *self, const char *failure)
     engine_name = g_strdup (_("the CPU engine"));
 
   gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "error");
-  if (self->job != NULL)
-    g_string_append_printf (s, _("Running on %s…"), engine_name);
+  if (self->job != NULL && self->cancelling)
+    g_string_append (s, _("Cancelling…"));
+  else if (self->job != NULL && self->job->variant != &self->job->lesson->variants[0])
+    /* TRANSLATORS: "Running 12-01 (As in the book) on the CPU engine…": the
+     * lesson, its variant and the engine. */
+    g_string_append_printf (s, _("Running %s (%s) on %s…"), self->job->lesson->id,
+                            self->job->variant->title, engine_name);
+  else if (self->job != NULL)
+    /* TRANSLATORS: "Running 11-06 on the CPU engine…": the lesson and the engine. */
+    g_string_append_printf (s, _("Running %s on %s…"), self->job->lesson->id, engine_name);
   else if (failure != NULL)
     {
       g_string_append_printf (s, _("The lesson could not run: %s"), failure);
       gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
     }
+  else if (self->cancelled && self->report != NULL)
+    g_string_append (s, _("Cancelled. The results shown are those of the run before."));
+  else if (self->cancelled)
+    g_string_append (s, _("Cancelled."));
   else if (self->report != NULL)
     g_string_append_printf (s, _("Ran on: %s."), self->report->engine_name);
   else
@@ -468,6 +634,13 @@ update_launch (KsLessonWindow *self)
   if (self->lesson == NULL)
     {
       gtk_label_set_label (self->launch_label, "");
+      return;
+    }
+  gtk_widget_set_visible (self->launch_edit_box, !self->lesson->host_only);
+  if (self->lesson->host_only)
+    {
+      gtk_label_set_label (self->launch_label,
+                           _("No kernel runs: the host asks the driver about the devices."));
       return;
     }
   ks_lesson_options_init (&options);
@@ -534,6 +707,8 @@ build_launch_row (KsLessonWindow *self)
 {
   GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *parent = gtk_widget_get_parent (GTK_WIDGET (self->launch_label));
+  GtkWidget *repeats;
+  KsLessonOptions options;
 
   self->grid_entry = GTK_ENTRY (gtk_entry_new ());
   self->block_entry = GTK_ENTRY (gtk_entry_new ());
@@ -550,11 +725,27 @@ build_launch_row (KsLessonWindow *self)
   self->launch_reset = gtk_button_new_with_mnemonic (_("_Lesson's Launch"));
   gtk_widget_set_tooltip_text (self->launch_reset, _("Run with the lesson's grid and block again"));
   g_signal_connect (self->launch_reset, "clicked", G_CALLBACK (on_launch_reset_cb), self);
-  gtk_box_append (GTK_BOX (row), gtk_label_new (_("Grid")));
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->grid_entry));
-  gtk_box_append (GTK_BOX (row), gtk_label_new (_("Block")));
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->block_entry));
-  gtk_box_append (GTK_BOX (row), self->launch_reset);
+  self->launch_edit_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_box_append (GTK_BOX (self->launch_edit_box), gtk_label_new (_("Grid")));
+  gtk_box_append (GTK_BOX (self->launch_edit_box), GTK_WIDGET (self->grid_entry));
+  gtk_box_append (GTK_BOX (self->launch_edit_box), gtk_label_new (_("Block")));
+  gtk_box_append (GTK_BOX (self->launch_edit_box), GTK_WIDGET (self->block_entry));
+  gtk_box_append (GTK_BOX (self->launch_edit_box), self->launch_reset);
+  gtk_widget_set_margin_end (self->launch_edit_box, 12);
+  gtk_box_append (GTK_BOX (row), self->launch_edit_box);
+
+  /* How many timed runs the medians are of; the next Run takes it. */
+  ks_lesson_options_init (&options);
+  self->repeats_spin = GTK_SPIN_BUTTON (gtk_spin_button_new_with_range (1, 100000, 1));
+  gtk_spin_button_set_value (self->repeats_spin, options.repeats);
+  gtk_widget_set_name (GTK_WIDGET (self->repeats_spin), "lesson-repeats");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->repeats_spin),
+                               _("Timed runs after the warm-up: the timings are their medians. "
+                                 "The next Run takes it"));
+  repeats = gtk_label_new_with_mnemonic (_("_Timed runs"));
+  gtk_label_set_mnemonic_widget (GTK_LABEL (repeats), GTK_WIDGET (self->repeats_spin));
+  gtk_box_append (GTK_BOX (row), repeats);
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->repeats_spin));
   gtk_box_insert_child_after (GTK_BOX (parent), row, GTK_WIDGET (self->launch_label));
 }
 
@@ -567,6 +758,7 @@ clear_results (KsLessonWindow *self)
 
   g_hash_table_remove_all (self->result_widgets);
   g_ptr_array_set_size (self->cells, 0);
+  g_ptr_array_set_size (self->heat_pictures, 0);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->results_box))) != NULL)
     gtk_box_remove (self->results_box, child);
 }
@@ -636,26 +828,294 @@ find_heatmap (RunJob *job, const char *key)
 }
 
 static GtkWidget *
-new_picture (GBytes *pixels, int width, int height, int side)
+new_picture (GBytes *pixels, int width, int height)
 {
   g_autoptr (GdkTexture) texture = gdk_memory_texture_new (width, height,
                                                            GDK_MEMORY_R8G8B8A8, pixels,
                                                            (gsize) width * 4);
   GtkWidget *picture = gtk_picture_new_for_paintable (GDK_PAINTABLE (texture));
-  int longest = MAX (width, height);
 
   gtk_picture_set_can_shrink (GTK_PICTURE (picture), FALSE);
   gtk_widget_set_halign (picture, GTK_ALIGN_START);
-  /* Small heatmaps drawn larger, so that a 100-pixel one is still seen. */
-  if (longest < side)
-    gtk_widget_set_size_request (picture, width * side / longest, height * side / longest);
   return picture;
 }
 
-/* A long array: how long, its ends, its range and a heatmap. */
+/* ---- heatmaps ---------------------------------------------------------------------------- */
+
+/* What a heatmap's picture needs to say what lies under the pointer. The
+ * values are looked up in the window's report when asked: the result area
+ * is rebuilt whenever the report changes, so they are always the ones
+ * drawn. */
+typedef struct
+{
+  KsLessonWindow *window;    /* borrowed: the picture is in its result area */
+  char *name;                /* the array, among the report's inputs or outputs */
+  gboolean output;
+  GdkTexture *values;
+  GdkTexture *differences;   /* NULL: not the checked output */
+  GtkLabel *caption;         /* borrowed: the picture's caption */
+  char *values_caption;
+  char *differences_caption;
+  gsize rows;                /* the elements' layout, and the f × f each pixel covers */
+  gsize cols;
+  gsize f;
+  int width;
+  int height;
+  double tolerance;
+  gboolean show_differences;
+} HeatView;
+
+static void
+heat_view_free (gpointer data)
+{
+  HeatView *hv = data;
+
+  g_free (hv->name);
+  g_clear_object (&hv->values);
+  g_clear_object (&hv->differences);
+  g_free (hv->values_caption);
+  g_free (hv->differences_caption);
+  g_free (hv);
+}
+
+static const KsArray *
+heat_view_array (HeatView *hv)
+{
+  const KsLessonReport *r = hv->window->report;
+  const GPtrArray *arrays;
+
+  if (r == NULL)
+    return NULL;
+  arrays = hv->output ? r->outputs : r->inputs;
+  for (guint i = 0; i < arrays->len; i++)
+    {
+      const KsLessonArray *la = g_ptr_array_index (arrays, i);
+
+      if (g_str_equal (la->name, hv->name))
+        return la->array;
+    }
+  return NULL;
+}
+
+/* "[2, 5]" in a matrix, "[37]" in a vector. */
+static char *
+element_position (const KsArray *a, gsize i)
+{
+  if (a->cols > 0)
+    return g_strdup_printf ("[%" G_GSIZE_FORMAT ", %" G_GSIZE_FORMAT "]", i / a->cols,
+                            i % a->cols);
+  return g_strdup_printf ("[%" G_GSIZE_FORMAT "]", i);
+}
+
+static char *
+heat_view_describe (HeatView *hv, GtkWidget *picture, double x, double y)
+{
+  const KsArray *a = heat_view_array (hv);
+  const KsArray *expected = NULL;
+  double w = gtk_widget_get_width (picture), h = gtk_widget_get_height (picture);
+  double scale = MIN (w / hv->width, h / hv->height);
+  double fx, fy, sum = 0;
+  gsize r0, c0, r1, c1, n = 0, n_sum = 0, n_diff = 0, first = G_MAXSIZE, last = 0, lowest = 0;
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  if (a == NULL || scale <= 0)
+    return NULL;
+  if (hv->show_differences && hv->window->report != NULL)
+    expected = hv->window->report->check.expected_values;
+  /* GtkPicture centres the scaled heatmap in its allocation. */
+  fx = (x - (w - hv->width * scale) / 2) / scale;
+  fy = (y - (h - hv->height * scale) / 2) / scale;
+  if (fx < 0 || fy < 0 || fx >= hv->width || fy >= hv->height)
+    return NULL;
+  r0 = (gsize) fy * hv->f;
+  c0 = (gsize) fx * hv->f;
+  r1 = MIN (r0 + hv->f, hv->rows);
+  c1 = MIN (c0 + hv->f, hv->cols);
+  for (gsize r = r0; r < r1; r++)
+    for (gsize c = c0; c < c1; c++)
+      {
+        gsize i = r * hv->cols + c;
+        double v;
+
+        if (i >= a->length)
+          continue;
+        if (n++ == 0)
+          lowest = i;
+        last = i;
+        v = ks_array_get_double (a, i);
+        if (!isnan (v))
+          {
+            sum += v;
+            n_sum++;
+          }
+        if (expected != NULL && element_differs (expected, a, i, hv->tolerance))
+          {
+            n_diff++;
+            if (first == G_MAXSIZE)
+              first = i;
+          }
+      }
+  if (n == 0)
+    return NULL;
+
+  if (n == 1)
+    {
+      g_autofree char *where = element_position (a, lowest);
+      g_autofree char *value = ks_array_format_element (a, lowest);
+
+      g_string_append_printf (s, "%s = %s", where, value);
+    }
+  else
+    {
+      g_autofree char *from = element_position (a, lowest);
+      g_autofree char *to = element_position (a, last);
+      g_autofree char *mean = g_strdup_printf ("%.6g", n_sum > 0 ? sum / n_sum : NAN);
+      g_autofree char *count = g_strdup_printf ("%" G_GSIZE_FORMAT, n);
+
+      /* TRANSLATORS: hovering a heatmap pixel that stands for several
+       * elements: how many, the first and last of them, and their mean. */
+      g_string_append_printf (s, ngettext ("%s element, %s to %s, mean %s",
+                                           "%s elements, %s to %s, mean %s",
+                                           (gulong) MIN (n, G_MAXULONG)),
+                              count, from, to, mean);
+    }
+  if (expected == NULL)
+    return g_string_free (g_steal_pointer (&s), FALSE);
+
+  g_string_append_c (s, '\n');
+  if (n_diff == 0)
+    g_string_append (s, n == 1 ? _("Equals the reference")
+                               : _("Every one of them equals the reference"));
+  else
+    {
+      g_autofree char *e = ks_array_format_element (expected, first);
+      g_autofree char *v = ks_array_format_element (a, first);
+
+      if (n > 1)
+        {
+          g_autofree char *where = element_position (a, first);
+          g_autofree char *k = g_strdup_printf ("%" G_GSIZE_FORMAT, n_diff);
+          g_autofree char *of = g_strdup_printf ("%" G_GSIZE_FORMAT, n);
+
+          g_string_append_printf (s, ngettext ("%s of %s differs; the first is %s",
+                                               "%s of %s differ; the first is %s",
+                                               (gulong) MIN (n_diff, G_MAXULONG)),
+                                  k, of, where);
+          g_string_append_c (s, '\n');
+        }
+      g_string_append_printf (s, _("Differs from the reference: expected %s, got %s"), e, v);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static gboolean
+on_heat_query_tooltip_cb (GtkWidget *picture, int x, int y, gboolean keyboard,
+                          GtkTooltip *tooltip, gpointer user_data)
+{
+  g_autofree char *text = heat_view_describe (user_data, picture, x, y);
+
+  if (text == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
+/* Drawn at least HEATMAP_MIN_SIDE on its longest side (a 100-pixel one is
+ * still seen), and larger in presenter mode, like the type. */
+static void
+size_heat_picture (KsLessonWindow *self, GtkWidget *picture)
+{
+  HeatView *hv = g_object_get_data (G_OBJECT (picture), "ks-heat-view");
+  int longest = MAX (hv->width, hv->height);
+  double side = MAX (longest, HEATMAP_MIN_SIDE);
+
+  if (gtk_widget_has_css_class (GTK_WIDGET (self), "ks-presenter"))
+    side *= HEATMAP_PRESENTER_SCALE;
+  gtk_widget_set_size_request (picture, (int) lround (hv->width * side / longest),
+                               (int) lround (hv->height * side / longest));
+}
+
+static void
+heat_view_show (HeatView *hv, GtkWidget *picture, gboolean differences)
+{
+  hv->show_differences = differences && hv->differences != NULL;
+  gtk_picture_set_paintable (GTK_PICTURE (picture),
+                             GDK_PAINTABLE (hv->show_differences ? hv->differences
+                                                                 : hv->values));
+  gtk_label_set_label (hv->caption, hv->show_differences ? hv->differences_caption
+                                                         : hv->values_caption);
+}
+
+static void
+on_heat_mode_toggled_cb (GtkToggleButton *button, GtkWidget *picture)
+{
+  HeatView *hv = g_object_get_data (G_OBJECT (picture), "ks-heat-view");
+  gboolean differences = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (button),
+                                                             "ks-differences"));
+
+  if (gtk_toggle_button_get_active (button))
+    heat_view_show (hv, picture, differences);
+}
+
+static GdkTexture *
+heat_texture (const Heatmap *heat, GBytes *pixels)
+{
+  return gdk_memory_texture_new (heat->width, heat->height, GDK_MEMORY_R8G8B8A8, pixels,
+                                 (gsize) heat->width * 4);
+}
+
+/* "Values" and "Differences", over the picture of the checked output. */
+static GtkWidget *
+new_heat_mode_switch (GtkWidget *picture)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkWidget *values = gtk_toggle_button_new_with_mnemonic (_("_Values"));
+  GtkWidget *differences = gtk_toggle_button_new_with_mnemonic (_("_Differences"));
+
+  gtk_widget_add_css_class (row, "linked");
+  gtk_widget_set_halign (row, GTK_ALIGN_START);
+  gtk_widget_set_tooltip_text (values, _("The heatmap of the values"));
+  gtk_widget_set_tooltip_text (differences,
+                               _("Red where an element differs from the reference"));
+  g_object_set_data (G_OBJECT (differences), "ks-differences", GINT_TO_POINTER (TRUE));
+  gtk_toggle_button_set_group (GTK_TOGGLE_BUTTON (differences), GTK_TOGGLE_BUTTON (values));
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (differences), TRUE);
+  g_signal_connect_object (values, "toggled", G_CALLBACK (on_heat_mode_toggled_cb), picture,
+                           G_CONNECT_DEFAULT);
+  g_signal_connect_object (differences, "toggled", G_CALLBACK (on_heat_mode_toggled_cb),
+                           picture, G_CONNECT_DEFAULT);
+  gtk_box_append (GTK_BOX (row), values);
+  gtk_box_append (GTK_BOX (row), differences);
+  return row;
+}
+
+/* How many elements of the checked output differ, under its heading. */
+static void
+add_difference_count (KsLessonWindow *self, GtkBox *box, const char *key,
+                      const KsLessonCheck *c)
+{
+  g_autofree char *k = g_strdup_printf ("%" G_GSIZE_FORMAT, c->differing);
+  g_autofree char *n = g_strdup_printf ("%" G_GSIZE_FORMAT, c->compared);
+  g_autofree char *text = NULL;
+  g_autofree char *count_key = g_strconcat (key, ":differences", NULL);
+  GtkWidget *label;
+
+  /* TRANSLATORS: "3 of 25 elements differ from the reference". */
+  text = g_strdup_printf (ngettext ("%s of %s element differs from the reference",
+                                    "%s of %s elements differ from the reference",
+                                    (gulong) MIN (c->differing, G_MAXULONG)),
+                          k, n);
+  label = new_label (text, "error");
+  gtk_widget_add_css_class (label, "heading");
+  gtk_box_append (box, label);
+  remember (self, count_key, label);
+}
+
+/* A long array: how long, its ends, its range and a heatmap; for the
+ * checked output, its differences too. */
 static void
 add_summary (KsLessonWindow *self, GtkBox *box, const KsLessonArray *la, const char *key,
-             RunJob *job)
+             RunJob *job, gboolean checked)
 {
   const KsArray *a = la->array;
   const Heatmap *heat = find_heatmap (job, key);
@@ -664,8 +1124,10 @@ add_summary (KsLessonWindow *self, GtkBox *box, const KsLessonArray *la, const c
   g_autofree char *lo = NULL;
   g_autofree char *hi = NULL;
   g_autofree char *values_key = g_strconcat (key, ":values", NULL);
+  g_autofree char *heat_key = g_strconcat (key, ":heatmap", NULL);
   g_autofree char *shape = NULL;
-  GtkWidget *label;
+  GtkWidget *label, *picture, *caption;
+  HeatView *hv;
   gsize n = MIN (a->length, (gsize) SUMMARY_VALUES);
 
   for (gsize i = 0; i < n; i++)
@@ -691,32 +1153,192 @@ add_summary (KsLessonWindow *self, GtkBox *box, const KsLessonArray *la, const c
   label = new_label (ends->str, "monospace");
   gtk_box_append (box, label);
   remember (self, values_key, label);
-  if (heat != NULL)
-    {
-      g_autofree char *caption = NULL;
+  if (checked)
+    add_difference_count (self, box, key, &job->report->check);
+  if (heat == NULL)
+    return;
 
-      lo = g_strdup_printf ("%.6g", heat->lo);
-      hi = g_strdup_printf ("%.6g", heat->hi);
+  hv = g_new0 (HeatView, 1);
+  hv->window = self;
+  hv->name = g_strdup (la->name);
+  hv->output = g_str_has_prefix (key, "output:");
+  hv->values = heat_texture (heat, heat->pixels);
+  hv->rows = heat->rows;
+  hv->cols = heat->cols;
+  hv->f = heat->f;
+  hv->width = heat->width;
+  hv->height = heat->height;
+  hv->tolerance = job->tolerance;
+  lo = g_strdup_printf ("%.6g", heat->lo);
+  hi = g_strdup_printf ("%.6g", heat->hi);
+  if (heat->per > 1)
+    hv->values_caption = g_strdup_printf (_("Each pixel is the mean of %u elements; dark "
+                                            "violet is %s, yellow %s. Hover a pixel for its "
+                                            "elements."), (guint) heat->per, lo, hi);
+  else
+    hv->values_caption = g_strdup_printf (_("One pixel per element; dark violet is %s, yellow "
+                                            "%s. Hover a pixel for its element."), lo, hi);
+  if (checked && heat->diff_pixels != NULL)
+    {
+      hv->differences = heat_texture (heat, heat->diff_pixels);
       if (heat->per > 1)
-        caption = g_strdup_printf (_("Each pixel is the mean of %u elements; dark violet is %s, "
-                                     "yellow %s"), (guint) heat->per, lo, hi);
+        hv->differences_caption = g_strdup_printf (_("Red: a pixel of %u elements where at "
+                                                     "least one differs from the reference; "
+                                                     "gray where all equal it (lighter for "
+                                                     "larger values). Hover a pixel for the "
+                                                     "values expected."), (guint) heat->per);
       else
-        caption = g_strdup_printf (_("One pixel per element; dark violet is %s, yellow %s"), lo,
-                                   hi);
-      gtk_box_append (box, new_picture (heat->pixels, heat->width, heat->height, 192));
-      gtk_box_append (box, new_label (caption, "dim-label"));
+        hv->differences_caption = g_strdup (_("Red: an element that differs from the "
+                                              "reference; gray where it equals it (lighter "
+                                              "for larger values). Hover a pixel for the "
+                                              "value expected."));
     }
+
+  picture = gtk_picture_new ();
+  gtk_picture_set_can_shrink (GTK_PICTURE (picture), FALSE);
+  gtk_widget_set_halign (picture, GTK_ALIGN_START);
+  gtk_widget_set_has_tooltip (picture, TRUE);
+  g_object_set_data_full (G_OBJECT (picture), "ks-heat-view", hv, heat_view_free);
+  g_signal_connect (picture, "query-tooltip", G_CALLBACK (on_heat_query_tooltip_cb), hv);
+  caption = new_label (NULL, "dim-label");
+  hv->caption = GTK_LABEL (caption);
+  if (hv->differences != NULL)
+    gtk_box_append (box, new_heat_mode_switch (picture));
+  gtk_box_append (box, picture);
+  gtk_box_append (box, caption);
+  heat_view_show (hv, picture, TRUE);
+  size_heat_picture (self, picture);
+  g_ptr_array_add (self->heat_pictures, picture);
+  remember (self, heat_key, picture);
 }
 
-/* The output the check's first difference is in, as the report names it. */
-static const KsLessonArray *
-checked_output (const KsLessonReport *r)
-{
-  const KsLessonCheck *c = &r->check;
+/* ---- 11-02's attributes ------------------------------------------------------------------ */
 
-  if (c->passed || c->first_difference == G_MAXSIZE || c->output == NULL)
-    return NULL;
-  return ks_lesson_report_find (r, c->output);
+/* 11-02's arrays: a device's 84 attributes in the order printed, or per
+ * device (a row each) its compute capability, memory and then those 84.
+ * The number of leading values, or -1 for another array. */
+static int
+attribute_lead (const KsLessonReport *r, const KsArray *a)
+{
+  guint n = 0;
+
+  ks_lesson_device_attributes (&n);
+  if (!r->lesson->host_only || a->type != KS_ELEM_INT64)
+    return -1;
+  if (a->length == n)
+    return 0;
+  if (a->cols == n + 3)
+    return 3;
+  return -1;
+}
+
+/* One name and its value in an attribute table; the value red with what
+ * was expected where it differs from the check's reference. */
+static void
+attach_attribute (GtkGrid *grid, int column, int row, const char *name, const char *tooltip,
+                  const KsArray *a, gsize i, const KsArray *expected, double tolerance)
+{
+  gint64 v = (gint64) ks_array_get_double (a, i);
+  g_autofree char *text = v < 0 ? g_strdup ("—") : ks_array_format_element (a, i);
+  GtkWidget *name_label = new_label (name, "monospace");
+  GtkWidget *value_label = new_label (text, "monospace");
+
+  gtk_label_set_wrap (GTK_LABEL (name_label), FALSE);
+  gtk_label_set_xalign (GTK_LABEL (value_label), 1);
+  gtk_widget_set_tooltip_text (name_label, tooltip);
+  if (v < 0)
+    gtk_widget_set_tooltip_text (value_label,
+                                 _("Not printed: the device does not report this attribute"));
+  if (expected != NULL && element_differs (expected, a, i, tolerance))
+    {
+      g_autofree char *e = ks_array_format_element (expected, i);
+      g_autofree char *says = g_strdup_printf (_("Differs from the reference: expected %s, "
+                                                 "got %s"), e, text);
+
+      gtk_widget_add_css_class (value_label, "error");
+      gtk_widget_set_tooltip_text (value_label, says);
+    }
+  gtk_grid_attach (grid, name_label, column, row, 1, 1);
+  gtk_grid_attach (grid, value_label, column + 1, row, 1, 1);
+}
+
+/* The attributes by name and value in two pairs of columns, read down
+ * (the names sorted as the book prints them); the leading values of a
+ * device's row first. */
+static GtkWidget *
+new_attribute_table (const KsArray *a, gsize offset, int lead, const KsArray *expected,
+                     double tolerance)
+{
+  const char *const lead_names[3] = { N_("Compute capability, major"),
+                                      N_("Compute capability, minor"),
+                                      N_("Total memory, GB (rounded down)") };
+  guint n = 0;
+  const KsLessonDeviceAttribute *attributes = ks_lesson_device_attributes (&n);
+  guint total = n + (guint) lead;
+  guint half = (total + 1) / 2;
+  GtkGrid *grid = GTK_GRID (gtk_grid_new ());
+
+  gtk_grid_set_column_spacing (grid, 12);
+  gtk_grid_set_row_spacing (grid, 2);
+  for (guint k = 0; k < total; k++)
+    {
+      int column = k < half ? 0 : 3;
+      int row = (int) (k % half);
+
+      if (k < (guint) lead)
+        attach_attribute (grid, column, row, _(lead_names[k]), NULL, a, offset + k, expected,
+                          tolerance);
+      else
+        {
+          const KsLessonDeviceAttribute *at = &attributes[k - lead];
+          g_autofree char *tip = g_strdup_printf (_("%s in the CUDA runtime, attribute %d"),
+                                                  at->cuda_name, at->attribute);
+
+          attach_attribute (grid, column, row, at->name, tip, a, offset + k, expected,
+                            tolerance);
+        }
+    }
+  /* A gap between the two pairs of columns. */
+  gtk_grid_attach (grid, gtk_separator_new (GTK_ORIENTATION_VERTICAL), 2, 0, 1, (int) half);
+  return GTK_WIDGET (grid);
+}
+
+static void
+add_attribute_tables (KsLessonWindow *self, GtkBox *box, const KsLessonArray *la, int lead,
+                      const char *key, RunJob *job, gboolean checked)
+{
+  const KsArray *a = la->array;
+  const KsArray *expected = checked ? job->report->check.expected_values : NULL;
+  gsize rows = lead == 0 ? 1 : a->rows;
+  GtkWidget *tables = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+
+  for (gsize d = 0; d < rows; d++)
+    {
+      GtkWidget *table = new_attribute_table (a, d * (a->cols > 0 && lead > 0 ? a->cols : 0),
+                                              lead, expected, job->tolerance);
+
+      if (rows > 1)
+        {
+          g_autofree char *title = g_strdup_printf (_("Device #%u"), (guint) d);
+
+          gtk_box_append (GTK_BOX (tables), new_label (title, "heading"));
+        }
+      gtk_box_append (GTK_BOX (tables), table);
+    }
+  if (checked)
+    add_difference_count (self, box, key, &job->report->check);
+  if (lead > 0)
+    {
+      /* The text read back is the same table again: folded unless it is wrong. */
+      GtkWidget *expander = gtk_expander_new_with_mnemonic (_("_Table"));
+
+      gtk_expander_set_child (GTK_EXPANDER (expander), tables);
+      gtk_expander_set_expanded (GTK_EXPANDER (expander), checked);
+      gtk_box_append (box, expander);
+    }
+  else
+    gtk_box_append (box, tables);
+  remember (self, key, tables);
 }
 
 static void
@@ -724,7 +1346,7 @@ add_arrays (KsLessonWindow *self, GtkBox *column, const GPtrArray *arrays, const
             RunJob *job)
 {
   const KsLessonReport *r = job->report;
-  const KsLessonArray *checked = checked_output (r);
+  const KsLessonArray *checked = g_str_equal (prefix, "output") ? checked_output (r) : NULL;
 
   for (guint i = 0; i < arrays->len; i++)
     {
@@ -742,15 +1364,21 @@ add_arrays (KsLessonWindow *self, GtkBox *column, const GPtrArray *arrays, const
         heading = g_strdup_printf ("%s  (%s, %s, %" G_GSIZE_FORMAT ")", la->name, la->role,
                                    ks_elem_type_short_name (a->type), a->length);
       gtk_box_append (GTK_BOX (box), new_label (heading, "monospace"));
-      if (is_large (a))
-        add_summary (self, GTK_BOX (box), la, key, job);
+      if (attribute_lead (r, a) >= 0)
+        add_attribute_tables (self, GTK_BOX (box), la, attribute_lead (r, a), key, job,
+                              la == checked);
+      else if (is_large (a))
+        add_summary (self, GTK_BOX (box), la, key, job, la == checked);
       else
         {
-          KsLessonCells *cells = add_cells (self, GTK_BOX (box), a, la->block_of, la->thread_of,
-                                            &r->grid, &r->block);
+          KsLessonCells *cells;
 
           if (la == checked)
-            ks_lesson_cells_set_marked (cells, r->check.first_difference);
+            add_difference_count (self, GTK_BOX (box), key, &r->check);
+          cells = add_cells (self, GTK_BOX (box), a, la->block_of, la->thread_of, &r->grid,
+                             &r->block);
+          if (la == checked)
+            ks_lesson_cells_set_reference (cells, r->check.expected_values, job->tolerance);
           remember (self, key, GTK_WIDGET (cells));
         }
       gtk_box_append (column, box);
@@ -810,10 +1438,11 @@ add_check (KsLessonWindow *self, const KsLessonReport *r)
   gtk_widget_add_css_class (label, "heading");
   gtk_box_append (self->results_box, label);
   remember (self, "check", label);
-  if (!c->passed && checked_output (r) != NULL)
+  if (checked_output (r) != NULL)
     gtk_box_append (self->results_box,
-                    new_label (_("The first differing element is outlined in red; cells no "
-                                 "thread wrote are orange."), "dim-label"));
+                    new_label (_("Every element that differs from the reference is red: hover "
+                                 "it for the value expected. Cells no thread wrote are "
+                                 "orange."), "dim-label"));
 
   if (r->book_check.present)
     {
@@ -866,7 +1495,7 @@ add_images (KsLessonWindow *self, RunJob *job)
     {
       const ImagePixels *p = g_ptr_array_index (job->images, i);
       GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
-      GtkWidget *picture = new_picture (p->pixels, p->width, p->height, 0);
+      GtkWidget *picture = new_picture (p->pixels, p->width, p->height);
       g_autofree char *key = g_strdup_printf ("image:%s", p->name);
 
       gtk_box_append (GTK_BOX (box), picture);
@@ -886,26 +1515,50 @@ add_images (KsLessonWindow *self, RunJob *job)
   }
 }
 
-static void
-add_printf (KsLessonWindow *self, const KsLessonReport *r)
+static GtkWidget *
+new_text_view (const char *text, gboolean wrap)
 {
-  GtkWidget *section, *view;
-  GtkTextBuffer *buffer;
+  GtkWidget *view = gtk_text_view_new ();
 
-  if (r->printf_output == NULL || r->printf_output[0] == '\0')
-    return;
-  section = new_section (self->results_box, _("Device printf"));
-  view = gtk_text_view_new ();
-  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
-  gtk_text_buffer_set_text (buffer, r->printf_output, -1);
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), text, -1);
   gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
   gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
-  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), wrap ? GTK_WRAP_WORD_CHAR : GTK_WRAP_NONE);
   gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 6);
   gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 6);
   gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 6);
-  gtk_widget_add_css_class (view, "card");
-  gtk_box_append (GTK_BOX (section), view);
+  gtk_text_view_set_right_margin (GTK_TEXT_VIEW (view), 6);
+  return view;
+}
+
+/* A text in columns (11-02's two attributes a line) keeps them: it scrolls
+ * sideways in its own place instead of wrapping. */
+static GtkWidget *
+new_unwrapped_text (GtkWidget *view)
+{
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC,
+                                  GTK_POLICY_NEVER);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
+  return scroller;
+}
+
+static void
+add_printf (KsLessonWindow *self, const KsLessonReport *r)
+{
+  gboolean host = r->lesson->host_only;
+  GtkWidget *section, *view, *shown;
+
+  if (r->printf_output == NULL || r->printf_output[0] == '\0')
+    return;
+  section = new_section (self->results_box, host ? _("What the script prints")
+                                                 : _("Device printf"));
+  view = new_text_view (r->printf_output, !host);
+  shown = host ? new_unwrapped_text (view) : view;
+  gtk_widget_add_css_class (shown, "card");
+  gtk_box_append (GTK_BOX (section), shown);
   remember (self, "printf", view);
 }
 
@@ -1054,6 +1707,8 @@ add_timings (KsLessonWindow *self, const KsLessonReport *r)
   double scale = 0, parts = 0;
   int row = 0;
   g_autoptr (GString) why = g_string_new (NULL);
+  /* 11-02 runs no kernel: it has no copies or launch to show. */
+  gboolean host = r->lesson->host_only;
 
   for (guint i = 0; i < G_N_ELEMENTS (all); i++)
     if (isfinite (all[i]))
@@ -1068,23 +1723,31 @@ add_timings (KsLessonWindow *self, const KsLessonReport *r)
                                                    : _("Compile (NVRTC)"),
                     _("Compiling the kernel in the worker process, once"), t->compile_ms, NULL,
                     scale);
-  add_timing_row (grid, row++, _("Upload"),
-                  r->cuda ? _("Host to device: the in and in-out arrays")
-                          : _("Into the CPU model’s memory: the in and in-out arrays"),
-                  upload, &t->upload, scale);
-  add_timing_row (grid, row++, r->cuda ? _("Kernel") : _("Kernel (the CPU engine’s twin)"),
-                  _("The launch alone, without copies"), kernel, &t->kernel, scale);
-  add_timing_row (grid, row++, _("Download"),
-                  r->cuda ? _("Device to host: the out and in-out arrays")
-                          : _("Out of the CPU model’s memory: the out and in-out arrays"),
-                  download, &t->download, scale);
+  if (!host)
+    {
+      add_timing_row (grid, row++, _("Upload"),
+                      r->cuda ? _("Host to device: the in and in-out arrays")
+                              : _("Into the CPU model’s memory: the in and in-out arrays"),
+                      upload, &t->upload, scale);
+      add_timing_row (grid, row++, r->cuda ? _("Kernel") : _("Kernel (the CPU engine’s twin)"),
+                      _("The launch alone, without copies"), kernel, &t->kernel, scale);
+      add_timing_row (grid, row++, _("Download"),
+                      r->cuda ? _("Device to host: the out and in-out arrays")
+                              : _("Out of the CPU model’s memory: the out and in-out arrays"),
+                      download, &t->download, scale);
+    }
   if (r->cuda && isfinite (cpu))
     add_timing_row (grid, row++, _("CPU engine, same data"),
                     _("The kernel’s C twin on the CPU, block by block and thread by thread"),
                     cpu, &t->cpu_kernel, scale);
-  add_timing_row (grid, row++, _("C reference loop"),
-                  _("A plain C loop computing the same result: the fair CPU baseline, not an "
-                    "interpreted Python loop"), reference, &t->reference, scale);
+  if (!host)
+    add_timing_row (grid, row++, _("C reference loop"),
+                    _("A plain C loop computing the same result: the fair CPU baseline, not an "
+                      "interpreted Python loop"), reference, &t->reference, scale);
+  else if (t->reference.n > 0)
+    add_timing_row (grid, row++, _("The check’s own query"),
+                    _("The devices asked again, by other calls, for the check"), reference,
+                    &t->reference, scale);
   if (isfinite (t->book_total_ms))
     {
       GtkWidget *separator = gtk_separator_new (GTK_ORIENTATION_HORIZONTAL);
@@ -1100,7 +1763,7 @@ add_timings (KsLessonWindow *self, const KsLessonReport *r)
   for (guint i = 1; i < 4; i++)
     if (isfinite (all[i]))
       parts += all[i];
-  if (isfinite (t->book_total_ms) && t->book_total_ms > 0)
+  if (!host && isfinite (t->book_total_ms) && t->book_total_ms > 0)
     {
       g_autofree char *book = format_ms (t->book_total_ms);
       g_autofree char *k = format_ms (kernel);
@@ -1167,28 +1830,50 @@ show_report (KsLessonWindow *self, RunJob *job)
 static void start_run (KsLessonWindow *self);
 
 static void
+weak_ref_free (GWeakRef *ref)
+{
+  g_weak_ref_clear (ref);
+  g_free (ref);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GWeakRef, weak_ref_free)
+
+static void
 on_run_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 {
-  g_autoptr (KsLessonWindow) self = user_data;
+  g_autoptr (GWeakRef) ref = user_data;
+  g_autoptr (KsLessonWindow) self = g_weak_ref_get (ref);
   RunJob *job = g_task_get_task_data (G_TASK (result));
-  gboolean current;
+  g_autoptr (GError) error = NULL;
+  gboolean current, cancelled;
 
-  if (self->closed)
+  /* A task cancelled before the runner started it never ran. */
+  if (!g_task_propagate_boolean (G_TASK (result), &error) && job->error == NULL)
+    job->error = g_steal_pointer (&error);
+  if (self == NULL || self->closed)
     return;
   g_assert (job == self->job);
   self->job = NULL;
+  g_clear_object (&self->cancellable);
   current = job->generation == self->generation;
-  if (current)
+  /* A report that arrived although Cancel was pressed is shown: it is whole. */
+  cancelled = job->report == NULL
+              && g_error_matches (job->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  if (current && cancelled)
+    /* What was shown stays, and says it is the run before's. */
+    self->cancelled = TRUE;
+  else if (current)
     {
+      self->cancelled = FALSE;
+      clear_results (self);
       g_clear_pointer (&self->report, ks_lesson_report_free);
       if (job->report != NULL)
         {
           show_report (self, job);
           self->report = g_steal_pointer (&job->report);
         }
-      else
-        clear_results (self);
     }
+  self->cancelling = FALSE;
   if (self->pending)
     {
       self->pending = FALSE;
@@ -1197,7 +1882,8 @@ on_run_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
   else
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
   update_actions (self);
-  update_status (self, current && job->error != NULL ? job->error->message : NULL);
+  update_status (self, current && !cancelled && job->error != NULL ? job->error->message
+                                                                   : NULL);
 }
 
 static void
@@ -1207,6 +1893,7 @@ start_run (KsLessonWindow *self)
   g_autoptr (GTask) task = NULL;
   g_autofree char *text = buffer_text (self);
   gboolean was_running = self->job != NULL;
+  GWeakRef *ref;
   RunJob *job;
 
   g_assert (self->job == NULL);
@@ -1216,6 +1903,7 @@ start_run (KsLessonWindow *self)
   job->generation = self->generation;
   job->grid = self->grid;
   job->block = self->block;
+  job->repeats = (guint) gtk_spin_button_get_value_as_int (self->repeats_spin);
   if (engine != NULL)
     job->engine = g_object_ref (engine);
   if (engine != NULL && ks_engine_is_cuda (engine))
@@ -1228,10 +1916,15 @@ start_run (KsLessonWindow *self)
         job->edit_refused = TRUE;
     }
   self->job = job;
+  self->cancellable = g_cancellable_new ();
   self->n_runs++;
-  /* The task has no source object: the runner may drop its last reference
-   * on its own thread, and the window must only be released here. */
-  task = g_task_new (NULL, NULL, on_run_done_cb, g_object_ref (self));
+  /* The task has no source object and holds the window only weakly: a
+   * closed window goes at once, and its dispose cancels the run (the
+   * runner may drop the task's last reference on its own thread, and a
+   * window must not be released there). */
+  ref = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (ref, self);
+  task = g_task_new (NULL, self->cancellable, on_run_done_cb, ref);
   g_task_set_task_data (task, job, run_job_free);
   ks_runner_queue (ks_pipeline_get_runner (self->pipeline), task, run_thread);
   if (!was_running)
@@ -1245,14 +1938,444 @@ request_run (KsLessonWindow *self)
 {
   if (self->lesson == NULL || self->closed)
     return;
-  /* One run at a time, and at most one waiting: the newest request. */
+  /* One run at a time, and at most one waiting: the newest request. A run
+   * of something no longer shown (another lesson, variant or launch) would
+   * only be dropped when it ends, so it stops now. */
   if (self->job != NULL)
     {
+      if (self->job->generation != self->generation)
+        g_cancellable_cancel (self->cancellable);
       self->pending = TRUE;
       update_status (self, NULL);
       return;
     }
   start_run (self);
+}
+
+/* What Cancel (and Esc) does: the run in flight stops at its next repeat,
+ * stage or block, nothing waits behind it, and the results shown stay. */
+static void
+cancel_run (KsLessonWindow *self)
+{
+  if (self->job == NULL || self->cancelling)
+    return;
+  self->cancelling = TRUE;
+  self->pending = FALSE;
+  g_cancellable_cancel (self->cancellable);
+  update_actions (self);
+  update_status (self, NULL);
+}
+
+/* ---- compute-sanitizer -------------------------------------------------------------------- */
+
+typedef struct
+{
+  /* read-only once queued */
+  const KsLesson *lesson;
+  const KsLessonVariant *variant;
+  KsEngine *engine;
+  char *source;              /* the edited kernel, or NULL */
+  KsDim3 grid;
+  KsDim3 block;
+
+  /* written by the runner, read once the task returned */
+  KsLessonSanitizerReport *report;
+  GError *error;
+} SanitizeJob;
+
+static void
+sanitize_job_free (gpointer data)
+{
+  SanitizeJob *job = data;
+
+  g_clear_object (&job->engine);
+  g_free (job->source);
+  g_clear_pointer (&job->report, ks_lesson_sanitizer_report_free);
+  g_clear_error (&job->error);
+  g_free (job);
+}
+
+/* On the runner, like a run: the lesson's data and copies go through the
+ * engine. The tool's own worker process does the kernel. */
+static void
+sanitize_thread (GTask *task, gpointer source_object, gpointer task_data,
+                 GCancellable *cancellable)
+{
+  SanitizeJob *job = task_data;
+  KsLessonOptions options;
+
+  ks_lesson_options_init (&options);
+  options.source = job->source;
+  options.grid = job->grid;
+  options.block = job->block;
+  options.cancellable = cancellable;
+  ks_lesson_sanitize (job->lesson, job->variant, job->engine, &options, &job->report,
+                      &job->error);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Appends a sentence, with its full stop where the text has none (an
+ * error's message often ends without one). */
+static void
+append_sentence (GString *s, const char *sentence)
+{
+  gsize n = strlen (sentence);
+
+  if (n == 0)
+    return;
+  if (s->len > 0)
+    g_string_append_c (s, ' ');
+  g_string_append (s, sentence);
+  if (strchr (".!?", sentence[n - 1]) == NULL && !g_str_has_suffix (sentence, "…"))
+    g_string_append_c (s, '.');
+}
+
+/* Why compute-sanitizer cannot run here, in sentences; NULL when it can. */
+static char *
+sanitizer_unavailable (KsLessonWindow *self)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  g_autofree char *why_not = NULL;
+
+  if (!engine_is_cuda (self))
+    {
+      const char *reason = ks_pipeline_get_cpu_reason (self->pipeline);
+
+      append_sentence (s, _("compute-sanitizer checks the kernel on an NVIDIA GPU with CUDA, "
+                            "and the lessons run on the CPU engine here."));
+      if (reason != NULL)
+        append_sentence (s, reason);
+    }
+  if (!ks_lesson_find_sanitizer (NULL, &why_not))
+    append_sentence (s, why_not != NULL ? why_not : _("compute-sanitizer was not found."));
+  return s->len > 0 ? g_string_free (g_steal_pointer (&s), FALSE) : NULL;
+}
+
+/* The button, its tooltip and the line under it, from what the machine has. */
+static void
+update_sanitizer (KsLessonWindow *self)
+{
+  const KsLessonVariant *v = self->variant;
+  gboolean running = self->sanitize_cancellable != NULL;
+  g_autofree char *why_not = NULL;
+  g_autofree char *tip = NULL;
+
+  gtk_widget_set_visible (self->sanitizer_box, v != NULL && v->sanitizer != NULL);
+  if (v == NULL || v->sanitizer == NULL)
+    {
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "lesson.sanitize", FALSE);
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "lesson.cancel-sanitize", FALSE);
+      return;
+    }
+  why_not = sanitizer_unavailable (self);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "lesson.sanitize",
+                                 why_not == NULL && !running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "lesson.cancel-sanitize", running);
+  gtk_spinner_set_spinning (self->sanitize_spinner, running);
+  gtk_widget_set_visible (GTK_WIDGET (self->sanitize_spinner), running);
+  gtk_widget_set_visible (GTK_WIDGET (self->sanitize_cancel_button), running);
+  if (why_not != NULL)
+    {
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->sanitize_button), why_not);
+      gtk_label_set_label (self->sanitize_status_label, why_not);
+      return;
+    }
+  tip = g_strdup_printf (_("Runs this variant once under compute-sanitizer’s %s, in a worker "
+                           "process of its own: seconds to minutes"),
+                         ks_lesson_get_sanitizer_tool (self->lesson, v));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->sanitize_button), tip);
+  if (running)
+    {
+      g_autofree char *text = g_strdup_printf (_("Running %s under compute-sanitizer’s %s…"),
+                                               self->lesson->id,
+                                               ks_lesson_get_sanitizer_tool (self->lesson, v));
+
+      gtk_label_set_label (self->sanitize_status_label, text);
+    }
+  else
+    gtk_label_set_label (self->sanitize_status_label,
+                         self->sanitize_message != NULL ? self->sanitize_message : "");
+}
+
+static void
+clear_sanitizer_results (KsLessonWindow *self)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->sanitize_results_box))) != NULL)
+    gtk_box_remove (self->sanitize_results_box, child);
+}
+
+/* What the tool counted and said: the count, the findings, how the run
+ * ended, the command, and the whole log folded. */
+static void
+show_sanitizer_report (KsLessonWindow *self, const KsLessonSanitizerReport *r)
+{
+  GtkBox *box = self->sanitize_results_box;
+  g_autofree char *count = NULL;
+  GtkWidget *label, *expander, *scroller;
+
+  clear_sanitizer_results (self);
+  if (r->errors < 0)
+    count = g_strdup_printf (_("%s printed no summary: see its output"), r->tool);
+  else
+    {
+      g_autofree char *n = g_strdup_printf ("%" G_GINT64_FORMAT, r->errors);
+
+      /* TRANSLATORS: "memcheck: 2 errors" — compute-sanitizer's tool and its count. */
+      count = g_strdup_printf (ngettext ("%s: %s error", "%s: %s errors",
+                                         (gulong) MIN (r->errors, (gint64) G_MAXULONG)),
+                               r->tool, n);
+      if (r->warnings > 0)
+        {
+          g_autofree char *w = g_strdup_printf ("%" G_GINT64_FORMAT, r->warnings);
+          g_autofree char *more = g_strdup_printf (ngettext (", %s warning", ", %s warnings",
+                                                             (gulong) MIN (r->warnings,
+                                                                           (gint64) G_MAXULONG)),
+                                                   w);
+          char *both = g_strconcat (count, more, NULL);
+
+          g_free (count);
+          count = both;
+        }
+    }
+  label = new_label (count, r->errors > 0 ? "error" : r->errors == 0 ? "success" : "warning");
+  gtk_widget_add_css_class (label, "heading");
+  gtk_box_append (box, label);
+  if (r->summary != NULL)
+    gtk_box_append (box, new_label (r->summary, NULL));
+  for (guint i = 0; i < r->findings->len; i++)
+    gtk_box_append (box, new_label (g_ptr_array_index (r->findings, i), "monospace"));
+  if (r->run_error != NULL)
+    {
+      g_autofree char *ended = g_strdup_printf (_("How the run ended under the tool: %s"),
+                                                r->run_error);
+
+      gtk_box_append (box, new_label (ended, "warning"));
+    }
+  if (r->command_line != NULL)
+    {
+      label = new_label (r->command_line, "monospace");
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_box_append (box, label);
+    }
+  expander = gtk_expander_new_with_mnemonic (_("The tool’s whole _output"));
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC,
+                                  GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scroller), 120);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), 420);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller),
+                                 new_text_view (r->output != NULL ? r->output : "", FALSE));
+  gtk_widget_add_css_class (scroller, "card");
+  gtk_expander_set_child (GTK_EXPANDER (expander), scroller);
+  gtk_box_append (box, expander);
+  if (r->output != NULL && r->output_length > strlen (r->output))
+    {
+      g_autofree char *kept = g_strdup_printf ("%" G_GSIZE_FORMAT, strlen (r->output));
+      g_autofree char *all = g_strdup_printf ("%" G_GSIZE_FORMAT, r->output_length);
+      g_autofree char *text = g_strdup_printf (_("The first %s bytes of %s are kept."), kept,
+                                               all);
+
+      gtk_box_append (box, new_label (text, "dim-label"));
+    }
+}
+
+static void
+on_sanitize_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GWeakRef) ref = user_data;
+  g_autoptr (KsLessonWindow) self = g_weak_ref_get (ref);
+  SanitizeJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error) && job->error == NULL)
+    job->error = g_steal_pointer (&error);
+  /* A variant left meanwhile cancelled it, and a newer run may be in flight. */
+  if (self == NULL || self->closed
+      || g_task_get_cancellable (G_TASK (result)) != self->sanitize_cancellable)
+    return;
+  g_clear_object (&self->sanitize_cancellable);
+  g_clear_pointer (&self->sanitize_message, g_free);
+  if (job->report != NULL)
+    show_sanitizer_report (self, job->report);
+  else if (g_error_matches (job->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    self->sanitize_message = g_strdup (_("Cancelled."));
+  else
+    self->sanitize_message = g_strdup_printf (_("compute-sanitizer could not run: %s"),
+                                              job->error != NULL ? job->error->message : "");
+  update_sanitizer (self);
+}
+
+static void
+start_sanitize (KsLessonWindow *self)
+{
+  g_autoptr (GTask) task = NULL;
+  g_autofree char *text = NULL;
+  SanitizeJob *job;
+  GWeakRef *ref;
+
+  if (self->variant == NULL || self->variant->sanitizer == NULL
+      || self->sanitize_cancellable != NULL || !engine_is_cuda (self))
+    return;
+  text = buffer_text (self);
+  job = g_new0 (SanitizeJob, 1);
+  job->lesson = self->lesson;
+  job->variant = self->variant;
+  job->engine = g_object_ref (ks_pipeline_get_engine (self->pipeline));
+  job->grid = self->grid;
+  job->block = self->block;
+  if (g_strcmp0 (text, self->pristine) != 0)
+    job->source = g_steal_pointer (&text);
+  g_clear_pointer (&self->sanitize_message, g_free);
+  self->sanitize_cancellable = g_cancellable_new ();
+  ref = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (ref, self);
+  task = g_task_new (NULL, self->sanitize_cancellable, on_sanitize_done_cb, ref);
+  g_task_set_task_data (task, job, sanitize_job_free);
+  ks_runner_queue (ks_pipeline_get_runner (self->pipeline), task, sanitize_thread);
+  update_sanitizer (self);
+}
+
+static void
+cancel_sanitize (KsLessonWindow *self)
+{
+  if (self->sanitize_cancellable != NULL)
+    g_cancellable_cancel (self->sanitize_cancellable);
+}
+
+/* A variant left (or the window closed) takes its sanitizer run with it. */
+static void
+drop_sanitizer (KsLessonWindow *self)
+{
+  cancel_sanitize (self);
+  g_clear_object (&self->sanitize_cancellable);
+  g_clear_pointer (&self->sanitize_message, g_free);
+  clear_sanitizer_results (self);
+}
+
+/* ---- the live camera ------------------------------------------------------------------------ */
+
+static GtkWindow *
+main_window (KsLessonWindow *self)
+{
+  GtkWindow *parent = gtk_window_get_transient_for (GTK_WINDOW (self));
+
+  return parent != NULL && KS_IS_WINDOW (parent) ? parent : NULL;
+}
+
+/* The button says whether there is a camera, as the main window's menu does. */
+static void
+update_live (KsLessonWindow *self)
+{
+  const KsLesson *l = self->lesson;
+  g_autofree char *tip = NULL;
+  char block[48];
+
+  gtk_widget_set_visible (GTK_WIDGET (self->live_button), l != NULL && l->live_op != NULL);
+  if (l == NULL || l->live_op == NULL)
+    {
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "lesson.live-camera", FALSE);
+      return;
+    }
+  ks_dim3_format (&l->live_block, block, sizeof block);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "lesson.live-camera",
+                                 main_window (self) != NULL);
+  if (self->probed && self->camera == NULL)
+    {
+      /* Still a button: a camera plugged in since is found, and the main
+       * window says what was looked for. */
+      gtk_button_set_label (self->live_button, _("No Camera Found"));
+      tip = g_strdup (_("No camera was found. Click to look again: a camera found opens in "
+                        "the main window"));
+    }
+  else
+    {
+      gtk_button_set_label (self->live_button, _("Run on the _Live Camera"));
+      if (self->camera != NULL)
+        tip = g_strdup_printf (_("Opens %s in the main window, running the op “%s” with "
+                                 "blocks of %s, as this lesson’s kernel does"),
+                               self->camera, l->live_op, block);
+      else
+        tip = g_strdup_printf (_("Opens the camera in the main window, running the op “%s” "
+                                 "with blocks of %s, as this lesson’s kernel does"),
+                               l->live_op, block);
+    }
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->live_button),
+                               main_window (self) != NULL
+                                 ? tip
+                                 : _("The camera opens in the main window, and this window "
+                                     "belongs to none"));
+}
+
+static void
+on_probed_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GWeakRef) ref = user_data;
+  g_autoptr (KsLessonWindow) self = g_weak_ref_get (ref);
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) names = ks_camera_probe_finish (result, &error);
+
+  if (self == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_clear_object (&self->probe);
+  if (names == NULL)
+    g_debug ("camera probe: %s", error->message);
+  self->probed = TRUE;
+  g_free (self->camera);
+  self->camera = names != NULL && names[0] != NULL ? g_strdup (names[0]) : NULL;
+  update_live (self);
+}
+
+static void
+probe_camera (KsLessonWindow *self)
+{
+  GWeakRef *ref;
+
+  if (self->probe != NULL)
+    return;
+  self->probe = g_cancellable_new ();
+  ref = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (ref, self);
+  ks_camera_probe_async (self->probe, on_probed_cb, ref);
+}
+
+/* The lesson's op on the main window's pipeline, launched as the lesson's
+ * kernel is (its block, a grid covering the frame, a pixel a thread; the
+ * book's variant truncates as astype(uint8) does), and the camera as its
+ * input. */
+static void
+live_camera_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  KsLessonWindow *self = KS_LESSON_WINDOW (widget);
+  GtkWindow *window = main_window (self);
+  const KsOp *op;
+  KsLaunchConfig launch;
+  guint truncate;
+
+  if (window == NULL || self->lesson == NULL || self->lesson->live_op == NULL)
+    return;
+  op = ks_op_registry_lookup (self->lesson->live_op);
+  if (op == NULL)
+    {
+      g_warning ("lesson %s: no op “%s”", self->lesson->id, self->lesson->live_op);
+      return;
+    }
+  ks_pipeline_set_op (self->pipeline, op);
+  if (ks_op_lookup_param (op, "truncate", &truncate) != NULL)
+    ks_pipeline_set_param (self->pipeline, truncate, self->variant->book ? 1 : 0);
+  launch = *ks_pipeline_get_launch (self->pipeline);
+  launch.block = self->lesson->live_block;
+  launch.auto_grid = TRUE;
+  launch.mode = KS_LAUNCH_PER_PIXEL;
+  launch.pixels_per_thread = 1;
+  ks_pipeline_set_launch (self->pipeline, &launch);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-camera", "s", "");
+  gtk_window_present (window);
+  /* Whether it found one shows in the main window; the button follows the
+   * next probe. */
+  probe_camera (self);
 }
 
 /* ---- lessons and variants ---------------------------------------------------------------------- */
@@ -1271,6 +2394,10 @@ load_source (KsLessonWindow *self)
   if (error != NULL)
     update_status (self, error->message);
   gtk_label_set_label (self->source_name_label, self->variant->source_name);
+  /* 11-02's source is the host's code: read, not run. */
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->source_view), !self->lesson->host_only);
+  gtk_label_set_label (self->source_heading,
+                       self->lesson->host_only ? _("Host code") : _("Kernel"));
   update_edit_label (self);
 }
 
@@ -1291,14 +2418,16 @@ show_variant (KsLessonWindow *self)
 
       gtk_label_set_label (self->sanitizer_label, text);
     }
-  gtk_widget_set_visible (GTK_WIDGET (self->sanitizer_label), v->sanitizer != NULL);
+  drop_sanitizer (self);
+  update_sanitizer (self);
   load_source (self);
   /* Another lesson or variant starts from its own launch. */
   self->grid = self->block = (KsDim3) { 0, 0, 0 };
   update_launch (self);
   self->generation++;
-  g_clear_pointer (&self->report, ks_lesson_report_free);
+  self->cancelled = FALSE;
   clear_results (self);
+  g_clear_pointer (&self->report, ks_lesson_report_free);
   update_actions (self);
   request_run (self);
   update_status (self, NULL);
@@ -1417,6 +2546,9 @@ show_lesson (KsLessonWindow *self, const KsLesson *lesson)
   gtk_label_set_label (self->script_label, script);
   gtk_label_set_label (self->explanation_label, lesson->explanation);
   build_variant_controls (self);
+  if (lesson->live_op != NULL && !self->probed)
+    probe_camera (self);
+  update_live (self);
   show_variant (self);
 }
 
@@ -1508,6 +2640,8 @@ on_parent_classes_cb (GtkWidget *parent, GParamSpec *pspec, KsLessonWindow *self
     gtk_widget_add_css_class (GTK_WIDGET (self), "ks-presenter");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self), "ks-presenter");
+  for (guint i = 0; i < self->heat_pictures->len; i++)
+    size_heat_picture (self, g_ptr_array_index (self->heat_pictures, i));
 }
 
 static void
@@ -1515,6 +2649,7 @@ on_engine_changed_cb (KsPipeline *pipeline, GParamSpec *pspec, KsLessonWindow *s
 {
   update_edit_label (self);
   update_status (self, NULL);
+  update_sanitizer (self);
 }
 
 static void
@@ -1536,6 +2671,41 @@ static void
 reset_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   ks_lesson_window_reset_source (KS_LESSON_WINDOW (widget));
+}
+
+static void
+cancel_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  ks_lesson_window_cancel (KS_LESSON_WINDOW (widget));
+}
+
+static void
+sanitize_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  start_sanitize (KS_LESSON_WINDOW (widget));
+}
+
+static void
+cancel_sanitize_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  cancel_sanitize (KS_LESSON_WINDOW (widget));
+}
+
+/* Esc stops a run in flight, else compute-sanitizer's; with neither, it
+ * closes the window as before. (Presenter mode's Esc belongs to the main
+ * window, not to this one.) */
+static gboolean
+escape_cb (GtkWidget *widget, GVariant *args, gpointer user_data)
+{
+  KsLessonWindow *self = KS_LESSON_WINDOW (widget);
+
+  if (self->job != NULL)
+    cancel_run (self);
+  else if (self->sanitize_cancellable != NULL)
+    cancel_sanitize (self);
+  else
+    gtk_window_close (GTK_WINDOW (self));
+  return TRUE;
 }
 
 /* ---- GObject ----------------------------------------------------------------------------------- */
@@ -1570,16 +2740,26 @@ ks_lesson_window_dispose (GObject *object)
 {
   KsLessonWindow *self = KS_LESSON_WINDOW (object);
 
-  /* A run in flight ends on the runner (it cannot be stopped); its callback
-   * finds the window closed and drops it. */
+  /* A run in flight stops at its next repeat, stage or block; its callback
+   * finds the window gone. */
   self->closed = TRUE;
   self->job = NULL;
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  cancel_sanitize (self);
+  g_clear_object (&self->sanitize_cancellable);
+  if (self->probe != NULL)
+    g_cancellable_cancel (self->probe);
+  g_clear_object (&self->probe);
   g_clear_object (&self->pipeline);
   g_clear_object (&self->buffer);
   if (self->result_widgets != NULL)
     g_hash_table_remove_all (self->result_widgets);
   if (self->cells != NULL)
     g_ptr_array_set_size (self->cells, 0);
+  if (self->heat_pictures != NULL)
+    g_ptr_array_set_size (self->heat_pictures, 0);
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_LESSON_WINDOW);
 
   G_OBJECT_CLASS (ks_lesson_window_parent_class)->dispose (object);
@@ -1592,8 +2772,11 @@ ks_lesson_window_finalize (GObject *object)
 
   g_clear_pointer (&self->report, ks_lesson_report_free);
   g_free (self->pristine);
+  g_free (self->camera);
+  g_free (self->sanitize_message);
   g_hash_table_unref (self->result_widgets);
   g_ptr_array_unref (self->cells);
+  g_ptr_array_unref (self->heat_pictures);
 
   G_OBJECT_CLASS (ks_lesson_window_parent_class)->finalize (object);
 }
@@ -1662,6 +2845,7 @@ ks_lesson_window_class_init (KsLessonWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, run_button);
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, spinner);
+  gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, cancel_button);
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, lesson_list);
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, content_scroller);
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, title_label);
@@ -1670,7 +2854,15 @@ ks_lesson_window_class_init (KsLessonWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, variant_box);
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, variant_label);
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, defects_label);
+  gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, sanitizer_box);
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, sanitizer_label);
+  gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, sanitize_button);
+  gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, sanitize_spinner);
+  gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, sanitize_cancel_button);
+  gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, sanitize_status_label);
+  gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, sanitize_results_box);
+  gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, live_button);
+  gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, source_heading);
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, source_name_label);
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, reset_button);
   gtk_widget_class_bind_template_child (widget_class, KsLessonWindow, source_view);
@@ -1684,10 +2876,16 @@ ks_lesson_window_class_init (KsLessonWindowClass *klass)
 
   gtk_widget_class_install_action (widget_class, "lesson.run", NULL, run_action);
   gtk_widget_class_install_action (widget_class, "lesson.reset", NULL, reset_action);
+  gtk_widget_class_install_action (widget_class, "lesson.cancel", NULL, cancel_action);
+  gtk_widget_class_install_action (widget_class, "lesson.sanitize", NULL, sanitize_action);
+  gtk_widget_class_install_action (widget_class, "lesson.cancel-sanitize", NULL,
+                                   cancel_sanitize_action);
+  gtk_widget_class_install_action (widget_class, "lesson.live-camera", NULL,
+                                   live_camera_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "lesson.run", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "lesson.run",
                                        NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_Escape, 0, escape_cb, NULL);
 }
 
 static void
@@ -1695,6 +2893,7 @@ ks_lesson_window_init (KsLessonWindow *self)
 {
   self->result_widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->cells = g_ptr_array_new ();
+  self->heat_pictures = g_ptr_array_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
   build_launch_row (self);
 
@@ -1791,6 +2990,13 @@ ks_lesson_window_run (KsLessonWindow *self)
   request_run (self);
 }
 
+void
+ks_lesson_window_cancel (KsLessonWindow *self)
+{
+  g_return_if_fail (KS_IS_LESSON_WINDOW (self));
+  cancel_run (self);
+}
+
 gboolean
 ks_lesson_window_get_running (KsLessonWindow *self)
 {
@@ -1849,4 +3055,17 @@ ks_lesson_window_get_result_widget (KsLessonWindow *self, const char *key)
 {
   g_return_val_if_fail (KS_IS_LESSON_WINDOW (self), NULL);
   return g_hash_table_lookup (self->result_widgets, key);
+}
+
+char *
+ks_lesson_window_describe_heatmap (KsLessonWindow *self, const char *key, double x, double y)
+{
+  GtkWidget *picture;
+  HeatView *hv;
+
+  g_return_val_if_fail (KS_IS_LESSON_WINDOW (self), NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+  picture = g_hash_table_lookup (self->result_widgets, key);
+  hv = picture != NULL ? g_object_get_data (G_OBJECT (picture), "ks-heat-view") : NULL;
+  return hv != NULL ? heat_view_describe (hv, picture, x, y) : NULL;
 }
