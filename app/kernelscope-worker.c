@@ -22,12 +22,16 @@ main (int argc, char **argv)
   int fd = -1;
   int device = -1;
   int status;
+  gboolean guard_arrays = FALSE;
   gint64 printf_fifo = KS_WORKER_DEFAULT_PRINTF_FIFO;
   GOptionEntry entries[] = {
     { "fd", 0, 0, G_OPTION_ARG_INT, &fd, "The socket to serve requests on", "FD" },
     { "device", 0, 0, G_OPTION_ARG_INT, &device, "The CUDA device; -1: compile only", "N" },
     { "printf-fifo", 0, 0, G_OPTION_ARG_INT64, &printf_fifo,
       "Bytes of device printf buffered per launch", "BYTES" },
+    { "guard-arrays", 0, 0, G_OPTION_ARG_NONE, &guard_arrays,
+      "Leave unallocated memory after every array argument, so that a sanitizer sees accesses "
+      "past an array's end", NULL },
     { "render", 0, 0, G_OPTION_ARG_FILENAME, &render,
       "Render a vector image and write its pixels on stdout", "FILE" },
     { "max-side", 0, 0, G_OPTION_ARG_INT, &max_side, "The largest side --render accepts", "N" },
@@ -62,7 +66,7 @@ main (int argc, char **argv)
                   "1073741824 bytes\n", printf_fifo);
       return KS_WORKER_EXIT_USAGE;
     }
-  status = _ks_worker_server_main (fd, device, (gsize) printf_fifo);
+  status = _ks_worker_server_main (fd, device, (gsize) printf_fifo, guard_arrays);
   /* After a sticky fault the CUDA runtime's teardown at exit can only fail
    * or stall: leave without it. */
   if (status == KS_WORKER_EXIT_FAULT)

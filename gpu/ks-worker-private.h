@@ -80,8 +80,12 @@ void          _ks_launch_config_from_variant  (GVariant *value, KsLaunchConfig *
 
 /* The worker process: serves requests on fd until quit, the end of the
  * stream or a fault; returns the exit status. device: the CUDA ordinal, -1
- * for none. printf_fifo: cudaLimitPrintfFifoSize in bytes. */
-int           _ks_worker_server_main    (int fd, int device, gsize printf_fifo);
+ * for none. printf_fifo: cudaLimitPrintfFifoSize in bytes. guard_arrays: a
+ * run's arrays are allocated with freed memory after each (for a sanitizer,
+ * which sees an access past an array's end only where no other allocation
+ * begins). */
+int           _ks_worker_server_main    (int fd, int device, gsize printf_fifo,
+                                         gboolean guard_arrays);
 
 /* For tests. The process id while running, else 0. */
 GPid          _ks_worker_get_pid        (KsWorker *self);

@@ -419,6 +419,7 @@ typedef struct
   int fd;
   int device;
   gsize printf_fifo;
+  gboolean guard_arrays;    /* freed memory after each array (--guard-arrays) */
   gboolean has_cuda;
   char *cuda_reason;
   char *device_name;
@@ -949,6 +950,29 @@ run_free (GArray *buffers, GArray *args)
     }
 }
 
+static void
+free_guard (gpointer element)
+{
+  cudaFree (*(void **) element);
+}
+
+/* With --guard-arrays: an allocation right after the array just made, freed
+ * before the launch (free_guard). The allocator places small allocations one
+ * after the other, so without it an array's first element past the end is
+ * often the next array's first, where no sanitizer can see it (12-02's
+ * bins[256] lands in the pixels). As large as the array, at least 4 KiB. */
+static gboolean
+server_guard (Server *s, gsize array_size, GArray *guards, int *cuda_error, GError **error)
+{
+  void *guard = NULL;
+
+  if (!server_check (s, cudaMalloc (&guard, MAX (array_size, (gsize) 4096)),
+                     "cudaMalloc (the guard after an array)", cuda_error, error))
+    return FALSE;
+  g_array_append_val (guards, guard);
+  return TRUE;
+}
+
 static ReplyKind
 server_run (Server *s, GVariant *fields, GVariantDict *reply, GArray *buffers, GArray *args,
             int *cuda_error, GError **error)
@@ -961,6 +985,7 @@ server_run (Server *s, GVariant *fields, GVariantDict *reply, GArray *buffers, G
   g_autoptr (GVariant) args_v = NULL;
   g_autoptr (GArray) times = NULL;
   g_autoptr (GPtrArray) kernel_args = g_ptr_array_new ();
+  g_autoptr (GArray) guards = g_array_new (FALSE, FALSE, sizeof (void *));
   g_autofree char *printf_text = NULL;
   GVariantBuilder arrays, copied;
   GVariantIter iter;
@@ -990,6 +1015,7 @@ server_run (Server *s, GVariant *fields, GVariantDict *reply, GArray *buffers, G
   shared = g_variant_get_uint64 (shared_v);
   repeats = CLAMP (g_variant_get_uint32 (repeats_v), 1, 10000);
 
+  g_array_set_clear_func (guards, free_guard);
   if (!server_needs_cuda (s, error))
     return REPLY_ERROR;
   if (!server_open_event (s, fields, "ready-event", &s->ready, error)
@@ -1072,6 +1098,8 @@ server_run (Server *s, GVariant *fields, GVariantDict *reply, GArray *buffers, G
             if (!sized)
               a.initial = g_variant_ref (bytes);
             g_array_append_val (args, a);
+            if (s->guard_arrays && !server_guard (s, a.size, guards, cuda_error, error))
+              return REPLY_ERROR;
             /* Left as the allocator gives it, as the book's drv.Out does. */
             if (kind == KS_WORKER_ARG_ARRAY_UNCLEARED)
               continue;
@@ -1086,6 +1114,9 @@ server_run (Server *s, GVariant *fields, GVariantDict *reply, GArray *buffers, G
           return bad_request (error, "An argument of an unknown kind");
       }
   }
+  /* The guards' memory is free again when the kernel runs: what reaches past
+   * an array's end reaches no allocation. */
+  g_array_remove_range (guards, 0, guards->len);
   for (guint i = 0; i < args->len; i++)
     {
       RunArg *a = &g_array_index (args, RunArg, i);
@@ -1334,7 +1365,7 @@ watch_parent (gpointer data)
 }
 
 int
-_ks_worker_server_main (int fd, int device, gsize printf_fifo)
+_ks_worker_server_main (int fd, int device, gsize printf_fifo, gboolean guard_arrays)
 {
   Server s = { 0 };
   int status = KS_WORKER_EXIT_OK;
@@ -1344,6 +1375,7 @@ _ks_worker_server_main (int fd, int device, gsize printf_fifo)
   s.fd = fd;
   s.device = device;
   s.printf_fifo = printf_fifo;
+  s.guard_arrays = guard_arrays;
   s.libraries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   s.ipc_buffers = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
                                          (GDestroyNotify) g_bytes_unref, NULL);

@@ -291,6 +291,9 @@ start_locked (KsWorker *self, double *ms, GError **error)
   g_ptr_array_add (argv, device);
   g_ptr_array_add (argv, (gpointer) "--printf-fifo");
   g_ptr_array_add (argv, fifo);
+  /* A wrapper is a sanitizer: let it see an array's overrun. */
+  if (self->wrapper != NULL)
+    g_ptr_array_add (argv, (gpointer) "--guard-arrays");
   g_ptr_array_add (argv, NULL);
   process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &local);
   if (process == NULL)
