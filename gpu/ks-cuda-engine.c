@@ -25,7 +25,8 @@ struct _KsCudaContext
    * finished results from any thread (the view, saving): staging is theirs
    * in turn. */
   GMutex staging_lock;
-  guint32 *bins;          /* device: 4 × 256 histogram counters */
+  guint32 *bins;          /* device: 4 × 256 histogram counters, then merge copies
+                           * (KS_HIST_DEVICE_WORDS) */
   guint32 *bins_host;     /* pinned */
   void *flush;            /* scratch memory read or overwritten to evict the L2 cache */
   gsize flush_size;
@@ -48,7 +49,9 @@ _ks_cuda_context_new (int ordinal, GError **error)
   g_mutex_init (&ctx->staging_lock);
   if (!use_device (ctx, error)
       || !CHECK (cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking), error)
-      || !CHECK (cudaMalloc ((void **) &ctx->bins, 4 * 256 * sizeof (guint32)), error)
+      || !CHECK (cudaMalloc ((void **) &ctx->bins, KS_HIST_DEVICE_WORDS * sizeof (guint32)), error)
+      /* The merge copies after the counters start zero, and every launch leaves them so. */
+      || !CHECK (cudaMemset (ctx->bins, 0, KS_HIST_DEVICE_WORDS * sizeof (guint32)), error)
       || !CHECK (cudaMallocHost ((void **) &ctx->bins_host, 4 * 256 * sizeof (guint32)), error))
     {
       _ks_cuda_context_free (ctx);

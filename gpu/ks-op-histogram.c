@@ -1,5 +1,5 @@
 /* ks-op-histogram.c: the histogram kind and op — 256 bins of R, G, B and
- * luma (kernels/ks-histogram.cu), by global atomics or privatised per warp in
+ * luma (kernels/ks-histogram.cu), by global atomics or privatised per lane in
  * shared memory. */
 #include "config.h"
 
@@ -141,14 +141,14 @@ static const KsOpKind kind = {
 
 static const char *const histogram_methods[] = { "shared", "global", NULL };
 static const char *const histogram_method_titles[] = {
-  "Shared memory (privatised per warp)", "Global atomics", NULL,
+  "Shared memory (privatised per lane)", "Global atomics", NULL,
 };
 
 static const KsParamSpec histogram_params[] = {
   { "method", "Kernel",
     "Global atomics: every pixel adds to the bins in device memory, so popular bins serialise. "
-    "Shared memory: each warp counts into its own copy in shared memory and each block merges "
-    "once",
+    "Shared memory: each lane of a warp counts into its own copy of the bins in shared memory, "
+    "where no two lanes meet in a bank, and each block merges once",
     KS_PARAM_CHOICE, 0, 1, 0, histogram_methods, histogram_method_titles },
 };
 
@@ -177,7 +177,7 @@ static const KsOp op_histogram = {
   "histogram", "Histogram", "Tutorial",
   "256-bin histograms of red, green, blue and luma (of the single channel for gray images)",
   1, KS_OP_OUTPUT_HISTOGRAM, KS_FORMAT_RGBA8, histogram_params, G_N_ELEMENTS (histogram_params),
-  { { 32, 8, 1 }, { 1, 1, 1 }, TRUE, KS_LAUNCH_GRID_STRIDE, 0 }, 0, &histogram_impl,
+  { { 32, 16, 1 }, { 1, 1, 1 }, TRUE, KS_LAUNCH_GRID_STRIDE, 0 }, 0, &histogram_impl,
 };
 
 /* This file's ops, for the registry. */

@@ -1,6 +1,6 @@
 /* ks-histogram.cu: 256-bin histograms of R, G, B and luma of an RGBA8 image,
- * or of a GRAY8 image, with global atomics or with per-warp copies in shared
- * memory.
+ * or of a GRAY8 image, with global atomics or with copies in shared memory
+ * that lanes count into without meeting in a bank (ks_histogram_columns).
  *
  * The same traversal as the element-wise kernels (ks-geometry.cuh); coverage
  * records the pixels read.
@@ -29,6 +29,25 @@ ks_shared_add (uint32_t addr, uint32_t k)
   asm volatile ("red.shared.add.u32 [%0], %1;" : : "r" (addr), "r" (k) : "memory");
 }
 
+/* Zeroes the first `words` words of the block's shared bins (a multiple of
+ * four when there are 32 columns or 8, else any), 16 bytes a store where it
+ * can, with a block-stride loop: blocks of any size, even of one thread or of
+ * a few threads more than a multiple of 32, clear all of it. Then waits for
+ * the block. */
+__device__ __forceinline__ void
+ks_histogram_clear (uint32_t words, uint32_t tid, uint32_t threads)
+{
+  extern __shared__ uint32_t ks_hist_smem[];
+
+  if (words % 4u == 0)
+    for (uint32_t i = tid; i < words / 4u; i += threads)
+      reinterpret_cast<uint4 *> (ks_hist_smem)[i] = make_uint4 (0u, 0u, 0u, 0u);
+  else
+    for (uint32_t i = tid; i < words; i += threads)
+      ks_hist_smem[i] = 0u;
+  __syncthreads ();
+}
+
 /* No __launch_bounds__, for the reason given in ks-elementwise.cu. */
 template <uint32_t METHOD, uint32_t CH, uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
 __global__ void
@@ -44,28 +63,24 @@ ks_histogram_kernel (KsGeometry g,
 
   const uint32_t tid = ks_linear_thread ();
   const uint32_t threads = blockDim.x * blockDim.y * blockDim.z;
-  uint32_t copies = 1;
-  uint32_t hist_addr = 0; /* this warp's copy, as a shared-memory address */
+  uint32_t columns = 1;
+  uint32_t hist_addr = 0; /* this lane's column, as a shared-memory address */
 
   if constexpr (shared)
     {
-      copies = ks_histogram_copies (CH, threads);
-      /* A block-stride loop over every entry: blocks of any size, even of one
-       * thread or of a few threads more than a multiple of 32, clear all of it. */
-      for (uint32_t i = tid; i < copies * n_bins; i += threads)
-        ks_hist_smem[i] = 0u;
-      __syncthreads ();
+      columns = ks_histogram_columns (CH, threads);
+      ks_histogram_clear (columns * n_bins, tid, threads);
       hist_addr = (uint32_t) __cvta_generic_to_shared (ks_hist_smem)
-                  + (tid / 32u % copies) * n_bins * (uint32_t) sizeof (uint32_t);
+                  + (tid % 32u & (columns - 1u)) * (uint32_t) sizeof (uint32_t);
     }
 
   /* Global atomics count one pixel and channel at a time, as the method says.
    * The shared copies count a span whose pixels are all equal with one atomic
-   * per channel: in flat regions every lane of a warp hits the same bin, and
-   * same-address atomics of a warp are serialised. */
+   * per channel: flat regions, common in drawings and photos of skies, then
+   * issue a sixteenth of the atomics. */
   auto count = [&] (uint32_t channel, uint32_t value, uint32_t k) {
     if constexpr (shared)
-      ks_shared_add (hist_addr + (channel * KS_HIST_BINS + value) * 4u, k);
+      ks_shared_add (hist_addr + (channel * KS_HIST_BINS + value) * columns * 4u, k);
     else
       atomicAdd (&bins[channel * KS_HIST_BINS + value], k);
   };
@@ -157,14 +172,47 @@ ks_histogram_kernel (KsGeometry g,
 
   if constexpr (shared)
     {
+      /* The block's counts go to one of the merge copies in global memory
+       * (block % copies), so that no counter takes an atomic from every
+       * block; the last block to finish adds the copies into bins and
+       * leaves them zero for the next launch. */
+      const uint32_t merge_copies = ks_histogram_merge_copies (CH);
+      const uint32_t blocks = gridDim.x * gridDim.y * gridDim.z;
+      uint32_t *merge = bins + KS_HIST_CHANNELS * KS_HIST_BINS;
+      unsigned long long *finished =
+        reinterpret_cast<unsigned long long *> (merge + KS_HIST_MERGE_WORDS);
+      uint32_t *copy = merge + ks_linear_block () % merge_copies * n_bins;
+      __shared__ bool last;
+
       __syncthreads ();
       for (uint32_t i = tid; i < n_bins; i += threads)
         {
           uint32_t sum = 0;
-          for (uint32_t c = 0; c < copies; c++)
-            sum += ks_hist_smem[c * n_bins + i];
+          /* Each thread starts at another column: a warp's reads spread over the banks. */
+          for (uint32_t c = 0; c < columns; c++)
+            sum += ks_hist_smem[i * columns + ((c + tid) & (columns - 1u))];
           if (sum != 0)
-            atomicAdd (&bins[i], sum);
+            atomicAdd (&copy[i], sum);
+        }
+      __threadfence ();
+      __syncthreads ();
+      if (tid == 0)
+        last = atomicAdd (finished, 1ull) == (unsigned long long) blocks - 1ull;
+      __syncthreads ();
+      if (last)
+        {
+          for (uint32_t i = tid; i < n_bins; i += threads)
+            {
+              uint32_t sum = 0;
+              for (uint32_t c = 0; c < merge_copies; c++)
+                {
+                  sum += __ldcg (&merge[c * n_bins + i]);
+                  merge[c * n_bins + i] = 0u;
+                }
+              bins[i] = sum;
+            }
+          if (tid == 0)
+            *finished = 0ull;
         }
     }
 }
@@ -239,7 +287,7 @@ ks_hist_pick (KsHistogramMethod method, const KsGeometry *g, int channels, bool 
 }
 
 /* The limit the shared method is bound by: shared-memory atomics into the
- * same per-warp copies of the bins, from blocks and a grid like the
+ * same interleaved copies of the bins, from blocks and a grid like the
  * histogram's, with the bins drawn uniformly at random (an xorshift per
  * thread, four bins from each 32-bit draw, as the kernel takes four pixels
  * from each word) and no global memory touched. Each thread issues `count`
@@ -251,15 +299,13 @@ ks_shared_atomics_kernel (uint32_t channels, uint32_t count, uint32_t seed, uint
   const uint32_t n_bins = channels * KS_HIST_BINS;
   const uint32_t tid = ks_linear_thread ();
   const uint32_t threads = blockDim.x * blockDim.y * blockDim.z;
-  const uint32_t copies = ks_histogram_copies (channels, threads);
+  const uint32_t columns = ks_histogram_columns (channels, threads);
   uint32_t x = (seed ^ (ks_linear_block () * threads + tid) * 0x9e3779b9u) | 1u;
   uint32_t addr;
 
-  for (uint32_t i = tid; i < copies * n_bins; i += threads)
-    ks_hist_smem[i] = 0u;
-  __syncthreads ();
+  ks_histogram_clear (columns * n_bins, tid, threads);
   addr = (uint32_t) __cvta_generic_to_shared (ks_hist_smem)
-         + (tid / 32u % copies) * n_bins * (uint32_t) sizeof (uint32_t);
+         + (tid % 32u & (columns - 1u)) * (uint32_t) sizeof (uint32_t);
 
   for (uint32_t i = 0; i < count; i += 4)
     {
@@ -268,7 +314,7 @@ ks_shared_atomics_kernel (uint32_t channels, uint32_t count, uint32_t seed, uint
       x ^= x << 5;
 #pragma unroll
       for (uint32_t k = 0; k < 4; k++)
-        ks_shared_add (addr + ((k % channels) * KS_HIST_BINS + ks_byte (x, k)) * 4u, 1u);
+        ks_shared_add (addr + ((k % channels) * KS_HIST_BINS + ks_byte (x, k)) * columns * 4u, 1u);
     }
 
   /* One word a block leaves the kernel, so that nothing above is dead. */
@@ -326,9 +372,15 @@ ks_cuda_histogram_launch (KsHistogramMethod method,
       || !ks_buffer_is_valid (src, pitch, geom.width, (uint32_t) channels, geom.pixels_per_thread))
     return cudaErrorInvalidValue;
 
-  err = cudaMemsetAsync (bins, 0, (size_t) channels * KS_HIST_BINS * sizeof (uint32_t), stream);
-  if (err != cudaSuccess)
-    return err;
+  /* The shared method writes every counter (and keeps the merge copies
+   * zero); global atomics add to cleared ones. */
+  if (method == KS_HIST_GLOBAL_ATOMICS)
+    {
+      err = cudaMemsetAsync (bins, 0, (size_t) channels * KS_HIST_BINS * sizeof (uint32_t),
+                             stream);
+      if (err != cudaSuccess)
+        return err;
+    }
 
   kernel<<<ks_dim3 (geom.grid), ks_dim3 (geom.block), shared_bytes, stream>>> (geom, src, pitch,
                                                                                bins, cov);

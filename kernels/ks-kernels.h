@@ -37,8 +37,11 @@ cudaError_t ks_cuda_elementwise_attributes (KsElementwiseId op,
 
 /* 256-bin histograms of R, G, B and BT.601 luma (rounded) of an RGBA8 image, or
  * of the single channel of a GRAY8 image (channels == 1: bins[0..255] only).
- * bins has KS_HIST_CHANNELS * KS_HIST_BINS (or KS_HIST_BINS) counters; the
- * launcher clears them on the stream first. Coverage records the pixels read. */
+ * bins has KS_HIST_DEVICE_WORDS words: the KS_HIST_CHANNELS * KS_HIST_BINS
+ * counters (channels == 1: the first KS_HIST_BINS), which the launch
+ * overwrites, then the shared method's merge copies, which must be zero
+ * before the launch and are zero after it (clear them once when allocating).
+ * Coverage records the pixels read. */
 cudaError_t ks_cuda_histogram_launch (KsHistogramMethod method,
                                       KsGeometry geom,
                                       int channels,
@@ -48,8 +51,8 @@ cudaError_t ks_cuda_histogram_launch (KsHistogramMethod method,
                                       cudaStream_t stream);
 
 /* The shared method's limit: `per_thread` shared-memory atomics (rounded up
- * to a multiple of 4) from each thread of the grid into per-warp copies of
- * the bins, as the histogram kernel has them, at uniformly random bins, with
+ * to a multiple of 4) from each thread of the grid into the interleaved
+ * copies of the bins the histogram kernel has (ks_histogram_columns), at uniformly random bins, with
  * no global memory read. sink has one word per block. */
 cudaError_t ks_cuda_shared_atomics_launch (int channels, KsDim3 grid, KsDim3 block,
                                            uint32_t per_thread, uint32_t *sink,

@@ -29,27 +29,50 @@ typedef enum
 typedef enum
 {
   KS_HIST_GLOBAL_ATOMICS = 0, /* one global atomic per pixel and channel */
-  KS_HIST_SHARED = 1          /* privatised per warp in shared memory, merged once per block */
+  KS_HIST_SHARED = 1          /* privatised in shared memory, a copy per lane, merged once per block */
 } KsHistogramMethod;
 
 #define KS_HIST_BINS 256
 #define KS_HIST_CHANNELS 4 /* R, G, B, luma */
 
-/* Privatised copies of the bins per block for the shared-memory histogram:
- * one per warp, as many as fit in 32 KiB (more would cut occupancy), at least one. */
+/* The shared-memory histogram keeps, per block, `columns` copies of the bins
+ * interleaved word by word: bin b of channel c has its copies at words
+ * (c * 256 + b) * columns + k, and lane l of every warp counts into copy
+ * l % columns. With 32 columns (gray) lane l always hits bank l, so a warp's
+ * atomics never meet in a bank, whatever the values; with 8 (four channels)
+ * lanes l, l + 8, l + 16 and l + 24 share a column. A power of two, no more
+ * than the block has threads (rounded up), 32 KiB in all (more would cut
+ * occupancy), at least one. */
 KS_HD uint32_t
-ks_histogram_copies (uint32_t channels, uint32_t threads_per_block)
+ks_histogram_columns (uint32_t channels, uint32_t threads_per_block)
 {
-  uint32_t warps = (threads_per_block + 31u) / 32u;
   uint32_t fit = 32768u / (channels * KS_HIST_BINS * 4u);
-  uint32_t n = warps < fit ? warps : fit;
-  return n > 0 ? n : 1u;
+  uint32_t n = 1;
+
+  while (n < 32u && n < fit && n < threads_per_block)
+    n *= 2u;
+  return n;
 }
+
+/* The shared-memory histogram's merge copies: words after the counters of
+ * ks_cuda_histogram_launch's bins, zero before a launch and after it. 32
+ * copies of a gray histogram, 8 of the four channels. */
+#define KS_HIST_MERGE_WORDS (KS_HIST_CHANNELS * KS_HIST_BINS * 8u)
+
+KS_HD uint32_t
+ks_histogram_merge_copies (uint32_t channels)
+{
+  return KS_HIST_MERGE_WORDS / (channels * KS_HIST_BINS);
+}
+
+/* The 32-bit words of a histogram's device buffer: the four channels'
+ * counters, the merge copies, and a 64-bit count of finished blocks. */
+#define KS_HIST_DEVICE_WORDS (KS_HIST_CHANNELS * KS_HIST_BINS + KS_HIST_MERGE_WORDS + 2u)
 
 KS_HD size_t
 ks_histogram_shared_bytes (KsHistogramMethod method, uint32_t channels, uint32_t threads_per_block)
 {
   if (method != KS_HIST_SHARED)
     return 0;
-  return (size_t) ks_histogram_copies (channels, threads_per_block) * channels * KS_HIST_BINS * 4u;
+  return (size_t) ks_histogram_columns (channels, threads_per_block) * channels * KS_HIST_BINS * 4u;
 }
