@@ -196,14 +196,25 @@ check_same_pixels (Frame *f, GError **error)
       expected_c = ks_engine_download (f->engine, f->shared_output, NULL, error);
       if (expected_c == NULL || !ks_image_compare (expected, expected_c, &diff_c, NULL, error))
         return FALSE;
-      if (diff_c.differing_pixels == 0 && !ks_image_compare (expected_c, c, &diff_c, NULL, error))
+      if (diff_c.differing_pixels > 0)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_FAILED,
+                       "At %u×%u the op's output in the shared memory, downloaded by CUDA, "
+                       "differs from its output in ordinary device memory in %" G_GUINT64_FORMAT
+                       " pixels (pixel 0, 0: 0x%08x against 0x%08x)", w, h,
+                       diff_c.differing_pixels, ks_image_get_rgba (expected_c, 0, 0),
+                       ks_image_get_rgba (expected, 0, 0));
+          return FALSE;
+        }
+      if (!ks_image_compare (expected_c, c, &diff_c, NULL, error))
         return FALSE;
       if (diff_c.differing_pixels > 0)
         {
           g_set_error (error, KS_ERROR, KS_ERROR_FAILED,
                        "At %u×%u what OpenGL samples from the shared memory differs from the "
-                       "op's output in %" G_GUINT64_FORMAT " pixels", w, h,
-                       diff_c.differing_pixels);
+                       "op's output there in %" G_GUINT64_FORMAT " pixels (pixel 0, 0: OpenGL "
+                       "0x%08x, CUDA 0x%08x)", w, h, diff_c.differing_pixels,
+                       ks_image_get_rgba (c, 0, 0), ks_image_get_rgba (expected_c, 0, 0));
           return FALSE;
         }
     }

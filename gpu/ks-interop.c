@@ -81,6 +81,7 @@ struct _KsInterop
   SharedEntry shared[MAX_SHARED];
   guint n_shared;
   GLuint resolve_program;  /* ks_interop_resolve_shared's, made on first use */
+  GLuint sample_program;   /* verify_import's, made on first use */
   GLuint resolve_vao;
 };
 
@@ -339,6 +340,8 @@ probe_registration (int ordinal, GError **error)
   return ok;
 }
 
+static gboolean probe_shared (KsInterop *self, GError **error);
+
 KsInterop *
 ks_interop_new (KsEngine *engine, KsInteropMode mode, GError **error)
 {
@@ -446,7 +449,7 @@ ks_interop_new (KsEngine *engine, KsInteropMode mode, GError **error)
                                        : "shared memory, no copy",
                                        ks_device_get_name (device));
   self->clock = ks_clock_new (engine, error);
-  if (self->clock == NULL)
+  if (self->clock == NULL || (mode == KS_INTEROP_SHARED_MEMORY && !probe_shared (self, error)))
     {
       ks_interop_free (self);
       return NULL;
@@ -462,6 +465,9 @@ drop_shared (KsInterop *self, guint i)
   glDeleteTextures (1, &self->shared[i].texture);
   glDeleteBuffers (1, &self->shared[i].gl_buffer);
   glDeleteMemoryObjectsEXT (1, &self->shared[i].memory);
+  /* On the H200 an import that closely follows a deletion could read zeros
+   * (verify_import); letting GL finish the deletion first avoids that. */
+  glFinish ();
   g_clear_pointer (&self->shared[i].buffer, ks_buffer_unref);
   memmove (&self->shared[i], &self->shared[i + 1], (self->n_shared - i - 1) * sizeof self->shared[0]);
   self->n_shared--;
@@ -477,6 +483,8 @@ ks_interop_free (KsInterop *self)
     drop_shared (self, self->n_shared - 1);
   if (self->resolve_program != 0)
     glDeleteProgram (self->resolve_program);
+  if (self->sample_program != 0)
+    glDeleteProgram (self->sample_program);
   if (self->resolve_vao != 0)
     glDeleteVertexArrays (1, &self->resolve_vao);
   unregister (self);
@@ -553,27 +561,22 @@ ks_interop_upload (KsInterop *self, KsBuffer *buffer, guint texture, double *ms,
   return TRUE;
 }
 
+#define VERIFY_TEXELS 16
+
+static gboolean verify_import (KsInterop *self, KsBuffer *buffer, GLuint buffer_texture,
+                               guint *bad, guint32 *seen, guint32 *want, GError **error);
+
+/* Imports the buffer's memory as a GL buffer and a buffer texture over it. */
 static gboolean
-import_shared (KsInterop *self, KsBuffer *buffer, GError **error)
+import_once (KsBuffer *buffer, GLuint *memory_out, GLuint *gl_buffer_out, GLuint *texture_out,
+             GError **error)
 {
-  guint bpp = ks_format_bytes_per_pixel (buffer->format);
   gsize bytes = buffer->pitch * buffer->height;
-  guint64 texels = bytes / bpp;
-  GLint max_texels = 0, old_texture = 0, old_buffer = 0;
+  GLint old_texture = 0, old_buffer = 0;
   GLuint memory = 0, gl_buffer = 0, texture = 0;
   gsize size = 0;
   int fd;
 
-  drain_gl_errors ();
-  glGetIntegerv (GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
-  if (texels > (guint64) MAX (max_texels, 0))
-    {
-      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE,
-                   "A %u×%u image is %" G_GUINT64_FORMAT " texels, more than the %d an OpenGL "
-                   "buffer texture can have here", buffer->width, buffer->height, texels,
-                   max_texels);
-      return FALSE;
-    }
   fd = _ks_buffer_export_fd (buffer, &size, error);
   if (fd < 0)
     return FALSE;
@@ -606,6 +609,64 @@ import_shared (KsInterop *self, KsBuffer *buffer, GError **error)
       glDeleteTextures (1, &texture);
       glDeleteBuffers (1, &gl_buffer);
       glDeleteMemoryObjectsEXT (1, &memory);
+      return FALSE;
+    }
+  *memory_out = memory;
+  *gl_buffer_out = gl_buffer;
+  *texture_out = texture;
+  return TRUE;
+}
+
+/* Imports the buffer, checks that GL sees its pixels (verify_import) and
+ * puts it first in the cache. An import whose pixels read back wrong is
+ * let go, GL finishes, and the buffer is imported once more; a second wrong
+ * one is an error (KS_ERROR_UNAVAILABLE), so that the caller copies instead
+ * of showing pixels that are not the result. */
+static gboolean
+import_shared (KsInterop *self, KsBuffer *buffer, GError **error)
+{
+  guint bpp = ks_format_bytes_per_pixel (buffer->format);
+  guint64 texels = buffer->pitch * buffer->height / bpp;
+  GLint max_texels = 0;
+  GLuint memory = 0, gl_buffer = 0, texture = 0;
+  guint bad = 0;
+  guint32 seen = 0, want = 0;
+
+  drain_gl_errors ();
+  glGetIntegerv (GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
+  if (texels > (guint64) MAX (max_texels, 0))
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE,
+                   "A %u×%u image is %" G_GUINT64_FORMAT " texels, more than the %d an OpenGL "
+                   "buffer texture can have here", buffer->width, buffer->height, texels,
+                   max_texels);
+      return FALSE;
+    }
+
+  for (guint attempt = 0; attempt < 2; attempt++)
+    {
+      if (!import_once (buffer, &memory, &gl_buffer, &texture, error))
+        return FALSE;
+      if (!verify_import (self, buffer, texture, &bad, &seen, &want, error))
+        bad = G_MAXUINT;
+      if (bad == 0)
+        break;
+      glDeleteTextures (1, &texture);
+      glDeleteBuffers (1, &gl_buffer);
+      glDeleteMemoryObjectsEXT (1, &memory);
+      if (bad == G_MAXUINT)
+        return FALSE;
+      g_debug ("OpenGL read %u of %d sampled pixels of the imported %u×%u result wrong "
+               "(0x%08x where CUDA holds 0x%08x)%s", bad, VERIFY_TEXELS, buffer->width,
+               buffer->height, seen, want, attempt == 0 ? "; importing it again" : "");
+      glFinish ();
+    }
+  if (bad != 0)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                   "OpenGL does not see what CUDA wrote into the %u×%u result it imported: %u of "
+                   "%d pixels sampled differ (0x%08x where CUDA holds 0x%08x), also when "
+                   "imported again", buffer->width, buffer->height, bad, VERIFY_TEXELS, seen, want);
       return FALSE;
     }
 
@@ -721,39 +782,157 @@ compile_shader (GLenum kind, const char *body, GError **error)
   return shader;
 }
 
-static gboolean
-ensure_resolve_program (KsInterop *self, GError **error)
+static const char sample_fragment[] =
+  "uniform highp samplerBuffer u_pixels;\n"
+  "uniform int u_index[16];\n"
+  "out vec4 frag_color;\n"
+  "void main () {\n"
+  "  frag_color = texelFetch (u_pixels, u_index[int (gl_FragCoord.x)]);\n"
+  "}\n";
+
+static GLuint
+link_program (const char *fragment, GError **error)
 {
-  GLuint vs, fs;
+  GLuint vs, fs, program;
   GLint ok = GL_FALSE;
 
-  if (self->resolve_program != 0)
-    return TRUE;
   vs = compile_shader (GL_VERTEX_SHADER, resolve_vertex, error);
   if (vs == 0)
-    return FALSE;
-  fs = compile_shader (GL_FRAGMENT_SHADER, resolve_fragment, error);
+    return 0;
+  fs = compile_shader (GL_FRAGMENT_SHADER, fragment, error);
   if (fs == 0)
     {
       glDeleteShader (vs);
-      return FALSE;
+      return 0;
     }
-  self->resolve_program = glCreateProgram ();
-  glAttachShader (self->resolve_program, vs);
-  glAttachShader (self->resolve_program, fs);
-  glLinkProgram (self->resolve_program);
+  program = glCreateProgram ();
+  glAttachShader (program, vs);
+  glAttachShader (program, fs);
+  glLinkProgram (program);
   glDeleteShader (vs);
   glDeleteShader (fs);
-  glGetProgramiv (self->resolve_program, GL_LINK_STATUS, &ok);
+  glGetProgramiv (program, GL_LINK_STATUS, &ok);
   if (!ok)
     {
-      glDeleteProgram (self->resolve_program);
-      self->resolve_program = 0;
+      glDeleteProgram (program);
       g_set_error_literal (error, KS_ERROR, KS_ERROR_FAILED,
                            "The buffer texture's read-back shader does not link");
+      return 0;
+    }
+  return program;
+}
+
+static gboolean
+ensure_resolve_program (KsInterop *self, GError **error)
+{
+  if (self->resolve_program == 0 && (self->resolve_program = link_program (resolve_fragment, error)) == 0)
+    return FALSE;
+  if (self->resolve_vao == 0)
+    glGenVertexArrays (1, &self->resolve_vao);
+  return TRUE;
+}
+
+/* Whether what GL samples from a buffer it just imported is what CUDA holds
+ * there: VERIFY_TEXELS pixels spread over the image, fetched by a shader and
+ * read back, against the engine's reads of the same pixels. About 0.3 ms,
+ * once per import. *bad: how many differ; the first as *seen and *want
+ * (packed RGBA; gray as v, v, v, 255 on both sides). */
+static gboolean
+verify_import (KsInterop *self, KsBuffer *buffer, GLuint buffer_texture, guint *bad,
+               guint32 *seen, guint32 *want, GError **error)
+{
+  GLint index[VERIFY_TEXELS];
+  guint32 expected[VERIFY_TEXELS];
+  guint8 got[VERIFY_TEXELS * 4];
+  guint row = (guint) (buffer->pitch / ks_format_bytes_per_pixel (buffer->format));
+  GLint old_fbo = 0, old_program = 0, old_vao = 0, old_texture = 0, old_active = 0;
+  GLint old_pack_buffer = 0, old_alignment = 4;
+  GLint old_viewport[4];
+  GLuint target = 0, fbo = 0;
+  GLenum status;
+
+  for (guint k = 0; k < VERIFY_TEXELS; k++)
+    {
+      guint x = (buffer->width - 1) * (k * 7 % VERIFY_TEXELS) / (VERIFY_TEXELS - 1);
+      guint y = (buffer->height - 1) * k / (VERIFY_TEXELS - 1);
+
+      index[k] = (GLint) (y * row + x);
+      if (!ks_engine_read_pixel (self->engine, buffer, x, y, &expected[k], error))
+        return FALSE;
+    }
+  if (!ensure_resolve_program (self, error))
+    return FALSE;
+  if (self->sample_program == 0 && (self->sample_program = link_program (sample_fragment, error)) == 0)
+    return FALSE;
+
+  drain_gl_errors ();
+  glGetIntegerv (GL_FRAMEBUFFER_BINDING, &old_fbo);
+  glGetIntegerv (GL_CURRENT_PROGRAM, &old_program);
+  glGetIntegerv (GL_VERTEX_ARRAY_BINDING, &old_vao);
+  glGetIntegerv (GL_ACTIVE_TEXTURE, &old_active);
+  glGetIntegerv (GL_VIEWPORT, old_viewport);
+  glGetIntegerv (GL_PIXEL_PACK_BUFFER_BINDING, &old_pack_buffer);
+  glGetIntegerv (GL_PACK_ALIGNMENT, &old_alignment);
+  glActiveTexture (GL_TEXTURE0);
+  glGetIntegerv (GL_TEXTURE_BINDING_2D, &old_texture);
+
+  glGenTextures (1, &target);
+  glBindTexture (GL_TEXTURE_2D, target);
+  glTexImage2D (GL_TEXTURE_2D, 0, GL_RGBA8, VERIFY_TEXELS, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glBindTexture (GL_TEXTURE_2D, (GLuint) old_texture);
+  glGenFramebuffers (1, &fbo);
+  glBindFramebuffer (GL_FRAMEBUFFER, fbo);
+  glFramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target, 0);
+  status = glCheckFramebufferStatus (GL_FRAMEBUFFER);
+  memset (got, 0, sizeof got);
+  if (status == GL_FRAMEBUFFER_COMPLETE)
+    {
+      glViewport (0, 0, VERIFY_TEXELS, 1);
+      glUseProgram (self->sample_program);
+      glUniform1i (glGetUniformLocation (self->sample_program, "u_pixels"), 0);
+      glUniform1iv (glGetUniformLocation (self->sample_program, "u_index"), VERIFY_TEXELS, index);
+      glBindTexture (GL_TEXTURE_BUFFER, buffer_texture);
+      glBindVertexArray (self->resolve_vao);
+      glDrawArrays (GL_TRIANGLES, 0, 3);
+      glBindTexture (GL_TEXTURE_BUFFER, 0);
+      glBindBuffer (GL_PIXEL_PACK_BUFFER, 0);
+      glPixelStorei (GL_PACK_ALIGNMENT, 1);
+      glReadPixels (0, 0, VERIFY_TEXELS, 1, GL_RGBA, GL_UNSIGNED_BYTE, got);
+    }
+  glPixelStorei (GL_PACK_ALIGNMENT, old_alignment);
+  glBindBuffer (GL_PIXEL_PACK_BUFFER, (GLuint) old_pack_buffer);
+  glBindVertexArray ((GLuint) old_vao);
+  glUseProgram ((GLuint) old_program);
+  glViewport (old_viewport[0], old_viewport[1], old_viewport[2], old_viewport[3]);
+  glBindFramebuffer (GL_FRAMEBUFFER, (GLuint) old_fbo);
+  glDeleteFramebuffers (1, &fbo);
+  glDeleteTextures (1, &target);
+  glActiveTexture ((GLenum) old_active);
+  if (status != GL_FRAMEBUFFER_COMPLETE)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "Cannot read back the imported result "
+                   "(framebuffer status 0x%04x)", status);
       return FALSE;
     }
-  glGenVertexArrays (1, &self->resolve_vao);
+  if (!check_gl (error, "Reading back the imported %u×%u result", buffer->width, buffer->height))
+    return FALSE;
+
+  *bad = 0;
+  for (guint k = 0; k < VERIFY_TEXELS; k++)
+    {
+      const guint8 *g = got + 4 * k;
+      /* A GL_R8 texel reads as (r, 0, 0, 1); the engine gives gray as v, v, v, 255. */
+      guint32 v = buffer->format == KS_FORMAT_GRAY8
+                  ? (guint32) g[0] * 0x010101u | 0xff000000u
+                  : (guint32) g[0] | (guint32) g[1] << 8 | (guint32) g[2] << 16 | (guint32) g[3] << 24;
+
+      if (v != expected[k] && (*bad)++ == 0)
+        {
+          *seen = v;
+          *want = expected[k];
+        }
+    }
   return TRUE;
 }
 
@@ -820,6 +999,80 @@ ks_interop_resolve_shared (KsInterop *self, const KsInteropShared *shared, guint
     }
   return check_gl (error, "Drawing the shared %u×%u result into a texture", shared->width,
                    shared->height);
+}
+
+/* Whether GL sees what CUDA writes into memory they share: a small shareable
+ * buffer filled with a pattern on the GPU, imported, drawn and read back.
+ * Once per interop, about a millisecond. The NVIDIA driver on the H200 gets
+ * into a state where the import succeeds and GL reads only zeros: after a
+ * GPU fault (Xid 31 or 13 in the kernel log), until it is reloaded; a view
+ * must then copy through the pixel buffer instead of showing zeros. */
+static gboolean
+probe_shared (KsInterop *self, GError **error)
+{
+  enum { PROBE_W = 64, PROBE_H = 4, PATTERN = 0xA5 };
+  g_autoptr (KsBuffer) buffer = NULL;
+  KsInteropShared shared = { 0 };
+  guint8 seen[PROBE_W * PROBE_H * 4];
+  GLint old_fbo = 0, old_pack_buffer = 0, old_alignment = 4;
+  GLuint texture = 0, fbo = 0;
+  GLenum status = 0;
+  guint bad = 0, first_bad = 0;
+  gboolean ok;
+
+  buffer = ks_engine_new_shareable_buffer (self->engine, KS_FORMAT_RGBA8, PROBE_W, PROBE_H, error);
+  if (buffer == NULL || !ks_engine_fill (self->engine, buffer, PATTERN, error)
+      || !ks_interop_share (self, buffer, &shared, NULL, error))
+    return FALSE;
+  glGenTextures (1, &texture);
+  ok = ks_interop_resolve_shared (self, &shared, texture, error);
+  if (ok)
+    {
+      memset (seen, 0, sizeof seen);
+      glGetIntegerv (GL_FRAMEBUFFER_BINDING, &old_fbo);
+      glGetIntegerv (GL_PIXEL_PACK_BUFFER_BINDING, &old_pack_buffer);
+      glGetIntegerv (GL_PACK_ALIGNMENT, &old_alignment);
+      glGenFramebuffers (1, &fbo);
+      glBindFramebuffer (GL_FRAMEBUFFER, fbo);
+      glFramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+      status = glCheckFramebufferStatus (GL_FRAMEBUFFER);
+      if (status == GL_FRAMEBUFFER_COMPLETE)
+        {
+          glBindBuffer (GL_PIXEL_PACK_BUFFER, 0);
+          glPixelStorei (GL_PACK_ALIGNMENT, 1);
+          glReadPixels (0, 0, PROBE_W, PROBE_H, GL_RGBA, GL_UNSIGNED_BYTE, seen);
+        }
+      glPixelStorei (GL_PACK_ALIGNMENT, old_alignment);
+      glBindBuffer (GL_PIXEL_PACK_BUFFER, (GLuint) old_pack_buffer);
+      glBindFramebuffer (GL_FRAMEBUFFER, (GLuint) old_fbo);
+      glDeleteFramebuffers (1, &fbo);
+      ok = check_gl (error, "Reading back the shared-memory probe");
+      if (ok && status != GL_FRAMEBUFFER_COMPLETE)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "Cannot read back the shared-memory "
+                       "probe (framebuffer status 0x%04x)", status);
+          ok = FALSE;
+        }
+    }
+  glDeleteTextures (1, &texture);
+  /* The probe's buffer leaves the cache: it is never shown. */
+  drop_shared (self, 0);
+  if (!ok)
+    return FALSE;
+
+  for (guint i = 0; i < sizeof seen; i++)
+    if (seen[i] != PATTERN && bad++ == 0)
+      first_bad = i;
+  if (bad > 0)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                   "OpenGL does not see what CUDA writes into the memory they share: %u of %u "
+                   "bytes read back wrong (0x%02x where CUDA wrote 0x%02x). The NVIDIA driver "
+                   "gets into this state after a GPU fault (Xid 31 or 13 in the kernel log) "
+                   "until it is reloaded", bad, (guint) sizeof seen, seen[first_bad], PATTERN);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 const char *
