@@ -302,7 +302,7 @@ update_facts (KsLaunchPanel *self)
       text = g_strdup_printf (_("%.0f %% (%u of %u warps per multiprocessor); limited by %s"),
                               occupancy.occupancy * 100.0, occupancy.active_warps_per_sm,
                               occupancy.max_warps_per_sm,
-                              ks_occupancy_limit_describe (occupancy.limiter));
+                              _(ks_occupancy_limit_describe (occupancy.limiter)));
       adw_action_row_set_subtitle (self->occupancy_row, text);
       g_clear_pointer (&text, g_free);
 

@@ -70,7 +70,8 @@ enum
 static guint signals[N_SIGNALS];
 
 /* The limiters as ks_occupancy_limit_describe names them, marked here so
- * that the names it returns are translated where the chart shows them. */
+ * that the names it returns are translated where the chart and the launch
+ * panel show them. */
 static const char *const limiter_names[] G_GNUC_UNUSED = {
   N_("threads per multiprocessor"),
   N_("blocks per multiprocessor"),
