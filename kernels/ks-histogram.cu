@@ -177,7 +177,9 @@ ks_histogram_kernel (KsGeometry g,
        * block; the last block to finish adds the copies into bins and
        * leaves them zero for the next launch. */
       const uint32_t merge_copies = ks_histogram_merge_copies (CH);
-      const uint32_t blocks = gridDim.x * gridDim.y * gridDim.z;
+      /* In 64 bits: a grid may have 2^32 blocks or more. */
+      const unsigned long long blocks =
+        (unsigned long long) gridDim.x * gridDim.y * gridDim.z;
       uint32_t *merge = bins + KS_HIST_CHANNELS * KS_HIST_BINS;
       unsigned long long *finished =
         reinterpret_cast<unsigned long long *> (merge + KS_HIST_MERGE_WORDS);
@@ -197,7 +199,7 @@ ks_histogram_kernel (KsGeometry g,
       __threadfence ();
       __syncthreads ();
       if (tid == 0)
-        last = atomicAdd (finished, 1ull) == (unsigned long long) blocks - 1ull;
+        last = atomicAdd (finished, 1ull) == blocks - 1ull;
       __syncthreads ();
       if (last)
         {
