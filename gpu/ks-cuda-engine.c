@@ -25,8 +25,8 @@ struct _KsCudaContext
    * finished results from any thread (the view, saving): staging is theirs
    * in turn. */
   GMutex staging_lock;
-  guint32 *bins;          /* device: 4 × 256 histogram counters, then merge copies
-                           * (KS_HIST_DEVICE_WORDS) */
+  guint32 *bins;          /* device: the histogram counters' sets (KS_HIST_DEVICE_WORDS) */
+  guint64 bins_generation; /* the next histogram launch's number on them */
   guint32 *bins_host;     /* pinned */
   void *flush;            /* scratch memory read or overwritten to evict the L2 cache */
   gsize flush_size;
@@ -50,7 +50,7 @@ _ks_cuda_context_new (int ordinal, GError **error)
   if (!use_device (ctx, error)
       || !CHECK (cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking), error)
       || !CHECK (cudaMalloc ((void **) &ctx->bins, KS_HIST_DEVICE_WORDS * sizeof (guint32)), error)
-      /* The merge copies after the counters start zero, and every launch leaves them so. */
+      /* Every set starts zero; each launch then clears the next one's. */
       || !CHECK (cudaMemset (ctx->bins, 0, KS_HIST_DEVICE_WORDS * sizeof (guint32)), error)
       || !CHECK (cudaMallocHost ((void **) &ctx->bins_host, 4 * 256 * sizeof (guint32)), error))
     {
@@ -351,6 +351,7 @@ _ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, KsClock *clock, GError
     goto out;
 
   r.device_bins = ctx->bins;
+  r.bins_generation = &ctx->bins_generation;
   if (!ks_clock_start (clock, error)
       || !_ks_cuda_check (run->kind->cuda_launch (&r, instrumented ? cov.dev : none, ctx->stream),
                           run->kind->cuda_launcher, error)
@@ -359,7 +360,10 @@ _ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, KsClock *clock, GError
 
   if (run->histogram != NULL)
     {
-      if (!CHECK (cudaMemcpyAsync (ctx->bins_host, ctx->bins, channels * 256 * sizeof (guint32),
+      /* The launch just made advanced the generation past its own. */
+      const guint32 *counters = ctx->bins + ks_histogram_set_offset (ctx->bins_generation - 1);
+
+      if (!CHECK (cudaMemcpyAsync (ctx->bins_host, counters, channels * 256 * sizeof (guint32),
                                    cudaMemcpyDeviceToHost, ctx->stream), error)
           || !CHECK (cudaStreamSynchronize (ctx->stream), error))
         goto out;

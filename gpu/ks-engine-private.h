@@ -110,7 +110,9 @@ struct _KsKernelRun
   KsBuffer *inputs[KS_OP_MAX_INPUTS];
   KsBuffer *output;               /* image ops */
   guint32 (*histogram)[256];      /* histogram ops: [4][256] on the host */
-  guint32 *device_bins;           /* histogram ops on CUDA: the counters on the device */
+  guint32 *device_bins;           /* histogram ops on CUDA: the counters' sets on the device */
+  guint64 *bins_generation;       /* and the number of the next launch on them, which a
+                                   * launch that ran advances (ks_cuda_histogram_launch) */
   gboolean instrument;            /* run the instrumented kernel variant */
   KsCoverage *coverage;           /* when instrumenting: allocated by the engine, arrays zeroed */
   GCancellable *cancellable;      /* the CPU engine checks it between units of work */

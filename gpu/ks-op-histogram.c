@@ -119,9 +119,15 @@ histogram_cuda_occupancy (const KsKernelRun *run, gsize shared, int *blocks)
 static int
 histogram_cuda_launch (const KsKernelRun *run, KsCoverageBuffers cov, gpointer stream)
 {
-  return ks_cuda_histogram_launch (run->histogram_method, run->geom, (int) channels_of (run),
-                                   run->inputs[0]->data, run->inputs[0]->pitch,
-                                   run->device_bins, cov, (cudaStream_t) stream);
+  cudaError_t err = ks_cuda_histogram_launch (run->histogram_method, run->geom,
+                                              (int) channels_of (run), run->inputs[0]->data,
+                                              run->inputs[0]->pitch, run->device_bins,
+                                              *run->bins_generation, cov, (cudaStream_t) stream);
+
+  /* Only a launch that ran cleared the next set. */
+  if (err == cudaSuccess)
+    ++*run->bins_generation;
+  return err;
 }
 #endif
 

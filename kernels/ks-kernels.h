@@ -36,17 +36,19 @@ cudaError_t ks_cuda_elementwise_attributes (KsElementwiseId op,
                                             struct cudaFuncAttributes *attr);
 
 /* 256-bin histograms of R, G, B and BT.601 luma (rounded) of an RGBA8 image, or
- * of the single channel of a GRAY8 image (channels == 1: bins[0..255] only).
- * bins has KS_HIST_DEVICE_WORDS words: the KS_HIST_CHANNELS * KS_HIST_BINS
- * counters (channels == 1: the first KS_HIST_BINS), which the launch
- * overwrites, then the shared method's merge copies, which must be zero
- * before the launch and are zero after it (clear them once when allocating).
- * Coverage records the pixels read. */
+ * of the single channel of a GRAY8 image (channels == 1: the first
+ * KS_HIST_BINS counters only). bins has KS_HIST_DEVICE_WORDS words, all zero
+ * when allocated: the launch counts into the set at
+ * bins + ks_histogram_set_offset (generation) and clears the set of
+ * generation + 1. The caller numbers its launches on bins 0, 1, 2, … in
+ * stream order, counting only those that returned cudaSuccess, and reads the
+ * result of launch g at its set until launch g + 2. Coverage records the
+ * pixels read. */
 cudaError_t ks_cuda_histogram_launch (KsHistogramMethod method,
                                       KsGeometry geom,
                                       int channels,
                                       const uint8_t *src, size_t pitch,
-                                      uint32_t *bins,
+                                      uint32_t *bins, uint64_t generation,
                                       KsCoverageBuffers cov,
                                       cudaStream_t stream);
 

@@ -221,6 +221,42 @@ test_histogram_methods (void)
       }
 }
 
+/* The counters live in sets used in turn, each launch clearing the next
+ * launch's set: launches one after the other, gray and four-channel, with
+ * either method and an impossible launch among them, each exactly where the
+ * CPU engine puts it. A set left uncleared, or cleared only as far as a gray
+ * histogram reaches, shows as counts of an earlier image. */
+static void
+test_histogram_sets_in_turn (void)
+{
+  static const char *const methods[] = { "method=shared", "method=global" };
+
+  for (guint i = 0; i < 11; i++)
+    {
+      KsFormat fmt = i % 3 == 1 ? KS_FORMAT_GRAY8 : KS_FORMAT_RGBA8;
+      g_autoptr (KsImage) img = ks_test_random_image (fmt, 97 + 31 * i, 41 + 7 * i,
+                                                      ks_test_next_seed ("sets"));
+      KsImage *inputs[] = { img, NULL };
+      const char *params[] = { methods[i % 2 == 0 || i == 5], NULL };
+      KsTestRun spec = { "histogram", params, NULL, FALSE, -1 };
+
+      compare_engines (&spec, inputs, "histogram launches in turn");
+      if (i == 4)
+        {
+          /* A launch the engine refuses runs nothing and takes no set. */
+          KsLaunchConfig c = ks_test_launch (2048, 1, 0, 0, 0, 0);
+          KsTestRun bad = { "histogram", params, &c, FALSE, -1 };
+          KsRunResult r;
+          GError *error = NULL;
+
+          g_assert_false (ks_test_try_run (gpu, &bad, inputs, NULL, &r, &error));
+          g_assert_nonnull (error);
+          g_clear_error (&error);
+          ks_run_result_clear (&r);
+        }
+    }
+}
+
 static void
 test_histogram_launches (void)
 {
@@ -568,6 +604,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cuda/ops/undersized-grids", test_ops_undersized_grids);
   g_test_add_func ("/ks/cuda/histogram/methods-agree", test_histogram_methods);
   g_test_add_func ("/ks/cuda/histogram/launches", test_histogram_launches);
+  g_test_add_func ("/ks/cuda/histogram/sets-in-turn", test_histogram_sets_in_turn);
   g_test_add_func ("/ks/cuda/histogram/grid-stride-gray", test_histogram_grid_stride_gray);
   g_test_add_func ("/ks/cuda/coverage/equal-to-cpu", test_coverage_equal);
   g_test_add_func ("/ks/cuda/launch/validation", test_launch_validation);
