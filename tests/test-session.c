@@ -244,6 +244,80 @@ test_round_trip (void)
 }
 
 /* A pasted image has no file: it travels inside the session, exactly. */
+/* The values of a kernel's //@param parameters go into the session, wait
+ * there until the kernel is set again (as its compile sets it) and then come
+ * before the values the window's kernel had; a save in between keeps them. */
+static void
+test_kernel_params (void)
+{
+  static const char text[] = "//@param float gain 1.5 [0, 4] \"Gain\"\n"
+                             "//@param int radius 2 [1, 8] \"Radius\"\n"
+                             "out = min (255.0f, in * gain); // params";
+  g_autoptr (GSettings) settings = fresh_settings ();
+  g_autofree char *path = tmp_path ("params" KS_SESSION_EXTENSION);
+  g_autofree char *again_path = tmp_path ("params-again" KS_SESSION_EXTENSION);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (KsKernelSource) source = ks_kernel_source_new (KS_KERNEL_MODE_EXPRESSION,
+                                                            "kernel.cu", text);
+  g_autoptr (KsKernelSource) compiled = ks_kernel_source_new (KS_KERNEL_MODE_EXPRESSION,
+                                                              "kernel.cu", text);
+  g_autoptr (KsKernelSource) edited = NULL;
+  KsWindow *a = open_window (TRUE), *b;
+  KsPipeline *pa = ks_window_get_pipeline (a), *pb;
+  JsonObject *params;
+  const KsParams *values;
+
+  g_assert_false (ks_kernel_source_has_errors (source));
+  ks_kernel_panel_set_mode (ks_window_get_kernel_panel (a), KS_KERNEL_MODE_EXPRESSION);
+  ks_kernel_panel_set_text (ks_window_get_kernel_panel (a), text);
+  ks_pipeline_set_user_kernel (pa, source);
+  ks_pipeline_set_user_param (pa, 0, 3.25);
+  ks_pipeline_set_user_param (pa, 1, 7);
+  save_session (a, path);
+  params = json_object_get_object_member (
+    json_object_get_object_member (parse_file (parser, path), "kernel"), "parameters");
+  g_assert_nonnull (params);
+  g_assert_cmpfloat (json_object_get_double_member (params, "gain"), ==, 3.25);
+  g_assert_cmpfloat (json_object_get_double_member (params, "radius"), ==, 7);
+
+  /* Another window runs the same kernel at its defaults. */
+  b = open_window (TRUE);
+  pb = ks_window_get_pipeline (b);
+  ks_pipeline_set_user_kernel (pb, source);
+  g_assert_cmpfloat (ks_pipeline_get_user_params (pb)->values[0], ==, 1.5);
+  {
+    g_autoptr (GFile) file = g_file_new_for_path (path);
+
+    ks_session_open (b, file, KS_SESSION_APPLY_ALL);
+  }
+  wait_message (b, "Opened the session");
+
+  /* Saved before the kernel compiled: the session's values, not the defaults. */
+  save_session (b, again_path);
+  params = json_object_get_object_member (
+    json_object_get_object_member (parse_file (parser, again_path), "kernel"), "parameters");
+  g_assert_nonnull (params);
+  g_assert_cmpfloat (json_object_get_double_member (params, "gain"), ==, 3.25);
+
+  ks_pipeline_set_user_kernel (pb, compiled);
+  values = ks_pipeline_get_user_params (pb);
+  g_assert_cmpfloat (values->values[0], ==, 3.25);
+  g_assert_cmpfloat (values->values[1], ==, 7);
+
+  /* Taken once: an edit keeps the values the user set since. */
+  ks_pipeline_set_user_param (pb, 0, 0.5);
+  edited = ks_kernel_source_new (KS_KERNEL_MODE_EXPRESSION, "kernel.cu",
+                                 "//@param float gain 1.5 [0, 4] \"Gain\"\n"
+                                 "out = min (255.0f, in * gain + 1.0f);");
+  ks_pipeline_set_user_kernel (pb, edited);
+  g_assert_cmpfloat (ks_pipeline_get_user_params (pb)->values[0], ==, 0.5);
+
+  ks_pipeline_set_user_kernel (pb, NULL);
+  ks_pipeline_set_user_kernel (pa, NULL);
+  ks_ui_test_close_window (b);
+  ks_ui_test_close_window (a);
+}
+
 static void
 test_embedded_input (void)
 {
@@ -388,6 +462,10 @@ static const struct
   { "zoom-negative", GOOD_PREFIX " \"view\": {\"zoom\": -2}}", "view.zoom" },
   { "kernel-mode", GOOD_PREFIX " \"kernel\": {\"source\": \"x\", \"mode\": \"fortran\"}}",
     "kernel.mode" },
+  { "kernel-params-list", GOOD_PREFIX " \"kernel\": {\"source\": \"x\", \"mode\": \"expression\","
+    " \"parameters\": [1, 2]}}", "kernel.parameters" },
+  { "kernel-param-text", GOOD_PREFIX " \"kernel\": {\"source\": \"x\", \"mode\": \"expression\","
+    " \"parameters\": {\"gain\": \"loud\"}}}", "kernel.parameters.gain" },
   { "two-sources", GOOD_PREFIX " \"inputs\": {\"a\": {\"sample\": \"coffee\", \"path\": \"/x.png\"}}}",
     "inputs.a" },
   /* "GIF89a…" in base64: an image, but not the PNG the format asks for. */
@@ -902,6 +980,7 @@ main (int argc, char *argv[])
     return 77;
 
   g_test_add_func ("/ks/ui/session/round-trip", test_round_trip);
+  g_test_add_func ("/ks/ui/session/kernel-params", test_kernel_params);
   g_test_add_func ("/ks/ui/session/embedded-input", test_embedded_input);
   g_test_add_func ("/ks/ui/session/refused", test_refused);
   g_test_add_func ("/ks/ui/session/partly-applied", test_partly_applied);

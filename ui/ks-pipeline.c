@@ -162,6 +162,7 @@ struct _KsPipeline
   gsize printf_fifo;          /* the worker's printf buffer */
   KsKernelSource *user_kernel;
   KsParams user_params;
+  GHashTable *remembered_params; /* name → double *: for the next user kernel set; NULL: none */
   guint user_launches;
 
   /* the worker's own: touched only by tasks on the runner */
@@ -252,6 +253,7 @@ ks_pipeline_finalize (GObject *object)
   g_free (self->display_path);
   g_free (self->plain_key);
   g_free (self->shareable_refused);
+  g_clear_pointer (&self->remembered_params, g_hash_table_unref);
   g_array_unref (self->history);
   g_main_context_unref (self->context);
   G_OBJECT_CLASS (ks_pipeline_parent_class)->finalize (object);
@@ -1926,10 +1928,12 @@ same_launch_defaults (KsKernelSource *a, KsKernelSource *b)
   return memcmp (&la, &lb, sizeof la) == 0;
 }
 
-/* Values of parameters that keep their name and type survive an edit. */
+/* Values of parameters that keep their name and type survive an edit. A
+ * remembered value of a parameter's name (a session's) comes before both,
+ * within the parameter's range. */
 static void
-carry_user_params (KsKernelSource *old, const KsParams *old_values, KsKernelSource *source,
-                   KsParams *values)
+carry_user_params (KsKernelSource *old, const KsParams *old_values, GHashTable *remembered,
+                   KsKernelSource *source, KsParams *values)
 {
   guint n_old = 0, n_new = 0;
   const KsParamSpec *old_specs = old != NULL ? ks_kernel_source_get_params (old, &n_old) : NULL;
@@ -1938,11 +1942,16 @@ carry_user_params (KsKernelSource *old, const KsParams *old_values, KsKernelSour
   memset (values, 0, sizeof *values);
   for (guint i = 0; i < n_new && i < KS_OP_MAX_PARAMS; i++)
     {
+      const double *kept = remembered != NULL ? g_hash_table_lookup (remembered, specs[i].name)
+                                              : NULL;
+
       values->values[i] = specs[i].default_value;
       for (guint j = 0; j < n_old && j < KS_OP_MAX_PARAMS; j++)
         if (g_strcmp0 (old_specs[j].name, specs[i].name) == 0
             && old_specs[j].type == specs[i].type)
           values->values[i] = CLAMP (old_values->values[j], specs[i].min, specs[i].max);
+      if (kept != NULL)
+        values->values[i] = CLAMP (*kept, specs[i].min, specs[i].max);
     }
 }
 
@@ -1960,8 +1969,10 @@ ks_pipeline_set_user_kernel (KsPipeline *self, KsKernelSource *source)
   old = g_steal_pointer (&self->user_kernel);
   if (source != NULL)
     {
-      carry_user_params (old, &self->user_params, source, &values);
+      carry_user_params (old, &self->user_params, self->remembered_params, source, &values);
       self->user_params = values;
+      /* Remembered values serve the first kernel only, not later edits. */
+      g_clear_pointer (&self->remembered_params, g_hash_table_unref);
       if (!same_launch_defaults (old, source))
         ks_kernel_source_get_default_launch (source, &self->launch);
       self->user_kernel = ks_kernel_source_ref (source);
@@ -1990,6 +2001,44 @@ ks_pipeline_get_user_params (KsPipeline *self)
 {
   g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
   return &self->user_params;
+}
+
+void
+ks_pipeline_remember_user_params (KsPipeline *self, const char *const *names,
+                                  const double *values, guint n)
+{
+  g_return_if_fail (KS_IS_PIPELINE (self));
+  g_return_if_fail (n == 0 || (names != NULL && values != NULL));
+  g_clear_pointer (&self->remembered_params, g_hash_table_unref);
+  if (n == 0)
+    return;
+  self->remembered_params = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (guint i = 0; i < n; i++)
+    g_hash_table_replace (self->remembered_params, g_strdup (names[i]),
+                          g_memdup2 (&values[i], sizeof values[i]));
+}
+
+guint
+ks_pipeline_get_remembered_user_params (KsPipeline *self, const char ***names, double **values)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+  guint n = 0, i = 0;
+
+  g_return_val_if_fail (KS_IS_PIPELINE (self) && names != NULL && values != NULL, 0);
+  n = self->remembered_params != NULL ? g_hash_table_size (self->remembered_params) : 0;
+  *names = g_new0 (const char *, n + 1);
+  *values = g_new0 (double, MAX (n, 1));
+  if (n == 0)
+    return 0;
+  g_hash_table_iter_init (&iter, self->remembered_params);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      (*names)[i] = key;
+      (*values)[i] = *(const double *) value;
+      i++;
+    }
+  return n;
 }
 
 void

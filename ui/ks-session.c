@@ -88,6 +88,7 @@ struct _KsSession
   char *kernel_source;
   KsKernelMode kernel_mode;
   gboolean kernel_visible;
+  GArray *kernel_params; /* ParamValue, numbers only: the kernel's //@param values */
 };
 
 static void
@@ -106,6 +107,8 @@ session_new (void)
 
   session->params = g_array_new (FALSE, TRUE, sizeof (ParamValue));
   g_array_set_clear_func (session->params, param_value_clear);
+  session->kernel_params = g_array_new (FALSE, TRUE, sizeof (ParamValue));
+  g_array_set_clear_func (session->kernel_params, param_value_clear);
   session->overlay_opacity = NAN;
   session->split = NAN;
   session->zoom = NAN;
@@ -130,6 +133,7 @@ ks_session_free (KsSession *session)
   g_array_unref (session->params);
   g_free (session->device_id);
   g_free (session->kernel_source);
+  g_array_unref (session->kernel_params);
   g_free (session);
 }
 
@@ -154,6 +158,36 @@ sample_of_file (GFile *file)
     return NULL;
   name = g_strndup (uri + strlen (prefix), strlen (uri) - strlen (prefix) - strlen (".png"));
   return strchr (name, '/') == NULL ? g_steal_pointer (&name) : NULL;
+}
+
+/* The values a session left for a kernel that has not compiled yet, so that
+ * they are not lost; else the running kernel's. */
+static void
+capture_kernel_params (KsPipeline *pipeline, GArray *out)
+{
+  KsKernelSource *kernel = ks_pipeline_get_user_kernel (pipeline);
+  g_autofree const char **names = NULL;
+  g_autofree double *numbers = NULL;
+  guint n = ks_pipeline_get_remembered_user_params (pipeline, &names, &numbers);
+
+  if (n > 0)
+    for (guint i = 0; i < n; i++)
+      {
+        ParamValue value = { .name = g_strdup (names[i]), .number = numbers[i] };
+        g_array_append_val (out, value);
+      }
+  else if (kernel != NULL)
+    {
+      guint n_specs = 0;
+      const KsParamSpec *specs = ks_kernel_source_get_params (kernel, &n_specs);
+      const KsParams *values = ks_pipeline_get_user_params (pipeline);
+
+      for (guint i = 0; i < n_specs && i < KS_OP_MAX_PARAMS; i++)
+        {
+          ParamValue value = { .name = g_strdup (specs[i].name), .number = values->values[i] };
+          g_array_append_val (out, value);
+        }
+    }
 }
 
 KsSession *
@@ -245,6 +279,7 @@ ks_session_capture (KsWindow *window)
   session->kernel_source = gtk_text_buffer_get_text (buffer, &start, &end, TRUE);
   session->kernel_mode = ks_kernel_panel_get_mode (panel);
   session->kernel_visible = _ks_window_get_kernel_visible (window);
+  capture_kernel_params (pipeline, session->kernel_params);
   return session;
 }
 
@@ -422,6 +457,19 @@ ks_session_to_json (const KsSession *session, gsize *length, GError **error)
       json_builder_add_string_value (builder, ks_kernel_mode_name (session->kernel_mode));
       json_builder_set_member_name (builder, "source");
       ks_json_add_string (builder, session->kernel_source);
+      if (session->kernel_params->len > 0)
+        {
+          json_builder_set_member_name (builder, "parameters");
+          json_builder_begin_object (builder);
+          for (guint i = 0; i < session->kernel_params->len; i++)
+            {
+              const ParamValue *value = &g_array_index (session->kernel_params, ParamValue, i);
+
+              json_builder_set_member_name (builder, value->name);
+              ks_json_add_number (builder, value->number);
+            }
+          json_builder_end_object (builder);
+        }
       json_builder_end_object (builder);
     }
   json_builder_end_object (builder);
@@ -774,12 +822,28 @@ read_kernel (JsonObject *kernel, KsSession *session, GError **error)
 {
   const char *source = NULL, *mode = NULL;
   gboolean present = FALSE;
+  JsonObject *params = NULL;
+  g_autoptr (GList) names = NULL;
 
   if (!get_string (kernel, "source", "kernel.source", &source, error)
       || !get_string (kernel, "mode", "kernel.mode", &mode, error)
       || !get_boolean (kernel, "visible", "kernel.visible", &present, &session->kernel_visible,
-                       error))
+                       error)
+      || !get_object (kernel, "parameters", "kernel.parameters", &params, error))
     return FALSE;
+  names = params != NULL ? json_object_get_members (params) : NULL;
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      ParamValue value = { 0 };
+
+      if (!node_number (json_object_get_member (params, l->data), &value.number))
+        {
+          g_autofree char *where = g_strdup_printf ("kernel.parameters.%s", (char *) l->data);
+          return refuse (error, _("“%s” must be a number"), where);
+        }
+      value.name = g_strdup (l->data);
+      g_array_append_val (session->kernel_params, value);
+    }
   if (source == NULL)
     return refuse (error, _("“%s” is missing"), "kernel.source");
   if (mode == NULL)
@@ -1261,9 +1325,23 @@ apply_kernel (const KsSession *session, KsWindow *window)
 {
   KsKernelPanel *panel = ks_window_get_kernel_panel (window);
 
+  guint n;
+  g_autofree const char **names = NULL;
+  g_autofree double *values = NULL;
+
   if (!session->has_kernel)
     return;
+  /* The values wait in the pipeline until the kernel has compiled. */
+  n = session->kernel_params->len;
+  names = g_new0 (const char *, n + 1);
+  values = g_new0 (double, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    {
+      names[i] = g_array_index (session->kernel_params, ParamValue, i).name;
+      values[i] = g_array_index (session->kernel_params, ParamValue, i).number;
+    }
   ks_kernel_panel_set_mode (panel, session->kernel_mode);
+  ks_pipeline_remember_user_params (ks_window_get_pipeline (window), names, values, n);
   ks_kernel_panel_set_text (panel, session->kernel_source);
   if (session->kernel_visible != _ks_window_get_kernel_visible (window))
     _ks_window_set_kernel_visible (window, session->kernel_visible);
