@@ -608,6 +608,68 @@ test_bad_list (void)
     test_bad_list_run ();
 }
 
+/* Fifty-one shapes, as "every power of two" sweeps on a GPU: the limiter is
+ * named once for each run of neighbours that share it (a refused shape
+ * breaks a run), not once for each shape. */
+static void
+test_chart_limiter_runs_run (void)
+{
+  g_autoptr (GArray) points = g_array_new (FALSE, TRUE, sizeof (KsSweepPoint));
+  KsSweepChart *chart = KS_SWEEP_CHART (ks_sweep_chart_new ());
+  GtkWindow *window = GTK_WINDOW (gtk_window_new ());
+  KsSweepPoint refused = { 0 };
+  guint n = 0;
+
+  /* Blocks of 32 to 1024 threads, each number of threads as 1024×1 … 1×N. */
+  for (guint t = 32; t <= 1024; t *= 2)
+    for (guint bx = t; bx >= 1 && n < 50; bx /= 2, n++)
+      {
+        KsOccupancyLimit limiter = t <= 64    ? KS_OCCUPANCY_LIMIT_BLOCKS
+                                   : t <= 512 ? KS_OCCUPANCY_LIMIT_WARPS
+                                              : KS_OCCUPANCY_LIMIT_REGISTERS;
+        KsSweepPoint p = synthetic_point (bx, t / bx, 0.5 + 0.01 * (n % 7), 80,
+                                          t <= 64 ? 0.5 : t <= 512 ? 1.0 : 0.5, limiter);
+
+        g_array_append_val (points, p);
+      }
+  ks_sweep_chart_set_points (chart, points, 20, TRUE);
+  g_assert_cmpuint (ks_sweep_chart_get_n_limiter_runs (chart), ==, 3);
+
+  /* A shape the device refuses, among the 256-thread ones: the run of
+   * "threads per multiprocessor" is cut in two. */
+  refused.block = (KsDim3) { 256, 1, 1 };
+  refused.refused = (char *) "too many registers for the device";
+  g_array_append_val (points, refused);
+  ks_sweep_chart_set_points (chart, points, 20, TRUE);
+  g_assert_cmpuint (ks_sweep_chart_get_n_points (chart), ==, 51);
+  g_assert_cmpuint (ks_sweep_chart_get_n_limiter_runs (chart), ==, 4);
+
+  gtk_window_set_child (window, GTK_WIDGET (chart));
+  gtk_window_set_default_size (window, 900, 380);
+  gtk_window_present (window);
+  for (int i = 0; i < 2000 && gtk_widget_get_width (GTK_WIDGET (chart)) == 0; i++)
+    ks_ui_test_iterate ();
+  ks_ui_test_iterate ();
+  if (g_getenv ("KS_TEST_SCREENSHOTS") != NULL)
+    ks_ui_test_save_screenshot_in (GTK_WIDGET (chart), g_getenv ("KS_TEST_SCREENSHOTS"),
+                                   "sweep-chart-limiters.png");
+
+  /* On the CPU engine there is no occupancy, so no limiter either. */
+  ks_sweep_chart_set_points (chart, points, 20, FALSE);
+  for (guint i = 0; i < points->len; i++)
+    g_array_index (points, KsSweepPoint, i).has_occupancy = FALSE;
+  ks_sweep_chart_set_points (chart, points, 20, FALSE);
+  g_assert_cmpuint (ks_sweep_chart_get_n_limiter_runs (chart), ==, 0);
+  gtk_window_destroy (window);
+}
+
+static void
+test_chart_limiter_runs (void)
+{
+  if (!ks_ui_test_skip_without_display ())
+    test_chart_limiter_runs_run ();
+}
+
 static void
 test_chart_occupancy (void)
 {
@@ -632,6 +694,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/ui/sweep-window/cancel", test_cancel);
   g_test_add_func ("/ks/ui/sweep-window/bad-list", test_bad_list);
   g_test_add_func ("/ks/ui/sweep-window/chart-occupancy", test_chart_occupancy);
+  g_test_add_func ("/ks/ui/sweep-window/chart-limiter-runs", test_chart_limiter_runs);
   g_test_add_func ("/ks/ui/sweep-window/screenshot", test_screenshot);
   return g_test_run ();
 }

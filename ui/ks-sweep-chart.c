@@ -102,6 +102,7 @@ typedef struct
   double top;               /* the vertical axis maximum */
   double tick;              /* between gridlines */
   double legend_h;
+  double strip_y, strip_h;  /* the limiters' row, above the plot; 0 high: none */
   int label_w, label_h;     /* the widest block label */
   gboolean vertical_labels; /* block labels do not fit across a column */
 } Layout;
@@ -187,25 +188,40 @@ small_layout (GtkWidget *widget, const char *markup)
   return layout;
 }
 
-/* The label above a point: what limits it, "fastest", or "refused"; NULL: none. */
+/* The label above a point: "fastest" or "refused"; NULL: none. What limits
+ * the occupancy is written once for each run of neighbours with the same
+ * limiter, in the row above the plot (limiter_run_end). */
 static char *
 point_label_markup (KsSweepChart *self, const ChartPoint *p)
 {
-  const char *limiter = p->has_occupancy
-                          ? _(ks_occupancy_limit_describe (p->occupancy.limiter)) : NULL;
-
   if (p->refused != NULL)
     return g_markup_printf_escaped ("%s", C_("sweep chart", "refused"));
   if ((int) p->index == self->fastest)
-    {
-      if (limiter != NULL)
-        /* TRANSLATORS: the fastest point's label, with what limits its occupancy. */
-        return g_markup_printf_escaped (C_("sweep chart", "<b>fastest</b> · %s"), limiter);
-      return g_markup_printf_escaped ("<b>%s</b>", C_("sweep chart", "fastest"));
-    }
-  if (limiter != NULL)
-    return g_markup_escape_text (limiter, -1);
+    return g_markup_printf_escaped ("<b>%s</b>", C_("sweep chart", "fastest"));
   return NULL;
+}
+
+/* The run of neighbours from axis position `first` that share its occupancy
+ * limiter: the position after its last. A refused shape, or one without
+ * occupancy, is a run of its own that has no limiter (*has_limiter FALSE). */
+static guint
+limiter_run_end (KsSweepChart *self, guint first, gboolean *has_limiter)
+{
+  const ChartPoint *p = point_nth (self, first);
+  guint end = first + 1;
+
+  *has_limiter = p->refused == NULL && p->has_occupancy;
+  if (!*has_limiter)
+    return end;
+  while (end < n_points (self))
+    {
+      const ChartPoint *q = point_nth (self, end);
+
+      if (q->refused != NULL || !q->has_occupancy || q->occupancy.limiter != p->occupancy.limiter)
+        break;
+      end++;
+    }
+  return end;
 }
 
 /* The data's maximum, rounded up to a whole number of readable steps. */
@@ -271,7 +287,18 @@ compute_layout (KsSweepChart *self, Layout *l)
 
   l->legend_h = MAX (text_h, SCALE_H);
   l->plot_x = PAD + tick_w + GAP;
-  l->plot_y = PAD + l->legend_h + 2 * GAP + text_h / 2.0;
+  l->strip_y = PAD + l->legend_h + GAP;
+  for (guint i = 0; i < n_points (self); i++)
+    if (point_nth (self, i)->has_occupancy && point_nth (self, i)->refused == NULL)
+      {
+        g_autoptr (PangoLayout) small = small_layout (widget, "0");
+        int sh;
+
+        pango_layout_get_pixel_size (small, NULL, &sh);
+        l->strip_h = sh + GAP;
+        break;
+      }
+  l->plot_y = l->strip_y + l->strip_h + GAP + text_h / 2.0;
   l->plot_w = w - l->plot_x - PAD;
   l->step = l->plot_w / MAX (n_points (self), 1);
   l->vertical_labels = l->label_w + GAP > l->step;
@@ -503,6 +530,74 @@ draw_scale (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const Gd
   *left = x;
 }
 
+/* Each run of neighbours with the same limiter: a bracket over its columns,
+ * the limiter's name centred on it, shortened to the bracket (the tooltip
+ * has it whole), left out over a column too narrow for a word. */
+static void
+draw_limiters (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const GdkRGBA *fg)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+  GdkRGBA dim = { fg->red, fg->green, fg->blue, fg->alpha * 0.75f };
+  double line_y = round (l->strip_y + l->strip_h) - 0.5;
+  cairo_t *cr;
+
+  if (l->strip_h <= 0)
+    return;
+  cr = gtk_snapshot_append_cairo (snapshot,
+                                  &GRAPHENE_RECT_INIT (0, 0, gtk_widget_get_width (widget),
+                                                       gtk_widget_get_height (widget)));
+  cairo_set_line_width (cr, 1);
+  ks_ui_cairo_set_color (cr, fg, 0.35);
+  for (guint first = 0, end; first < n_points (self); first = end)
+    {
+      gboolean has_limiter;
+      double x0, x1, room;
+      const ChartPoint *p = point_nth (self, first);
+      g_autoptr (PangoLayout) layout = NULL;
+      int tw, th;
+
+      end = limiter_run_end (self, first, &has_limiter);
+      if (!has_limiter)
+        continue;
+      x0 = l->plot_x + first * l->step + 2;
+      x1 = l->plot_x + end * l->step - 2;
+      cairo_move_to (cr, round (x0) + 0.5, line_y - 3);
+      cairo_line_to (cr, round (x0) + 0.5, line_y);
+      cairo_line_to (cr, round (x1) - 0.5, line_y);
+      cairo_line_to (cr, round (x1) - 0.5, line_y - 3);
+      room = x1 - x0;
+      if (room < 24)
+        continue;
+      layout = small_layout (widget, _(ks_occupancy_limit_describe (p->occupancy.limiter)));
+      pango_layout_get_pixel_size (layout, &tw, &th);
+      if (tw > room)
+        {
+          pango_layout_set_width (layout, (int) (room * PANGO_SCALE));
+          pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+          pango_layout_get_pixel_size (layout, &tw, &th);
+        }
+      ks_ui_append_layout (snapshot, layout, (x0 + x1 - tw) / 2, line_y - 1 - th, &dim);
+    }
+  cairo_stroke (cr);
+  cairo_destroy (cr);
+}
+
+guint
+ks_sweep_chart_get_n_limiter_runs (KsSweepChart *self)
+{
+  guint runs = 0;
+
+  g_return_val_if_fail (KS_IS_SWEEP_CHART (self), 0);
+  for (guint first = 0, end; first < n_points (self); first = end)
+    {
+      gboolean has_limiter;
+
+      end = limiter_run_end (self, first, &has_limiter);
+      runs += has_limiter;
+    }
+  return runs;
+}
+
 static void
 draw_labels (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const GdkRGBA *fg)
 {
@@ -613,6 +708,7 @@ ks_sweep_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, 0, gtk_widget_get_width (widget),
                                                          gtk_widget_get_height (widget)));
   draw_labels (self, snapshot, &l, &fg);
+  draw_limiters (self, snapshot, &l, &fg);
   draw_scale (self, snapshot, &l, &fg, &scale_left);
   caption = small_layout (widget, self->show_bandwidth
                                     ? _("Effective bandwidth (bytes read and written once)")

@@ -39,6 +39,9 @@ gboolean   ks_sweep_chart_get_current_block  (KsSweepChart *self, KsDim3 *block)
  * FALSE when there is no such point or no room to draw. */
 gboolean   ks_sweep_chart_get_point_position (KsSweepChart *self, guint index, double *x,
                                               double *y);
+/* The runs of neighbouring shapes with the same occupancy limiter, each
+ * named once in the row above the plot. */
+guint      ks_sweep_chart_get_n_limiter_runs (KsSweepChart *self);
 /* The point whose column holds (x, y), or -1. */
 int        ks_sweep_chart_point_at           (KsSweepChart *self, double x, double y);
 /* What a click at (x, y) does: "point-activated" for a measured point.
