@@ -2004,41 +2004,26 @@ ks_pipeline_get_user_params (KsPipeline *self)
 }
 
 void
-ks_pipeline_remember_user_params (KsPipeline *self, const char *const *names,
-                                  const double *values, guint n)
+ks_pipeline_remember_user_param (KsPipeline *self, const char *name, double value)
 {
-  g_return_if_fail (KS_IS_PIPELINE (self));
-  g_return_if_fail (n == 0 || (names != NULL && values != NULL));
-  g_clear_pointer (&self->remembered_params, g_hash_table_unref);
-  if (n == 0)
-    return;
-  self->remembered_params = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  for (guint i = 0; i < n; i++)
-    g_hash_table_replace (self->remembered_params, g_strdup (names[i]),
-                          g_memdup2 (&values[i], sizeof values[i]));
+  g_return_if_fail (KS_IS_PIPELINE (self) && name != NULL);
+  if (self->remembered_params == NULL)
+    self->remembered_params = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_replace (self->remembered_params, g_strdup (name), g_memdup2 (&value, sizeof value));
 }
 
-guint
-ks_pipeline_get_remembered_user_params (KsPipeline *self, const char ***names, double **values)
+void
+ks_pipeline_forget_user_params (KsPipeline *self)
 {
-  GHashTableIter iter;
-  gpointer key, value;
-  guint n = 0, i = 0;
+  g_return_if_fail (KS_IS_PIPELINE (self));
+  g_clear_pointer (&self->remembered_params, g_hash_table_unref);
+}
 
-  g_return_val_if_fail (KS_IS_PIPELINE (self) && names != NULL && values != NULL, 0);
-  n = self->remembered_params != NULL ? g_hash_table_size (self->remembered_params) : 0;
-  *names = g_new0 (const char *, n + 1);
-  *values = g_new0 (double, MAX (n, 1));
-  if (n == 0)
-    return 0;
-  g_hash_table_iter_init (&iter, self->remembered_params);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    {
-      (*names)[i] = key;
-      (*values)[i] = *(const double *) value;
-      i++;
-    }
-  return n;
+GHashTable *
+ks_pipeline_get_remembered_user_params (KsPipeline *self)
+{
+  g_return_val_if_fail (KS_IS_PIPELINE (self), NULL);
+  return self->remembered_params;
 }
 
 void

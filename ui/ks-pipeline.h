@@ -208,15 +208,15 @@ KsKernelSource    *ks_pipeline_get_user_kernel      (KsPipeline *self);
 /* Values in the order of ks_kernel_source_get_params. */
 const KsParams    *ks_pipeline_get_user_params      (KsPipeline *self);
 void               ks_pipeline_set_user_param       (KsPipeline *self, guint index, double value);
-/* Values by parameter name for the next user kernel set (a session's, until
- * its kernel compiles): a parameter of that name takes its value, within its
- * range, in place of the value the kernel before had. n == 0 forgets them. */
-void               ks_pipeline_remember_user_params (KsPipeline *self, const char *const *names,
-                                                     const double *values, guint n);
-/* The values remembered and not yet taken: *names (the pipeline's strings,
- * NULL-terminated) and *values, both to g_free. */
-guint              ks_pipeline_get_remembered_user_params (KsPipeline *self, const char ***names,
-                                                           double **values);
+/* A value by parameter name for the next user kernel set (a session's, until
+ * its kernel compiles): a parameter of that name takes it, within its range,
+ * in place of the value the kernel before had. Taken once, by that kernel. */
+void               ks_pipeline_remember_user_param  (KsPipeline *self, const char *name,
+                                                     double value);
+void               ks_pipeline_forget_user_params   (KsPipeline *self);
+/* The values remembered and not yet taken: name → const double *, the
+ * pipeline's; NULL: none. */
+GHashTable        *ks_pipeline_get_remembered_user_params (KsPipeline *self);
 
 /* One launch of the user's kernel, as the console shows it. */
 typedef struct

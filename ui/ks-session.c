@@ -166,16 +166,22 @@ static void
 capture_kernel_params (KsPipeline *pipeline, GArray *out)
 {
   KsKernelSource *kernel = ks_pipeline_get_user_kernel (pipeline);
-  g_autofree const char **names = NULL;
-  g_autofree double *numbers = NULL;
-  guint n = ks_pipeline_get_remembered_user_params (pipeline, &names, &numbers);
+  GHashTable *remembered = ks_pipeline_get_remembered_user_params (pipeline);
 
-  if (n > 0)
-    for (guint i = 0; i < n; i++)
-      {
-        ParamValue value = { .name = g_strdup (names[i]), .number = numbers[i] };
-        g_array_append_val (out, value);
-      }
+  if (remembered != NULL)
+    {
+      /* In name order, so that saving twice writes the same file. */
+      g_autoptr (GList) names = g_list_sort (g_hash_table_get_keys (remembered),
+                                             (GCompareFunc) strcmp);
+
+      for (GList *l = names; l != NULL; l = l->next)
+        {
+          ParamValue value = { .name = g_strdup (l->data),
+                               .number = *(const double *) g_hash_table_lookup (remembered,
+                                                                                l->data) };
+          g_array_append_val (out, value);
+        }
+    }
   else if (kernel != NULL)
     {
       guint n_specs = 0;
@@ -1324,24 +1330,19 @@ static void
 apply_kernel (const KsSession *session, KsWindow *window)
 {
   KsKernelPanel *panel = ks_window_get_kernel_panel (window);
-
-  guint n;
-  g_autofree const char **names = NULL;
-  g_autofree double *values = NULL;
+  KsPipeline *pipeline = ks_window_get_pipeline (window);
 
   if (!session->has_kernel)
     return;
-  /* The values wait in the pipeline until the kernel has compiled. */
-  n = session->kernel_params->len;
-  names = g_new0 (const char *, n + 1);
-  values = g_new0 (double, MAX (n, 1));
-  for (guint i = 0; i < n; i++)
-    {
-      names[i] = g_array_index (session->kernel_params, ParamValue, i).name;
-      values[i] = g_array_index (session->kernel_params, ParamValue, i).number;
-    }
   ks_kernel_panel_set_mode (panel, session->kernel_mode);
-  ks_pipeline_remember_user_params (ks_window_get_pipeline (window), names, values, n);
+  /* The values wait in the pipeline until the kernel has compiled. */
+  ks_pipeline_forget_user_params (pipeline);
+  for (guint i = 0; i < session->kernel_params->len; i++)
+    {
+      const ParamValue *value = &g_array_index (session->kernel_params, ParamValue, i);
+
+      ks_pipeline_remember_user_param (pipeline, value->name, value->number);
+    }
   ks_kernel_panel_set_text (panel, session->kernel_source);
   if (session->kernel_visible != _ks_window_get_kernel_visible (window))
     _ks_window_set_kernel_visible (window, session->kernel_visible);
