@@ -52,7 +52,8 @@ _ks_cuda_context_new (int ordinal, GError **error)
       || !CHECK (cudaMalloc ((void **) &ctx->bins, KS_HIST_DEVICE_WORDS * sizeof (guint32)), error)
       /* Every set starts zero; each launch then clears the next one's. */
       || !CHECK (cudaMemset (ctx->bins, 0, KS_HIST_DEVICE_WORDS * sizeof (guint32)), error)
-      || !CHECK (cudaMallocHost ((void **) &ctx->bins_host, 4 * 256 * sizeof (guint32)), error))
+      || !CHECK (cudaMallocHost ((void **) &ctx->bins_host, KS_HIST_SET_WORDS * sizeof (guint32)),
+                 error))
     {
       _ks_cuda_context_free (ctx);
       return NULL;
@@ -363,12 +364,24 @@ _ks_cuda_run (KsCudaContext *ctx, const KsKernelRun *run, KsClock *clock, GError
       /* The launch just made advanced the generation past its own. */
       const guint32 *counters = ctx->bins + ks_histogram_set_offset (ctx->bins_generation - 1);
 
-      if (!CHECK (cudaMemcpyAsync (ctx->bins_host, counters, channels * 256 * sizeof (guint32),
-                                   cudaMemcpyDeviceToHost, ctx->stream), error)
+      const gsize used = (gsize) channels * KS_HIST_BINS * sizeof (guint32);
+
+      /* The used channels of every copy, one after the other; their sum is
+       * the histogram. */
+      if (!CHECK (cudaMemcpy2DAsync (ctx->bins_host, used, counters,
+                                     KS_HIST_COPY_WORDS * sizeof (guint32), used, KS_HIST_COPIES,
+                                     cudaMemcpyDeviceToHost, ctx->stream), error)
           || !CHECK (cudaStreamSynchronize (ctx->stream), error))
         goto out;
       for (int c = 0; c < channels; c++)
-        memcpy (run->histogram[c], ctx->bins_host + c * 256, 256 * sizeof (guint32));
+        for (guint v = 0; v < KS_HIST_BINS; v++)
+          {
+            guint32 sum = 0;
+
+            for (guint k = 0; k < KS_HIST_COPIES; k++)
+              sum += ctx->bins_host[k * channels * KS_HIST_BINS + c * KS_HIST_BINS + v];
+            run->histogram[c][v] = sum;
+          }
     }
   if (instrumented && !device_coverage_download (ctx, &cov, run->coverage, error))
     goto out;

@@ -79,12 +79,17 @@ ks_histogram_kernel (KsGeometry g,
   uint32_t columns = 1;
   uint32_t hist_addr = 0; /* this lane's column, as a shared-memory address */
 
-  /* The next launch counts into next_bins: block 0 clears the whole set (the
-   * next launch may count four channels where this one counts one), with
-   * plain stores that nothing in this launch reads. */
-  if (ks_linear_block () == 0)
-    for (uint32_t i = tid; i < KS_HIST_SET_WORDS / 4u; i += threads)
+  /* The next launch counts into next_bins: the blocks clear the whole set
+   * together (every copy, all four channels: the next launch may have more
+   * blocks, or count four channels where this one counts one), with plain
+   * stores that nothing in this launch reads. */
+  {
+    const uint32_t blocks = gridDim.x * gridDim.y * gridDim.z;
+
+    for (uint32_t i = ks_linear_block () * threads + tid; i < KS_HIST_SET_WORDS / 4u;
+         i += blocks * threads)
       reinterpret_cast<uint4 *> (next_bins)[i] = make_uint4 (0u, 0u, 0u, 0u);
+  }
 
   if constexpr (shared)
     {
@@ -185,9 +190,10 @@ ks_histogram_kernel (KsGeometry g,
 
   if constexpr (shared)
     {
-      /* The block's copies summed into this launch's counters: one atomic per
-       * bin and block. With the copies a compile-time count the loads of a
-       * sum are all in flight at once. */
+      /* The block's copies summed into its copy of this launch's counters
+       * (KS_HIST_COPIES): one atomic per bin and block. With the copies a
+       * compile-time count the loads of a sum are all in flight at once. */
+      uint32_t *const counters = bins + (ks_linear_block () % KS_HIST_COPIES) * KS_HIST_COPY_WORDS;
       constexpr uint32_t fit = 32768u / (CH * KS_HIST_BINS * 4u);
       constexpr uint32_t most_columns = fit < 32u ? fit : 32u; /* ks_histogram_columns' cap */
 
@@ -206,7 +212,7 @@ ks_histogram_kernel (KsGeometry g,
             for (uint32_t c = 0; c < columns; c++)
               sum += ks_hist_smem[i * columns + ((c + tid) & (columns - 1u))];
           if (sum != 0)
-            atomicAdd (&bins[i], sum);
+            atomicAdd (&counters[i], sum);
         }
     }
 }

@@ -54,14 +54,24 @@ ks_histogram_columns (uint32_t channels, uint32_t threads_per_block)
   return n;
 }
 
-/* A histogram's device buffer holds KS_HIST_SETS sets of the four channels'
- * counters, used in turn: launch g counts into set g % KS_HIST_SETS and clears
- * set g + 1 for the next launch. No launch needs the counters cleared before
- * it (a memset is a second command on the stream, 1.4 us at 8K on the H200),
- * no block waits for another, and the result of launch g stays readable until
- * launch g + 2 clears it. */
+/* A histogram's device buffer holds KS_HIST_SETS sets of counters, used in
+ * turn: launch g counts into set g % KS_HIST_SETS and clears set g + 1 for the
+ * next launch. No launch needs the counters cleared before it (a memset is a
+ * second command on the stream, 1.4 us at 8K on the H200), no block waits for
+ * another, and the result of launch g stays readable until launch g + 2 clears
+ * it.
+ *
+ * A set holds KS_HIST_COPIES copies of the four channels' counters, which the
+ * reader adds up: block b of a shared-memory launch adds its sums into copy
+ * b % KS_HIST_COPIES (global atomics count into copy 0). With one copy, the
+ * blocks' sums met at the same counters as the blocks finished together, one
+ * atomic after the other at each: at 8K on the H200, 525 blocks of the gray
+ * kernel took 0.0160 ms with those atomics and 0.0135 ms without them; with
+ * the copies, the op's 390 blocks take 0.0133 ms. */
 #define KS_HIST_SETS 3u
-#define KS_HIST_SET_WORDS (KS_HIST_CHANNELS * KS_HIST_BINS)
+#define KS_HIST_COPIES 16u
+#define KS_HIST_COPY_WORDS (KS_HIST_CHANNELS * KS_HIST_BINS)
+#define KS_HIST_SET_WORDS (KS_HIST_COPIES * KS_HIST_COPY_WORDS)
 
 /* The 32-bit words of a histogram's device buffer, all zero when allocated. */
 #define KS_HIST_DEVICE_WORDS (KS_HIST_SETS * KS_HIST_SET_WORDS)

@@ -225,7 +225,9 @@ test_histogram_methods (void)
  * launch's set: launches one after the other, gray and four-channel, with
  * either method and an impossible launch among them, each exactly where the
  * CPU engine puts it. A set left uncleared, or cleared only as far as a gray
- * histogram reaches, shows as counts of an earlier image. */
+ * histogram reaches, or only in the copies that a launch of fewer blocks
+ * writes (the images grow, and with them the grids), shows as counts of an
+ * earlier image. */
 static void
 test_histogram_sets_in_turn (void)
 {
