@@ -75,19 +75,35 @@ ks_atomic_file_open (const char *path, GError **error)
   base = g_path_get_basename (path);
   file = g_new0 (KsAtomicFile, 1);
   file->path = g_strdup (path);
-  file->temporary = g_strdup_printf ("%s%c.%s.XXXXXX", dir, G_DIR_SEPARATOR, base);
-  file->fd = g_mkstemp_full (file->temporary, O_WRONLY | O_CLOEXEC, 0600);
-  if (file->fd < 0)
+  file->fd = -1;
+  /* Each name is registered before the file is made, so that a signal that
+   * ends the process any time after the file exists removes it (with
+   * mkstemp the file existed for a moment before the handler knew of it). */
+  for (guint attempt = 0; attempt < 100 && file->fd < 0; attempt++)
     {
-      int err = errno;
+      static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+      char suffix[7];
+      int err;
 
-      set_file_error (error, "write", path, err);
-      g_free (file->temporary);
-      g_free (file->path);
-      g_free (file);
-      return NULL;
+      for (guint i = 0; i < 6; i++)
+        suffix[i] = letters[g_random_int_range (0, (gint32) sizeof letters - 1)];
+      suffix[6] = '\0';
+      file->temporary = g_strdup_printf ("%s%c.%s.%s", dir, G_DIR_SEPARATOR, base, suffix);
+      register_temporary (file->temporary);
+      file->fd = g_open (file->temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (file->fd >= 0)
+        break;
+      err = errno;
+      unregister_temporary (file->temporary);
+      g_clear_pointer (&file->temporary, g_free);
+      if (err != EEXIST || attempt == 99)
+        {
+          set_file_error (error, "write", path, err);
+          g_free (file->path);
+          g_free (file);
+          return NULL;
+        }
     }
-  register_temporary (file->temporary);
 
   /* What the replaced file had, else what a new file would get. */
   if (stat (path, &st) == 0)
