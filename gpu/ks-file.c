@@ -79,7 +79,7 @@ ks_atomic_file_open (const char *path, GError **error)
   /* Each name is registered before the file is made, so that a signal that
    * ends the process any time after the file exists removes it (with
    * mkstemp the file existed for a moment before the handler knew of it). */
-  for (guint attempt = 0; attempt < 100 && file->fd < 0; attempt++)
+  for (guint attempt = 0;; attempt++)
     {
       static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
       char suffix[7];
@@ -94,6 +94,8 @@ ks_atomic_file_open (const char *path, GError **error)
       if (file->fd >= 0)
         break;
       err = errno;
+      /* A name another file has is drawn again, a hundred times at most;
+       * any other error ends it. */
       unregister_temporary (file->temporary);
       g_clear_pointer (&file->temporary, g_free);
       if (err != EEXIST || attempt == 99)

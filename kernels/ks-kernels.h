@@ -41,10 +41,10 @@ cudaError_t ks_cuda_elementwise_attributes (KsElementwiseId op,
  * when allocated: the launch counts into the set at
  * bins + ks_histogram_set_offset (generation) and clears the set of
  * generation + 1. A set is KS_HIST_COPIES copies of the counters, each
- * KS_HIST_COPY_WORDS words apart; the histogram is their sum. The caller numbers its launches on bins 0, 1, 2, … in
- * stream order, counting only those that returned cudaSuccess, and reads the
- * result of launch g at its set until launch g + 2. Coverage records the
- * pixels read. */
+ * KS_HIST_COPY_WORDS words apart; the histogram is their sum. The caller
+ * numbers its launches on bins 0, 1, 2, … in stream order, counting only those
+ * that returned cudaSuccess, and reads the result of launch g at its set until
+ * launch g + 2. Coverage records the pixels read. */
 cudaError_t ks_cuda_histogram_launch (KsHistogramMethod method,
                                       KsGeometry geom,
                                       int channels,
