@@ -25,6 +25,18 @@
 
 /* A pipeline with a size × size random image and the invert op: on the CPU
  * engine, or (cpu FALSE) on the engine it starts on, CUDA where there is a GPU. */
+/* Puts the chart alone in the window at that size and waits until it has one. */
+static void
+show_chart (GtkWindow *window, KsSweepChart *chart, int width, int height)
+{
+  gtk_window_set_child (window, GTK_WIDGET (chart));
+  gtk_window_set_default_size (window, width, height);
+  gtk_window_present (window);
+  for (int i = 0; i < 2000 && gtk_widget_get_width (GTK_WIDGET (chart)) == 0; i++)
+    ks_ui_test_iterate ();
+  ks_ui_test_iterate ();
+}
+
 static KsPipeline *
 new_pipeline_on (guint size, gboolean cpu)
 {
@@ -493,12 +505,7 @@ test_chart_occupancy_run (void)
   ks_sweep_chart_set_points (chart, points, 1, TRUE);
   g_signal_connect (chart, "point-activated", G_CALLBACK (on_point_activated_cb), &activated);
 
-  gtk_window_set_child (window, GTK_WIDGET (chart));
-  gtk_window_set_default_size (window, 640, 360);
-  gtk_window_present (window);
-  for (int i = 0; i < 2000 && gtk_widget_get_width (GTK_WIDGET (chart)) == 0; i++)
-    ks_ui_test_iterate ();
-  ks_ui_test_iterate ();
+  show_chart (window, chart, 640, 360);
 
   for (guint i = 0; i < 3; i++)
     g_assert_true (ks_sweep_chart_get_point_position (chart, i, &x[i], &y[i]));
@@ -644,12 +651,7 @@ test_chart_limiter_runs_run (void)
   g_assert_cmpuint (ks_sweep_chart_get_n_points (chart), ==, 51);
   g_assert_cmpuint (ks_sweep_chart_get_n_limiter_runs (chart), ==, 4);
 
-  gtk_window_set_child (window, GTK_WIDGET (chart));
-  gtk_window_set_default_size (window, 900, 380);
-  gtk_window_present (window);
-  for (int i = 0; i < 2000 && gtk_widget_get_width (GTK_WIDGET (chart)) == 0; i++)
-    ks_ui_test_iterate ();
-  ks_ui_test_iterate ();
+  show_chart (window, chart, 900, 380);
   if (g_getenv ("KS_TEST_SCREENSHOTS") != NULL)
     ks_ui_test_save_screenshot_in (GTK_WIDGET (chart), g_getenv ("KS_TEST_SCREENSHOTS"),
                                    "sweep-chart-limiters.png");
