@@ -112,6 +112,10 @@ ks_cli_bench_table (const KsBenchReport *report)
         g_string_append_printf (s, "\n%-24s as many shared atomics at random bins: %.4f ms "
                                    "(the row at %.0f %% of that limit)",
                                 "", row->atomics_limit_ms, 100.0 * row->share_of_atomics_limit);
+      if (isfinite (row->read_limit_ms))
+        g_string_append_printf (s, "\n%-24s reading the image alone: %.4f ms "
+                                   "(the row at %.0f %% of that limit)",
+                                "", row->read_limit_ms, 100.0 * row->share_of_read_limit);
       g_string_append_c (s, '\n');
     }
   return g_string_free (s, FALSE);
@@ -184,6 +188,10 @@ add_row (JsonBuilder *b, const KsBenchRow *row)
   ks_json_add_number (b, row->atomics_limit_ms);
   json_builder_set_member_name (b, "share_of_atomics_limit");
   ks_json_add_number (b, row->share_of_atomics_limit);
+  json_builder_set_member_name (b, "read_limit_ms");
+  ks_json_add_number (b, row->read_limit_ms);
+  json_builder_set_member_name (b, "share_of_read_limit");
+  ks_json_add_number (b, row->share_of_read_limit);
   json_builder_end_object (b);
 }
 

@@ -623,47 +623,71 @@ npp_failed:
   return TRUE;
 }
 
-/* The options' launch over the op's own, field by field. */
 #if HAVE_CUDA
+/* One of the shared histogram's limits, launched on the engine's stream:
+ * shared atomics (grid, block, per_thread) or reading the image (geom, src,
+ * pitch). */
 typedef struct
 {
   KsEngine *engine;
   int channels;
+  gboolean read;
   KsDim3 grid;
   KsDim3 block;
   guint32 per_thread;
+  KsGeometry geom;
+  const guint8 *src;
+  gsize pitch;
   guint32 *sink;
-} AtomicsRun;
+} LimitRun;
 
 static gboolean
-atomics_run (KsClock *clock, gpointer user_data, GError **error)
+limit_run (KsClock *clock, gpointer user_data, GError **error)
 {
-  AtomicsRun *r = user_data;
+  LimitRun *r = user_data;
+  cudaStream_t stream = ks_engine_get_stream (r->engine);
+  cudaError_t status;
 
   if (!ks_clock_start (clock, error))
     return FALSE;
-  if (!_ks_cuda_check ((int) ks_cuda_shared_atomics_launch (r->channels, r->grid, r->block,
-                                                            r->per_thread, r->sink,
-                                                            ks_engine_get_stream (r->engine)),
-                       "ks_cuda_shared_atomics_launch", error))
+  status = r->read ? ks_cuda_histogram_read_launch (r->geom, r->channels, r->src, r->pitch,
+                                                    r->sink, stream)
+                   : ks_cuda_shared_atomics_launch (r->channels, r->grid, r->block,
+                                                    r->per_thread, r->sink, stream);
+  if (!_ks_cuda_check ((int) status,
+                       r->read ? "ks_cuda_histogram_read_launch" : "ks_cuda_shared_atomics_launch",
+                       error))
     return FALSE;
   return ks_clock_stop (clock, error);
 }
 #endif
 
-/* The shared histogram's limit (KsBenchRow.atomics_limit_ms): as many
- * shared-memory atomics as its image has pixels and channels, from its
- * launch, timed with the same protocol. */
+#if HAVE_CUDA
+/* The median of the limit r describes, timed with the row's protocol. */
 static gboolean
-measure_atomics_limit (BenchState *state, const BenchItem *item, KsBenchRow *row,
-                       GError **error)
+time_limit (BenchState *state, LimitRun *r, double *median_ms, GError **error)
+{
+  KsTiming timing = { 0 };
+  gboolean ok = ks_timing_measure (state->engine, &state->timing, limit_run, r, &timing, error);
+
+  *median_ms = timing.median_ms;
+  ks_timing_clear (&timing);
+  return ok;
+}
+#endif
+
+/* The shared histogram's limits with the row's launch (KsBenchRow): as many
+ * shared-memory atomics as its image has pixels and channels, and its walk
+ * and loads over the row's input with nothing counted. */
+static gboolean
+measure_histogram_limits (BenchState *state, const BenchItem *item, const KsBuffer *input,
+                          KsBenchRow *row, GError **error)
 {
 #if HAVE_CUDA
-  AtomicsRun r = { 0 };
-  KsTiming timing = { 0 };
+  LimitRun r = { 0 };
   g_autoptr (KsBuffer) sink = NULL;
-  guint64 threads, blocks, atomics, issued;
-  gboolean ok;
+  guint64 threads, blocks, atomics, each, issued;
+  double atomics_ms, read_ms;
 
   r.engine = state->engine;
   r.channels = item->format == KS_FORMAT_GRAY8 ? 1 : KS_HIST_CHANNELS;
@@ -672,35 +696,43 @@ measure_atomics_limit (BenchState *state, const BenchItem *item, KsBenchRow *row
   blocks = (guint64) r.grid.x * r.grid.y * r.grid.z;
   threads = blocks * r.block.x * r.block.y * r.block.z;
   atomics = (guint64) state->width * state->height * (guint64) r.channels;
-  if (threads == 0)
+  if (threads == 0 || row->timing.median_ms <= 0)
     return TRUE;
-  /* Whole groups of four per thread: the count is scaled back to the image's. */
-  r.per_thread = (guint32) MAX (((atomics + threads - 1) / threads + 3) & ~G_GUINT64_CONSTANT (3),
-                                4);
+  /* Whole groups per thread: the count is scaled back to the image's. */
+  each = (atomics + threads - 1) / threads;
+  r.per_thread = (guint32) MAX ((each + KS_SHARED_ATOMICS_GROUP - 1) / KS_SHARED_ATOMICS_GROUP
+                                  * KS_SHARED_ATOMICS_GROUP,
+                                KS_SHARED_ATOMICS_GROUP);
   issued = threads * r.per_thread;
+  ks_launch_config_to_geometry (&row->launch, state->width, state->height, &r.geom);
+  r.src = ks_buffer_get_data (input);
+  r.pitch = ks_buffer_get_pitch (input);
   sink = linear_buffer (state->engine, (gsize) blocks * sizeof (guint32), error);
   if (sink == NULL)
     return FALSE;
   r.sink = ks_buffer_get_data (sink);
-  ok = ks_timing_measure (state->engine, &state->timing, atomics_run, &r, &timing, error);
-  if (ok)
-    {
-      row->atomics_limit_ms = timing.median_ms * (double) atomics / (double) issued;
-      row->share_of_atomics_limit = row->timing.median_ms > 0
-                                      ? row->atomics_limit_ms / row->timing.median_ms
-                                      : NAN;
-    }
-  ks_timing_clear (&timing);
-  return ok;
+
+  if (!time_limit (state, &r, &atomics_ms, error))
+    return FALSE;
+  r.read = TRUE;
+  if (!time_limit (state, &r, &read_ms, error))
+    return FALSE;
+  row->atomics_limit_ms = atomics_ms * (double) atomics / (double) issued;
+  row->share_of_atomics_limit = row->atomics_limit_ms / row->timing.median_ms;
+  row->read_limit_ms = read_ms;
+  row->share_of_read_limit = read_ms / row->timing.median_ms;
+  return TRUE;
 #else
   (void) state;
   (void) item;
+  (void) input;
   (void) row;
   (void) error;
   return TRUE;
 #endif
 }
 
+/* The options' launch over the op's own, field by field. */
 static void
 apply_launch (const KsBenchOptions *options, KsLaunchConfig *launch)
 {
@@ -762,9 +794,11 @@ measure_item (BenchState *state, const BenchItem *item, KsBenchRow *row, GError 
   row->launch = result.launch;
   row->atomics_limit_ms = NAN;
   row->share_of_atomics_limit = NAN;
+  row->read_limit_ms = NAN;
+  row->share_of_read_limit = NAN;
   if (ks_engine_is_cuda (state->engine) && item->op->output_kind == KS_OP_OUTPUT_HISTOGRAM
       && g_strcmp0 (item->method, "shared") == 0
-      && !measure_atomics_limit (state, item, row, error))
+      && !measure_histogram_limits (state, item, request.inputs[0], row, error))
     goto out;
 
   if (ks_engine_is_cuda (state->engine) && !measure_npp (state, item, &request, &result, row,

@@ -77,12 +77,17 @@ typedef struct
   double share_of_copy;     /* gbs / copy bandwidth; NAN without a copy measurement */
   KsBenchNpp *npp;          /* NULL: no equivalent, NPP missing, or skipped */
   char *npp_note;           /* why npp is NULL when NPP has an equivalent; or NULL */
-  /* The shared histogram on CUDA: the time as many shared-memory atomics
-   * take as the image has pixels and channels, with the row's launch and
-   * bins at random (ks_cuda_shared_atomics_launch), and the row's time
-   * against it (1: at the limit). NAN when not measured. */
+  /* The shared histogram on CUDA, its two limits with the row's launch: the
+   * time as many shared-memory atomics take as the image has pixels and
+   * channels, at the bins uniformly random pixels meet and with nothing else
+   * done (ks_cuda_shared_atomics_launch), and the time the kernel's walk and
+   * loads take over the same image with nothing counted
+   * (ks_cuda_histogram_read_launch); each with the row's time against it
+   * (1: at the limit). NAN when not measured. */
   double atomics_limit_ms;
   double share_of_atomics_limit;
+  double read_limit_ms;
+  double share_of_read_limit;
 } KsBenchRow;
 
 typedef struct

@@ -60,6 +60,29 @@ ks_hist_prefetch_depth (uint32_t channels, uint32_t ppt)
                                                  : ks_prefetch_depth (ppt * (channels == 4u ? 4u : 1u), 64u);
 }
 
+/* A span as the histogram reads it: PPT packed RGBA8 pixels, or PPT GRAY8
+ * pixels four to a word. */
+template <uint32_t CH, uint32_t PPT>
+struct KsHistSpan
+{
+  static constexpr uint32_t words = CH == 4 ? PPT : (PPT + 3) / 4;
+  uint32_t w[words];
+};
+
+template <uint32_t CH, uint32_t PPT>
+__device__ __forceinline__ KsHistSpan<CH, PPT>
+ks_hist_load (const uint8_t *__restrict__ src, size_t pitch, uint32_t y, uint32_t x0, uint32_t n)
+{
+  KsHistSpan<CH, PPT> s;
+  const uint8_t *row = src + (size_t) y * pitch;
+
+  if constexpr (CH == 4)
+    ks_load_rgba<PPT> (row, x0, n, s.w);
+  else
+    ks_load_gray<PPT> (row, x0, n, s.w);
+  return s;
+}
+
 /* No __launch_bounds__, for the reason given in ks-elementwise.cu. */
 template <uint32_t METHOD, uint32_t CH, uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
 __global__ void
@@ -71,7 +94,6 @@ ks_histogram_kernel (KsGeometry g,
 {
   constexpr bool shared = METHOD == KS_HIST_SHARED;
   constexpr uint32_t n_bins = CH * KS_HIST_BINS;
-  constexpr uint32_t words = CH == 4 ? PPT : (PPT + 3) / 4;
   extern __shared__ uint32_t ks_hist_smem[];
 
   const uint32_t tid = ks_linear_thread ();
@@ -106,8 +128,9 @@ ks_histogram_kernel (KsGeometry g,
    * skips them saves nothing while another lane still counts, and measured on
    * the H200 an atomic that only some lanes issue costs more than one that all
    * issue. On the test card at 8K this counts RGBA in 0.040 ms instead of 0.055. Gray
-   * spans are not tested: the gray kernel is bound by reading the image (with
-   * the counting left out it takes as long), and the test cost 3 % there. */
+   * spans are not tested: the gray kernel is close to the time reading the
+   * image takes (ks_histogram_read_kernel: 0.0118 ms of its 0.0132 at 8K),
+   * and the test cost 3 % there. */
   auto count = [&] (uint32_t channel, uint32_t value, uint32_t k) {
     if constexpr (shared)
       ks_shared_add (hist_addr + (channel * KS_HIST_BINS + value) * columns * 4u, k);
@@ -123,17 +146,7 @@ ks_histogram_kernel (KsGeometry g,
   };
 
   auto load = [&] (uint32_t y, uint32_t x0, uint32_t n) {
-    struct
-    {
-      uint32_t w[words];
-    } s;
-    const uint8_t *row = src + (size_t) y * pitch;
-
-    if constexpr (CH == 4)
-      ks_load_rgba<PPT> (row, x0, n, s.w);
-    else
-      ks_load_gray<PPT> (row, x0, n, s.w);
-    return s;
+    return ks_hist_load<CH, PPT> (src, pitch, y, x0, n);
   };
 
   auto use = [&] (const auto &s, uint32_t y, uint32_t x0, uint32_t n) {
@@ -197,6 +210,15 @@ ks_histogram_kernel (KsGeometry g,
       constexpr uint32_t fit = 32768u / (CH * KS_HIST_BINS * 4u);
       constexpr uint32_t most_columns = fit < 32u ? fit : 32u; /* ks_histogram_columns' cap */
 
+      /* A warp sums 32 consecutive bins, whose words lie most_columns apart:
+       * lanes that would meet in a bank that way (every 32 / most_columns)
+       * start at columns one apart, so each read of the warp meets 32 banks.
+       * With 8 columns and every lane starting at its own, four lanes met in
+       * each bank (Nsight Compute: four wavefronts a read). Fewer columns
+       * than most_columns only come with blocks of fewer threads than that,
+       * a part of one warp. */
+      constexpr uint32_t most_apart = 32u / most_columns;
+
       __syncthreads ();
       for (uint32_t i = tid; i < n_bins; i += threads)
         {
@@ -205,10 +227,9 @@ ks_histogram_kernel (KsGeometry g,
             {
 #pragma unroll
               for (uint32_t c = 0; c < most_columns; c++)
-                sum += ks_hist_smem[i * most_columns + ((c + tid) & (most_columns - 1u))];
+                sum += ks_hist_smem[i * most_columns + ((c + tid / most_apart) & (most_columns - 1u))];
             }
           else
-            /* Each thread starts at another column: a warp's reads spread over the banks. */
             for (uint32_t c = 0; c < columns; c++)
               sum += ks_hist_smem[i * columns + ((c + tid) & (columns - 1u))];
           if (sum != 0)
@@ -217,15 +238,52 @@ ks_histogram_kernel (KsGeometry g,
     }
 }
 
+/* The histogram's other limit: reading the image. The walk and the loads of
+ * ks_histogram_kernel, each span folded into one word and nothing counted; a
+ * thread stores its word only when it equals a constant, so that the loads
+ * stay live without a store of their own. Same arguments as the histogram
+ * kernel, so that one chain of templates picks both: bins is one word per
+ * block, next_bins and cov are not used. */
+template <uint32_t CH, uint32_t PPT, uint32_t MODE>
+__global__ void
+ks_histogram_read_kernel (KsGeometry g,
+                          const uint8_t *__restrict__ src, size_t pitch,
+                          uint32_t *__restrict__ sink,
+                          uint32_t *__restrict__ unused_bins,
+                          KsCoverageBuffers unused_cov)
+{
+  uint32_t folded = 0;
+  auto load = [&] (uint32_t y, uint32_t x0, uint32_t n) {
+    return ks_hist_load<CH, PPT> (src, pitch, y, x0, n);
+  };
+  auto use = [&] (const KsHistSpan<CH, PPT> &s, uint32_t, uint32_t, uint32_t) {
+#pragma unroll
+    for (uint32_t i = 0; i < KsHistSpan<CH, PPT>::words; i++)
+      folded ^= s.w[i];
+  };
+
+  (void) unused_bins;
+  (void) unused_cov;
+  (void) ks_walk_spans<PPT, MODE, ks_hist_prefetch_depth (CH, PPT)> (g, load, use);
+  if (folded == 0x9e3779b9u)
+    sink[ks_linear_block ()] = folded;
+}
+
 typedef void (*KsHistKernel) (KsGeometry, const uint8_t *, size_t, uint32_t *, uint32_t *,
                                KsCoverageBuffers);
+
+/* Not a KsHistogramMethod: picks ks_histogram_read_kernel. */
+constexpr uint32_t KS_HIST_READ_ONLY = 0x100u;
 
 template <uint32_t METHOD, uint32_t CH, uint32_t PPT, uint32_t MODE>
 KsHistKernel
 ks_hist_pick_instrumented (bool instrumented)
 {
-  return instrumented ? ks_histogram_kernel<METHOD, CH, PPT, MODE, true>
-                      : ks_histogram_kernel<METHOD, CH, PPT, MODE, false>;
+  if constexpr (METHOD == KS_HIST_READ_ONLY)
+    return instrumented ? NULL : ks_histogram_read_kernel<CH, PPT, MODE>;
+  else
+    return instrumented ? ks_histogram_kernel<METHOD, CH, PPT, MODE, true>
+                        : ks_histogram_kernel<METHOD, CH, PPT, MODE, false>;
 }
 
 template <uint32_t METHOD, uint32_t CH, uint32_t PPT>
@@ -289,33 +347,54 @@ ks_hist_pick (KsHistogramMethod method, const KsGeometry *g, int channels, bool 
 
 /* The limit the shared method is bound by: shared-memory atomics into the
  * same interleaved copies of the bins, from blocks and a grid like the
- * histogram's, with the bins drawn uniformly at random (an xorshift per
- * thread, four bins from each 32-bit draw, as the kernel takes four pixels
- * from each word) and no global memory touched. Each thread issues `count`
- * atomics. */
+ * histogram's, at the bins the histogram meets on uniformly random pixels,
+ * and nothing else: no global memory touched and no work per atomic beyond
+ * the atomic. Each thread draws KS_LIMIT_SLOTS bins once (an xorshift; one
+ * byte of the draw a gray bin, or R, G, B and the luma of those three for the
+ * four channels, as the kernel counts a pixel) and then issues `count`
+ * atomics at them in turn. A warp's atomic thus meets the banks as the
+ * kernel's do, each lane at an independent random bin. Drawing a bin per
+ * atomic instead, the draws themselves bound the kernel: measured with Nsight
+ * Compute on the H200 at 8K, the ALU pipe was 84 % busy in the gray limit and
+ * computing the luma per atomic made the four-channel one 8 % slower. */
+constexpr uint32_t KS_LIMIT_SLOTS = KS_SHARED_ATOMICS_GROUP;
+
+template <uint32_t CH>
 __global__ void
-ks_shared_atomics_kernel (uint32_t channels, uint32_t count, uint32_t seed, uint32_t *sink)
+ks_shared_atomics_kernel (uint32_t count, uint32_t seed, uint32_t *sink)
 {
   extern __shared__ uint32_t ks_hist_smem[];
-  const uint32_t n_bins = channels * KS_HIST_BINS;
+  constexpr uint32_t n_bins = CH * KS_HIST_BINS;
   const uint32_t tid = ks_linear_thread ();
   const uint32_t threads = blockDim.x * blockDim.y * blockDim.z;
-  const uint32_t columns = ks_histogram_columns (channels, threads);
+  const uint32_t columns = ks_histogram_columns (CH, threads);
+  const uint32_t base = (uint32_t) __cvta_generic_to_shared (ks_hist_smem)
+                        + (tid % 32u & (columns - 1u)) * (uint32_t) sizeof (uint32_t);
   uint32_t x = (seed ^ (ks_linear_block () * threads + tid) * 0x9e3779b9u) | 1u;
-  uint32_t addr;
+  uint32_t slot[KS_LIMIT_SLOTS];
 
   ks_histogram_clear (columns * n_bins, tid, threads);
-  addr = (uint32_t) __cvta_generic_to_shared (ks_hist_smem)
-         + (tid % 32u & (columns - 1u)) * (uint32_t) sizeof (uint32_t);
 
-  for (uint32_t i = 0; i < count; i += 4)
+#pragma unroll
+  for (uint32_t j = 0; j < KS_LIMIT_SLOTS; j += 4)
     {
       x ^= x << 13;
       x ^= x >> 17;
       x ^= x << 5;
 #pragma unroll
       for (uint32_t k = 0; k < 4; k++)
-        ks_shared_add (addr + ((k % channels) * KS_HIST_BINS + ks_byte (x, k)) * columns * 4u, 1u);
+        {
+          const uint32_t bin = CH == 4 ? k * KS_HIST_BINS + (k == 3 ? ks_luma601 (x, 0) : ks_byte (x, k))
+                                       : ks_byte (x, k);
+          slot[j + k] = base + bin * columns * 4u;
+        }
+    }
+
+  for (uint32_t i = 0; i < count; i += KS_LIMIT_SLOTS)
+    {
+#pragma unroll
+      for (uint32_t k = 0; k < KS_LIMIT_SLOTS; k++)
+        ks_shared_add (slot[k], 1u);
     }
 
   /* One word a block leaves the kernel, so that nothing above is dead. */
@@ -333,11 +412,16 @@ ks_cuda_shared_atomics_launch (int channels, KsDim3 grid, KsDim3 block, uint32_t
   const size_t shared_bytes = ks_cuda_histogram_shared_bytes (KS_HIST_SHARED, channels, block);
 
   if ((channels != 1 && channels != KS_HIST_CHANNELS) || sink == NULL || per_thread == 0
+      || per_thread % KS_SHARED_ATOMICS_GROUP != 0
       || grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0
       || block.z == 0)
     return cudaErrorInvalidValue;
-  ks_shared_atomics_kernel<<<ks_dim3 (grid), ks_dim3 (block), shared_bytes, stream>>> (
-    (uint32_t) channels, per_thread, 0x2545f491u, sink);
+  if (channels == 1)
+    ks_shared_atomics_kernel<1><<<ks_dim3 (grid), ks_dim3 (block), shared_bytes, stream>>> (
+      per_thread, 0x2545f491u, sink);
+  else
+    ks_shared_atomics_kernel<KS_HIST_CHANNELS><<<ks_dim3 (grid), ks_dim3 (block), shared_bytes, stream>>> (
+      per_thread, 0x2545f491u, sink);
   return cudaGetLastError ();
 }
 
@@ -376,6 +460,24 @@ ks_cuda_histogram_launch (KsHistogramMethod method,
   kernel<<<ks_dim3 (geom.grid), ks_dim3 (geom.block), shared_bytes, stream>>> (
     geom, src, pitch, bins + ks_histogram_set_offset (generation),
     bins + ks_histogram_set_offset (generation + 1u), cov);
+  return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+ks_cuda_histogram_read_launch (KsGeometry geom, int channels, const uint8_t *src, size_t pitch,
+                               uint32_t *sink, cudaStream_t stream)
+{
+  const KsHistKernel kernel = geom.mode == KS_MAP_PER_PIXEL || geom.mode == KS_MAP_GRID_STRIDE
+                                ? ks_hist_pick_channels<KS_HIST_READ_ONLY> (
+                                    channels, geom.pixels_per_thread, geom.mode, false)
+                                : NULL;
+  const KsCoverageBuffers none = {};
+
+  if (kernel == NULL || sink == NULL || !ks_geometry_is_valid (&geom)
+      || !ks_buffer_is_valid (src, pitch, geom.width, (uint32_t) channels, geom.pixels_per_thread))
+    return cudaErrorInvalidValue;
+  kernel<<<ks_dim3 (geom.grid), ks_dim3 (geom.block), 0, stream>>> (geom, src, pitch, sink, NULL,
+                                                                     none);
   return cudaGetLastError ();
 }
 

@@ -53,13 +53,22 @@ cudaError_t ks_cuda_histogram_launch (KsHistogramMethod method,
                                       KsCoverageBuffers cov,
                                       cudaStream_t stream);
 
-/* The shared method's limit: `per_thread` shared-memory atomics (rounded up
- * to a multiple of 4) from each thread of the grid into the interleaved
- * copies of the bins the histogram kernel has (ks_histogram_columns), at uniformly random bins, with
- * no global memory read. sink has one word per block. */
+/* The shared method's limit: `per_thread` shared-memory atomics (a multiple
+ * of KS_SHARED_ATOMICS_GROUP, else cudaErrorInvalidValue) from each thread of
+ * the grid into the interleaved copies of the bins the histogram kernel has
+ * (ks_histogram_columns), at the bins it meets on uniformly random pixels,
+ * with no global memory read and no other work per atomic. sink has one word
+ * per block. */
+#define KS_SHARED_ATOMICS_GROUP 16u
 cudaError_t ks_cuda_shared_atomics_launch (int channels, KsDim3 grid, KsDim3 block,
                                            uint32_t per_thread, uint32_t *sink,
                                            cudaStream_t stream);
+
+/* The histogram's read limit: the histogram kernel's walk and loads over the
+ * image with geom (GRAY8 for channels 1, RGBA8 for KS_HIST_CHANNELS), nothing
+ * counted. sink has one word per block. */
+cudaError_t ks_cuda_histogram_read_launch (KsGeometry geom, int channels, const uint8_t *src,
+                                           size_t pitch, uint32_t *sink, cudaStream_t stream);
 
 /* Dynamic shared memory the histogram kernel asks for with this block. */
 size_t ks_cuda_histogram_shared_bytes (KsHistogramMethod method, int channels, KsDim3 block);

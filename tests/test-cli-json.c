@@ -617,6 +617,8 @@ test_bench_input (void)
   assert_string (row, "id", "histogram[shared]");
   assert_null (row, "atomics_limit_ms");
   assert_null (row, "share_of_atomics_limit");
+  assert_null (row, "read_limit_ms");
+  assert_null (row, "share_of_read_limit");
   g_remove (path);
 }
 

@@ -13,6 +13,10 @@
 #include "ks-engine-private.h"
 #include "ks-test-helpers.h"
 
+#if HAVE_CUDA
+#include "ks-kernels.h"
+#endif
+
 static KsEngine *cpu;
 static KsEngine *gpu;
 
@@ -340,6 +344,149 @@ test_histogram_grid_stride_gray (void)
   }
 }
 
+#if HAVE_CUDA
+/* What ks_cuda_histogram_read_launch folds: every word of every span, the
+ * spans of a row PPT pixels from its start, a partial span padded with
+ * zeros (ks_load_rgba, ks_load_gray). */
+static guint32
+fold_image (const KsImage *im, guint ppt)
+{
+  const guint bpp = im->format == KS_FORMAT_GRAY8 ? 1 : 4;
+  guint32 folded = 0;
+
+  for (guint y = 0; y < im->height; y++)
+    for (guint x0 = 0; x0 < im->width; x0 += ppt)
+      {
+        guint8 span[64] = { 0 };
+        guint n = MIN (ppt, im->width - x0);
+
+        memcpy (span, im->data + (gsize) y * im->stride + (gsize) x0 * bpp, (gsize) n * bpp);
+        for (guint i = 0; i < (ppt * bpp + 3) / 4; i++)
+          {
+            guint32 w;
+            memcpy (&w, span + 4 * i, 4);
+            folded ^= w;
+          }
+      }
+  return folded;
+}
+
+/* The read limit's kernel with one thread that walks the whole image: it
+ * stores its fold only when the fold is the constant it looks for, so an
+ * image made to fold to that constant shows that it read every word (the
+ * sink, poisoned, is written), and the same image with one pixel changed that
+ * nothing is stored otherwise. Gray and RGBA, widths with a partial span. */
+static void
+test_histogram_read_limit_kernel (void)
+{
+  static const guint32 wanted = 0x9e3779b9u;
+  static const KsFormat formats[] = { KS_FORMAT_GRAY8, KS_FORMAT_RGBA8 };
+  /* Gray spans of one or two pixels fold words with zero high bytes, which
+   * never equal the constant. */
+  static const guint ppts[] = { 1, 4, 16 };
+  g_autoptr (GError) error = NULL;
+
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (guint p = formats[f] == KS_FORMAT_GRAY8 ? 1 : 0; p < G_N_ELEMENTS (ppts); p++)
+      for (guint changed = 0; changed < 2; changed++)
+        {
+          g_autoptr (KsImage) im = ks_test_random_image (formats[f], 203, 37,
+                                                         ks_test_next_seed ("read limit"));
+          const int channels = formats[f] == KS_FORMAT_GRAY8 ? 1 : KS_HIST_CHANNELS;
+          g_autoptr (KsBuffer) src = NULL, sink = NULL;
+          g_autoptr (KsImage) back = NULL;
+          KsLaunchConfig c = ks_test_launch (1, 1, 1, 1, KS_LAUNCH_GRID_STRIDE, ppts[p]);
+          KsGeometry geom;
+          guint32 fix, got;
+
+          /* The first word of the image enters the fold once and as itself. */
+          fix = fold_image (im, ppts[p]) ^ wanted;
+          for (guint i = 0; i < 4; i++)
+            im->data[i] ^= (guint8) (fix >> (8 * i));
+          g_assert_cmphex (fold_image (im, ppts[p]), ==, wanted);
+          if (changed)
+            im->data[(gsize) (im->height - 1) * im->stride + im->width - 1] ^= 0x40;
+
+          src = ks_engine_upload (gpu, im, NULL, &error);
+          g_assert_no_error (error);
+          sink = ks_engine_new_buffer (gpu, KS_FORMAT_RGBA8, 1, 1, &error);
+          g_assert_no_error (error);
+          g_assert_true (ks_engine_fill (gpu, sink, 0xab, &error));
+          ks_launch_config_to_geometry (&c, im->width, im->height, &geom);
+          g_assert_cmpint (ks_cuda_histogram_read_launch (geom, channels, ks_buffer_get_data (src),
+                                                          ks_buffer_get_pitch (src),
+                                                          ks_buffer_get_data (sink),
+                                                          ks_engine_get_stream (gpu)),
+                           ==, cudaSuccess);
+          back = ks_engine_download (gpu, sink, NULL, &error);
+          g_assert_no_error (error);
+          memcpy (&got, back->data, 4);
+          g_assert_cmphex (got, ==, changed ? 0xababababu : wanted);
+        }
+
+  /* Not a kernel it has: two channels, three pixels a thread, no sink. */
+  {
+    KsGeometry geom = { 0 };
+    KsLaunchConfig c = ks_test_launch (32, 1, 1, 1, KS_LAUNCH_GRID_STRIDE, 4);
+    guint32 *none = NULL;
+
+    ks_launch_config_to_geometry (&c, 64, 1, &geom);
+    g_assert_cmpint (ks_cuda_histogram_read_launch (geom, 2, (const guint8 *) 0x1000, 256,
+                                                    (guint32 *) 0x1000, NULL),
+                     ==, cudaErrorInvalidValue);
+    g_assert_cmpint (ks_cuda_histogram_read_launch (geom, 1, (const guint8 *) 0x1000, 256, none,
+                                                    NULL),
+                     ==, cudaErrorInvalidValue);
+    geom.pixels_per_thread = 3;
+    g_assert_cmpint (ks_cuda_histogram_read_launch (geom, 1, (const guint8 *) 0x1000, 256,
+                                                    (guint32 *) 0x1000, NULL),
+                     ==, cudaErrorInvalidValue);
+  }
+}
+
+/* The atomic limit's kernel takes whole groups of atomics a thread and
+ * nothing else; a launch of it leaves each block's word in the sink. */
+static void
+test_histogram_atomics_limit_kernel (void)
+{
+  const KsDim3 grid = { 3, 1, 1 }, block = { 64, 2, 1 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsBuffer) sink = ks_engine_new_buffer (gpu, KS_FORMAT_RGBA8, 3, 1, &error);
+  g_autoptr (KsImage) back = NULL;
+
+  g_assert_no_error (error);
+  for (int channels = 1; channels <= KS_HIST_CHANNELS; channels += KS_HIST_CHANNELS - 1)
+    {
+      g_assert_cmpint (ks_cuda_shared_atomics_launch (channels, grid, block,
+                                                      KS_SHARED_ATOMICS_GROUP / 2,
+                                                      ks_buffer_get_data (sink),
+                                                      ks_engine_get_stream (gpu)),
+                       ==, cudaErrorInvalidValue);
+      g_assert_cmpint (ks_cuda_shared_atomics_launch (channels, grid, block, 0,
+                                                      ks_buffer_get_data (sink),
+                                                      ks_engine_get_stream (gpu)),
+                       ==, cudaErrorInvalidValue);
+      g_assert_true (ks_engine_fill (gpu, sink, 0xff, &error));
+      g_assert_cmpint (ks_cuda_shared_atomics_launch (channels, grid, block,
+                                                      2 * KS_SHARED_ATOMICS_GROUP,
+                                                      ks_buffer_get_data (sink),
+                                                      ks_engine_get_stream (gpu)),
+                       ==, cudaSuccess);
+      back = ks_engine_download (gpu, sink, NULL, &error);
+      g_assert_no_error (error);
+      /* A block's word counts its lanes' atomics into bin 0 of column 0: at
+       * most all the atomics of the lanes of that column, never the poison. */
+      for (guint b = 0; b < grid.x; b++)
+        {
+          guint32 word;
+          memcpy (&word, back->data + 4 * b, 4);
+          g_assert_cmpuint (word, <=, 2 * KS_SHARED_ATOMICS_GROUP * block.x * block.y);
+        }
+      g_clear_pointer (&back, ks_image_unref);
+    }
+}
+#endif
+
 static void
 test_coverage_equal (void)
 {
@@ -608,6 +755,10 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cuda/histogram/launches", test_histogram_launches);
   g_test_add_func ("/ks/cuda/histogram/sets-in-turn", test_histogram_sets_in_turn);
   g_test_add_func ("/ks/cuda/histogram/grid-stride-gray", test_histogram_grid_stride_gray);
+#if HAVE_CUDA
+  g_test_add_func ("/ks/cuda/histogram/read-limit-kernel", test_histogram_read_limit_kernel);
+  g_test_add_func ("/ks/cuda/histogram/atomics-limit-kernel", test_histogram_atomics_limit_kernel);
+#endif
   g_test_add_func ("/ks/cuda/coverage/equal-to-cpu", test_coverage_equal);
   g_test_add_func ("/ks/cuda/launch/validation", test_launch_validation);
   g_test_add_func ("/ks/cuda/large/16384-invert", test_large_image);
