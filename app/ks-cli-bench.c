@@ -103,7 +103,9 @@ ks_cli_cmd_bench (int argc, char **argv)
     context, "Measures each op on random images (or on --in): median kernel time after a warm-up, "
              "effective GB/s (bytes read and written counted once), its share of the "
              "device-to-device copy bandwidth measured in the same run, and NPP's time on the "
-             "same buffers where NPP has an equivalent.");
+             "same buffers where NPP has an equivalent. On CUDA the shared-memory histogram "
+             "also gets its two limits with the same launch: as many shared atomics alone, "
+             "and reading the image alone.");
   if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
