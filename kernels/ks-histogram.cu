@@ -83,6 +83,14 @@ ks_hist_load (const uint8_t *__restrict__ src, size_t pitch, uint32_t y, uint32_
   return s;
 }
 
+/* The columns of the shared copies as a type: N when known at compile time,
+ * 0 for a count read at run time. */
+template <uint32_t N>
+struct KsColumnCount
+{
+  static constexpr uint32_t value = N;
+};
+
 /* No __launch_bounds__, for the reason given in ks-elementwise.cu. */
 template <uint32_t METHOD, uint32_t CH, uint32_t PPT, uint32_t MODE, bool INSTRUMENTED>
 __global__ void
@@ -94,6 +102,8 @@ ks_histogram_kernel (KsGeometry g,
 {
   constexpr bool shared = METHOD == KS_HIST_SHARED;
   constexpr uint32_t n_bins = CH * KS_HIST_BINS;
+  constexpr uint32_t fit = 32768u / (CH * KS_HIST_BINS * 4u);
+  constexpr uint32_t most_columns = fit < 32u ? fit : 32u; /* ks_histogram_columns' cap */
   extern __shared__ uint32_t ks_hist_smem[];
 
   const uint32_t tid = ks_linear_thread ();
@@ -121,77 +131,99 @@ ks_histogram_kernel (KsGeometry g,
                   + (tid % 32u & (columns - 1u)) * (uint32_t) sizeof (uint32_t);
     }
 
-  /* Global atomics count one pixel and channel at a time, as the method says.
-   * The shared copies of the four channels count a span whose pixels are all
-   * equal with one atomic per channel, when every lane of the warp has such a
-   * span: a warp issues its atomics for all lanes at once, so a lane that
-   * skips them saves nothing while another lane still counts, and measured on
-   * the H200 an atomic that only some lanes issue costs more than one that all
-   * issue. On the test card at 8K this counts RGBA in 0.040 ms instead of 0.055. Gray
-   * spans are not tested: the gray kernel is close to the time reading the
-   * image takes (ks_histogram_read_kernel: 0.0118 ms of its 0.0132 at 8K),
-   * and the test cost 3 % there. */
-  auto count = [&] (uint32_t channel, uint32_t value, uint32_t k) {
-    if constexpr (shared)
-      ks_shared_add (hist_addr + (channel * KS_HIST_BINS + value) * columns * 4u, k);
-    else
-      atomicAdd (&bins[channel * KS_HIST_BINS + value], k);
-  };
+  /* The walk, once with the columns of the usual block as a constant (the
+   * address of a count is then a shift and an add, the channel's offset part
+   * of the instruction) and once with them read at run time, for blocks of
+   * fewer threads than that. */
+  auto walk = [&] (auto fixed) -> bool {
+    constexpr uint32_t fixed_columns = decltype (fixed)::value;
+    const uint32_t cols = fixed_columns != 0 ? fixed_columns : columns;
 
-  auto count_rgba = [&] (uint32_t p, uint32_t k) {
-    count (0, ks_byte (p, 0), k);
-    count (1, ks_byte (p, 1), k);
-    count (2, ks_byte (p, 2), k);
-    count (3, ks_luma601 (p, 0), k);
-  };
+    (void) cols; /* global atomics have no columns */
 
-  auto load = [&] (uint32_t y, uint32_t x0, uint32_t n) {
-    return ks_hist_load<CH, PPT> (src, pitch, y, x0, n);
-  };
+    /* Global atomics count one pixel and channel at a time, as the method says.
+     * The shared copies of the four channels count a span whose pixels are all
+     * equal with one atomic per channel, when every lane of the warp has such a
+     * span: a warp issues its atomics for all lanes at once, so a lane that
+     * skips them saves nothing while another lane still counts, and measured on
+     * the H200 an atomic that only some lanes issue costs more than one that all
+     * issue. On the test card at 8K this counts RGBA in 0.040 ms instead of 0.055. Gray
+     * spans are not tested: the gray kernel is close to the time reading the
+     * image takes (ks_histogram_read_kernel: 0.0118 ms of its 0.0132 at 8K),
+     * and the test cost 3 % there. */
+    auto count = [&] (uint32_t channel, uint32_t value, uint32_t k) {
+      if constexpr (shared)
+        ks_shared_add (hist_addr + (channel * KS_HIST_BINS + value) * cols * 4u, k);
+      else
+        atomicAdd (&bins[channel * KS_HIST_BINS + value], k);
+    };
 
-  auto use = [&] (const auto &s, uint32_t y, uint32_t x0, uint32_t n) {
-    if (PPT == 1 || n == PPT)
-      {
-        if constexpr (CH == 4)
-          {
-            bool flat = shared && PPT > 1;
-#pragma unroll
-            for (uint32_t i = 1; i < PPT; i++)
-              flat = flat && s.w[i] == s.w[0];
-            if (shared && PPT > 1 && __all_sync (__activemask (), flat))
-              count_rgba (s.w[0], PPT);
-            else
-              {
-#pragma unroll
-                for (uint32_t i = 0; i < PPT; i++)
-                  count_rgba (s.w[i], 1u);
-              }
-          }
-        else
-          {
-#pragma unroll
-            for (uint32_t i = 0; i < PPT; i++)
-              count (0, ks_byte (s.w[i / 4], i % 4), 1u);
-          }
-      }
-    else
-      {
-#pragma unroll
-        for (uint32_t i = 0; i < PPT; i++)
-          if (i < n)
+    /* The luma from the bytes the first three counts took (ks_luma601 would
+     * take them out of the word again). */
+    auto count_rgba = [&] (uint32_t p, uint32_t k) {
+      const uint32_t r = ks_byte (p, 0), g = ks_byte (p, 1), b = ks_byte (p, 2);
+
+      count (0, r, k);
+      count (1, g, k);
+      count (2, b, k);
+      count (3, ks_luma601_rgb (r, g, b, 0), k);
+    };
+
+    auto load = [&] (uint32_t y, uint32_t x0, uint32_t n) {
+      return ks_hist_load<CH, PPT> (src, pitch, y, x0, n);
+    };
+
+    auto use = [&] (const auto &s, uint32_t y, uint32_t x0, uint32_t n) {
+      if (PPT == 1 || n == PPT)
+        {
+          if constexpr (CH == 4)
             {
-              if constexpr (CH == 4)
-                count_rgba (s.w[i], 1u);
+              bool flat = shared && PPT > 1;
+#pragma unroll
+              for (uint32_t i = 1; i < PPT; i++)
+                flat = flat && s.w[i] == s.w[0];
+              if (shared && PPT > 1 && __all_sync (__activemask (), flat))
+                count_rgba (s.w[0], PPT);
               else
+                {
+#pragma unroll
+                  for (uint32_t i = 0; i < PPT; i++)
+                    count_rgba (s.w[i], 1u);
+                }
+            }
+          else
+            {
+#pragma unroll
+              for (uint32_t i = 0; i < PPT; i++)
                 count (0, ks_byte (s.w[i / 4], i % 4), 1u);
             }
-      }
+        }
+      else
+        {
+#pragma unroll
+          for (uint32_t i = 0; i < PPT; i++)
+            if (i < n)
+              {
+                if constexpr (CH == 4)
+                  count_rgba (s.w[i], 1u);
+                else
+                  count (0, ks_byte (s.w[i / 4], i % 4), 1u);
+              }
+        }
 
-    if constexpr (INSTRUMENTED)
-      ks_coverage_record (cov, g.width, y, x0, n);
+      if constexpr (INSTRUMENTED)
+        ks_coverage_record (cov, g.width, y, x0, n);
+    };
+
+    return ks_walk_spans<PPT, MODE, ks_hist_prefetch_depth (CH, PPT)> (g, load, use);
   };
+  bool handled;
 
-  const bool handled = ks_walk_spans<PPT, MODE, ks_hist_prefetch_depth (CH, PPT)> (g, load, use);
+  if constexpr (shared)
+    handled = columns == most_columns ? walk (KsColumnCount<most_columns> ())
+                                      : walk (KsColumnCount<0> ());
+  else
+    handled = walk (KsColumnCount<1> ());
 
   if constexpr (INSTRUMENTED)
     {
@@ -207,8 +239,6 @@ ks_histogram_kernel (KsGeometry g,
        * (KS_HIST_COPIES): one atomic per bin and block. With the copies a
        * compile-time count the loads of a sum are all in flight at once. */
       uint32_t *const counters = bins + (ks_linear_block () % KS_HIST_COPIES) * KS_HIST_COPY_WORDS;
-      constexpr uint32_t fit = 32768u / (CH * KS_HIST_BINS * 4u);
-      constexpr uint32_t most_columns = fit < 32u ? fit : 32u; /* ks_histogram_columns' cap */
 
       /* A warp sums 32 consecutive bins, whose words lie most_columns apart:
        * lanes that would meet in a bank that way (every 32 / most_columns)

@@ -21,10 +21,16 @@ KS_KERNEL_BEGIN_DECLS
  * Rounded to nearest: (sum + 500) / 1000. Truncated, as the tutorial's float→uint8
  * cast does: sum / 1000. Either way gray of (v, v, v) is v. */
 KS_HD uint32_t
+ks_luma601_rgb (uint32_t r, uint32_t g, uint32_t b, int32_t truncate)
+{
+  uint32_t s = 299u * r + 587u * g + 114u * b;
+  return truncate ? s / 1000u : (s + 500u) / 1000u;
+}
+
+KS_HD uint32_t
 ks_luma601 (uint32_t p, int32_t truncate)
 {
-  uint32_t s = 299u * KS_R (p) + 587u * KS_G (p) + 114u * KS_B (p);
-  return truncate ? s / 1000u : (s + 500u) / 1000u;
+  return ks_luma601_rgb (KS_R (p), KS_G (p), KS_B (p), truncate);
 }
 
 /* Element-wise ops: out = f(a, b, params). The alpha channel of a is kept. */
