@@ -275,16 +275,17 @@ cpu_model_name (void)
 }
 
 /* The CPU engine runs the same launch geometry as CUDA, so it validates
- * against the limits of a typical CUDA device: lessons about "1024 threads per
- * block" hold without a GPU. */
+ * against the limits of a CUDA device, those of one multiprocessor of sm_90:
+ * lessons about "1024 threads per block" hold without a GPU, and a launch one
+ * engine refuses for its shared memory the other refuses too. */
 static const KsDeviceLimits cpu_limits = {
   .max_threads_per_block = 1024,
   .max_block_dim = { 1024, 1024, 64 },
   .max_grid_dim = { 2147483647u, 65535, 65535 },
   .shared_mem_per_block = 48 * 1024,
-  .shared_mem_per_block_optin = 48 * 1024,
-  .shared_mem_per_sm = 64 * 1024,
-  .reserved_shared_mem_per_block = 0,
+  .shared_mem_per_block_optin = 227 * 1024,
+  .shared_mem_per_sm = 228 * 1024,
+  .reserved_shared_mem_per_block = 1024,
   .regs_per_block = 65536,
   .regs_per_sm = 65536,
   .warp_size = 32,
@@ -321,6 +322,8 @@ cpu_device_new (void)
             g_variant_new_string ("2147483647 × 65535 × 65535"), NULL);
   add_prop (self, "Limits", "shared_mem_per_block", "Shared memory per block",
             g_variant_new_uint64 (cpu_limits.shared_mem_per_block), "bytes");
+  add_prop (self, "Limits", "shared_mem_per_block_optin", "Shared memory per block (opt-in)",
+            g_variant_new_uint64 (cpu_limits.shared_mem_per_block_optin), "bytes");
   add_prop (self, "Limits", "warp_size", "Warp size", g_variant_new_uint64 (32), NULL);
   return self;
 }

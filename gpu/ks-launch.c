@@ -253,11 +253,12 @@ first_violation (const KsLaunchConfig *c, const KsDeviceLimits *l, const KsKerne
     }
   if (a != NULL)
     {
+      /* Every launcher opts in past the limit without opt-in. */
       guint64 shared = a->shared_static + a->shared_dynamic;
-      if (shared > l->shared_mem_per_block)
+      if (shared > l->shared_mem_per_block_optin)
         {
           g_autofree char *need = format_bytes (shared);
-          g_autofree char *have = format_bytes (l->shared_mem_per_block);
+          g_autofree char *have = format_bytes (l->shared_mem_per_block_optin);
           return g_strdup_printf ("With a block of %s this kernel needs %s of shared memory per "
                                   "block; this device allows %s", bs, need, have);
         }
@@ -297,7 +298,7 @@ make_suggestion (const KsLaunchConfig *c, guint width, guint height, const KsDev
           fits = (a->num_regs == 0
                   || regs_per_block (a->num_regs, threads, MAX (1, l->warp_size))
                        <= l->regs_per_block)
-                 && a->shared_static + a->shared_dynamic <= l->shared_mem_per_block;
+                 && a->shared_static + a->shared_dynamic <= l->shared_mem_per_block_optin;
         }
       if (fits || threads == 1)
         break;

@@ -16,6 +16,8 @@
 
 #if HAVE_CUDA
 #include <cuda_runtime_api.h>
+
+#include "ks-kernels.h"
 #endif
 
 #include "ks-device.h"
@@ -1124,12 +1126,10 @@ server_run (Server *s, GVariant *fields, GVariantDict *reply, GArray *buffers, G
       g_ptr_array_add (kernel_args, a->kind == KS_WORKER_ARG_VALUE ? a->value : &a->device);
     }
 
-  if (shared > 48 * 1024
-      && !server_check (s, cudaFuncSetAttribute ((const void *) kernel,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 (int) MIN (shared, G_MAXINT)),
-                        "cudaFuncSetAttribute (cudaFuncAttributeMaxDynamicSharedMemorySize)",
-                        cuda_error, error))
+  /* Past 48 KiB with its static shared memory, the kernel opts in. */
+  if (!server_check (s, ks_cuda_allow_shared ((const void *) kernel, shared),
+                     "cudaFuncSetAttribute (cudaFuncAttributeMaxDynamicSharedMemorySize)",
+                     cuda_error, error))
     {
       g_prefix_error (error, "The kernel cannot have %" G_GUINT64_FORMAT " bytes of dynamic "
                       "shared memory: ", shared);

@@ -1182,22 +1182,11 @@ ks_cuda_filter_launch (KsGeometry geom, const KsFilterParams *params,
     return cudaErrorInvalidValue;
 
   shared = ks_filter_shared_bytes (params, geom.block, ppt);
-  if (shared > 48u * 1024u)
-    {
-      /* Past 48 KB a kernel must opt in, up to the device's limit. */
-      int device = 0, optin = 0;
-      cudaError_t err = cudaGetDevice (&device);
-      if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-      if (err != cudaSuccess)
-        return err;
-      if (shared > (size_t) optin)
-        return cudaErrorInvalidValue;
-      err = cudaFuncSetAttribute (reinterpret_cast<const void *> (kernel),
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
-      if (err != cudaSuccess)
-        return err;
-    }
+  {
+    const cudaError_t err = ks_cuda_allow_shared (reinterpret_cast<const void *> (kernel), shared);
+    if (err != cudaSuccess)
+      return err;
+  }
 
   kernel<<<ks_dim3 (geom.grid), ks_dim3 (geom.block), shared, stream>>> (geom, *params, src,
                                                                           src_pitch, out,
@@ -1231,16 +1220,11 @@ ks_cuda_filter_occupancy (const KsFilterParams *params, uint32_t src_bpp, KsGeom
   kernel = ks_filter_pick (params, src_bpp, &geom, instrumented != 0);
   if (kernel == NULL)
     return cudaErrorInvalidValue;
-  /* As the launcher does: beyond 48 KiB a kernel must opt in to its shared
-   * memory, and the runtime counts no block of one that has not. */
-  if (shared > 48 * 1024)
-    {
-      cudaError_t err = cudaFuncSetAttribute (reinterpret_cast<const void *> (kernel),
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              (int) shared);
-      if (err != cudaSuccess)
-        return err;
-    }
+  {
+    const cudaError_t err = ks_cuda_allow_shared (reinterpret_cast<const void *> (kernel), shared);
+    if (err != cudaSuccess)
+      return err;
+  }
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor (blocks, kernel, (int) (geom.block.x * geom.block.y * geom.block.z),
                                                         shared);
 }

@@ -30,7 +30,7 @@ ks_shared_add (uint32_t addr, uint32_t k)
 }
 
 /* Zeroes the first `words` words of the block's shared bins (a multiple of
- * four when there are 32 columns or 8, else any), 16 bytes a store where it
+ * four when there are four columns or more, else any), 16 bytes a store where it
  * can, with a block-stride loop: blocks of any size, even of one thread or of
  * a few threads more than a multiple of 32, clear all of it. Then waits for
  * the block. */
@@ -102,8 +102,8 @@ ks_histogram_kernel (KsGeometry g,
 {
   constexpr bool shared = METHOD == KS_HIST_SHARED;
   constexpr uint32_t n_bins = CH * KS_HIST_BINS;
-  constexpr uint32_t fit = 32768u / (CH * KS_HIST_BINS * 4u);
-  constexpr uint32_t most_columns = fit < 32u ? fit : 32u; /* ks_histogram_columns' cap */
+  constexpr uint32_t fit = KS_HIST_SHARED_BUDGET / (CH * KS_HIST_BINS * 4u);
+  constexpr uint32_t most_columns = fit < KS_HIST_MOST_COLUMNS ? fit : KS_HIST_MOST_COLUMNS;
   extern __shared__ uint32_t ks_hist_smem[];
 
   const uint32_t tid = ks_linear_thread ();
@@ -446,12 +446,15 @@ ks_cuda_shared_atomics_launch (int channels, KsDim3 grid, KsDim3 block, uint32_t
       || grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0
       || block.z == 0)
     return cudaErrorInvalidValue;
-  if (channels == 1)
-    ks_shared_atomics_kernel<1><<<ks_dim3 (grid), ks_dim3 (block), shared_bytes, stream>>> (
-      per_thread, 0x2545f491u, sink);
-  else
-    ks_shared_atomics_kernel<KS_HIST_CHANNELS><<<ks_dim3 (grid), ks_dim3 (block), shared_bytes, stream>>> (
-      per_thread, 0x2545f491u, sink);
+  void (*kernel) (uint32_t, uint32_t, uint32_t *) = channels == 1
+                                                      ? ks_shared_atomics_kernel<1>
+                                                      : ks_shared_atomics_kernel<KS_HIST_CHANNELS>;
+  const cudaError_t err = ks_cuda_allow_shared (reinterpret_cast<const void *> (kernel),
+                                                shared_bytes);
+
+  if (err != cudaSuccess)
+    return err;
+  kernel<<<ks_dim3 (grid), ks_dim3 (block), shared_bytes, stream>>> (per_thread, 0x2545f491u, sink);
   return cudaGetLastError ();
 }
 
@@ -486,6 +489,10 @@ ks_cuda_histogram_launch (KsHistogramMethod method,
       || !ks_buffer_is_valid (src, pitch, geom.width, (uint32_t) channels, geom.pixels_per_thread))
     return cudaErrorInvalidValue;
 
+  const cudaError_t err = ks_cuda_allow_shared (reinterpret_cast<const void *> (kernel),
+                                                shared_bytes);
+  if (err != cudaSuccess)
+    return err;
   /* Both methods add to this launch's set, which the launch before cleared. */
   kernel<<<ks_dim3 (geom.grid), ks_dim3 (geom.block), shared_bytes, stream>>> (
     geom, src, pitch, bins + ks_histogram_set_offset (generation),
@@ -530,9 +537,13 @@ ks_cuda_histogram_occupancy (KsHistogramMethod method, KsGeometry geom, int chan
                              int instrumented, size_t shared, int *blocks)
 {
   const KsHistKernel kernel = ks_hist_pick (method, &geom, channels, instrumented != 0);
+  cudaError_t err;
 
   if (kernel == NULL || blocks == NULL)
     return cudaErrorInvalidValue;
+  err = ks_cuda_allow_shared (reinterpret_cast<const void *> (kernel), shared);
+  if (err != cudaSuccess)
+    return err;
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor (blocks, kernel, (int) (geom.block.x * geom.block.y * geom.block.z),
                                                         shared);
 }

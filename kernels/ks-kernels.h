@@ -128,6 +128,15 @@ cudaError_t ks_cuda_resize_occupancy (const KsResizeParams *params, KsGeometry g
 cudaError_t ks_cuda_evict_launch (const void *buf, size_t bytes, uint32_t *sink, int sm_count,
                                   cudaStream_t stream);
 
+/* Lets kernel launch with `dynamic` bytes of dynamic shared memory, and the
+ * runtime count its blocks for occupancy with them. Past 48 KiB with its
+ * static shared memory a kernel must opt in (the runtime counts no block of
+ * one that has not, and its launch fails); this sets the kernel's limit to
+ * the most the device allows it. cudaErrorInvalidValue when static and
+ * dynamic together are past the device's opt-in limit. Every launcher and
+ * occupancy query of a kernel with dynamic shared memory calls it first. */
+cudaError_t ks_cuda_allow_shared (const void *kernel, size_t dynamic);
+
 /* Writes through an invalid address on purpose: an illegal-address fault, for
  * the tests that check the engine survives a sticky error. */
 cudaError_t ks_cuda_debug_fault_launch (cudaStream_t stream);

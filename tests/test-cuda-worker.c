@@ -384,6 +384,78 @@ test_attributes_and_refused_launch (void)
   g_assert_cmpuint (ks_worker_get_starts (worker), ==, starts);
 }
 
+/* Dynamic shared memory next to 1 KiB of static: every word of it written,
+ * then read back in reverse order by other threads. */
+static const char big_shared[] =
+  "__global__ void reverse (unsigned *out, unsigned n)\n"
+  "{\n"
+  "  extern __shared__ unsigned s[];\n"
+  "  __shared__ unsigned fixed[256];\n"
+  "  for (unsigned i = threadIdx.x; i < 256; i += blockDim.x)\n"
+  "    fixed[i] = i * 7u;\n"
+  "  for (unsigned i = threadIdx.x; i < n; i += blockDim.x)\n"
+  "    s[i] = i * 2654435761u + blockIdx.x;\n"
+  "  __syncthreads ();\n"
+  "  for (unsigned i = threadIdx.x; i < n; i += blockDim.x)\n"
+  "    out[blockIdx.x * n + i] = s[n - 1 - i] ^ fixed[i % 256];\n"
+  "}\n";
+
+/* Past 48 KiB with the static shared memory the kernel must opt in: at 48 KiB
+ * of dynamic memory (49 KiB in all, though the dynamic part alone is within
+ * the 48 KiB) and at 200 KiB it runs and fills all of it; past the device's
+ * opt-in limit it is refused as a launch configuration, and the worker
+ * stays. */
+static void
+test_large_dynamic_shared (void)
+{
+  g_autoptr (KsCompileResult) compiled = compile_any ("reverse.cu", big_shared);
+  const KsDeviceLimits *l = ks_device_get_limits (ks_engine_get_device (gpu));
+  const guint64 sizes[] = { 48 * 1024, 200 * 1024, l->shared_mem_per_block_optin };
+  const guint blocks = 3;
+  guint starts = ks_worker_get_starts (worker);
+
+  for (guint c = 0; c < G_N_ELEMENTS (sizes); c++)
+    {
+      guint32 n = (guint32) (sizes[c] / 4);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (KsArray) out = ks_array_new (KS_ELEM_UINT32, (gsize) n * blocks, &error);
+      g_autoptr (KsWorkerLaunch) launch = NULL;
+      KsWorkerRunResult result;
+      const guint32 *got;
+
+      g_assert_no_error (error);
+      memset (out->data, 0xa5, ks_array_get_bytes (out));
+      launch = ks_worker_launch_new (compiled, 0, dim3_of (blocks, 1), dim3_of (256, 1), sizes[c]);
+      ks_worker_launch_add_array (launch, out, KS_ARRAY_INOUT);
+      ks_worker_launch_add_value (launch, &n, sizeof n, sizeof n);
+      if (c == 2)
+        {
+          /* With the 1 KiB of static memory, one KiB past the limit. */
+          g_assert_false (ks_worker_run (worker, launch, NULL, &result, &error));
+          g_assert_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG);
+          g_test_message ("%s", error->message);
+          g_assert_true (ks_worker_is_running (worker));
+          continue;
+        }
+      g_assert_true (ks_worker_run (worker, launch, NULL, &result, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (result.arrays->len, ==, 1);
+      got = (const guint32 *) ((KsArray *) g_ptr_array_index (result.arrays, 0))->data;
+      for (guint b = 0; b < blocks; b++)
+        for (guint32 i = 0; i < n; i++)
+          {
+            guint32 want = ((n - 1 - i) * 2654435761u + b) ^ (i % 256 * 7u);
+
+            if (got[(gsize) b * n + i] != want)
+              g_error ("%" G_GUINT64_FORMAT " bytes, block %u, word %u: %08x, expected %08x",
+                       sizes[c], b, i, got[(gsize) b * n + i], want);
+          }
+      ks_worker_run_result_clear (&result);
+    }
+  g_assert_cmpuint (ks_worker_get_starts (worker), ==, starts);
+  run_vector_add (1000, dim3_of (4, 1), dim3_of (128, 1), NULL);
+}
+
 typedef struct
 {
   const char *name;
@@ -488,6 +560,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cuda/worker/shared-buffer", test_shared_buffer);
   g_test_add_func ("/ks/cuda/worker/attributes-refused-launch",
                    test_attributes_and_refused_launch);
+  g_test_add_func ("/ks/cuda/worker/large-dynamic-shared", test_large_dynamic_shared);
   for (guint i = 0; i < G_N_ELEMENTS (fault_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/ks/cuda/worker/fault/%s", fault_cases[i].name);

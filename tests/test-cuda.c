@@ -548,16 +548,27 @@ test_launch_validation (void)
   g_assert_cmpuint (attrs.num_regs, >, 0);
   g_assert_cmpuint (attrs.max_threads_per_block, >=, 256);
 
-  /* The shared-memory histogram with a 1024-thread block is valid. */
+  /* The shared-memory histogram with a 1024-thread block is valid: its 64 KiB
+   * of copies are past the limit without opt-in, within the one with it, and
+   * the runtime counts its blocks (it counts none of a kernel that has not
+   * opted in). */
   ks_run_request_init (&req, ks_op_registry_lookup ("histogram"));
   req.inputs[0] = ba;
   req.launch = ks_test_launch (1024, 1, 0, 0, KS_LAUNCH_GRID_STRIDE, 0);
   g_assert_true (ks_engine_kernel_attributes (gpu, &req, &attrs, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (attrs.shared_static + attrs.shared_dynamic, >, 0);
-  g_assert_cmpuint (attrs.shared_static + attrs.shared_dynamic, <=, l->shared_mem_per_block);
+  g_assert_cmpuint (attrs.shared_static + attrs.shared_dynamic, >, l->shared_mem_per_block);
+  g_assert_cmpuint (attrs.shared_static + attrs.shared_dynamic, <=, l->shared_mem_per_block_optin);
   g_assert_true (ks_engine_validate (gpu, &req, &resolved, NULL, &error));
   g_assert_no_error (error);
+  {
+    guint blocks = 0;
+
+    g_assert_true (ks_engine_cuda_active_blocks (gpu, &req, &blocks, &error));
+    g_assert_no_error (error);
+    g_test_message ("RGBA histogram, 1024 threads: %u blocks a multiprocessor", blocks);
+    g_assert_cmpuint (blocks, >=, 1);
+  }
 
   /* Registers: a kernel with 255 registers cannot run 1024 threads on this device. */
   memset (&attrs, 0, sizeof attrs);

@@ -169,7 +169,8 @@ test_resolve_grid_stride (void)
 
 /* An automatic grid-stride grid, once the kernel is known, holds no more
  * blocks than stay resident together: one wave. The CPU device has one
- * multiprocessor: 2048 threads, 64 KiB of shared memory. */
+ * multiprocessor: 2048 threads, 228 KiB of shared memory, 1 KiB of it
+ * reserved for each block. */
 static void
 test_fit_occupancy (void)
 {
@@ -186,9 +187,10 @@ test_fit_occupancy (void)
   ks_launch_config_resolve (&c, 7680, 4320, 4, &one);
   g_assert_cmpuint ((guint64) c.grid.x * c.grid.y, ==, 8);
 
-  /* 20000 bytes of shared memory a block: 3 fit, so 3 blocks. */
+  /* 60000 bytes of shared memory a block (60032 allocated, + 1024): 3 fit, so
+   * 3 blocks. */
   attrs.num_regs = 16;
-  attrs.shared_dynamic = 20000;
+  attrs.shared_dynamic = 60000;
   ks_launch_config_fit_occupancy (&c, 7680, 4320, &one, &attrs);
   g_assert_cmpuint ((guint64) c.grid.x * c.grid.y, ==, 3);
   ks_launch_totals (&c, 7680, 4320, &t);
@@ -202,7 +204,7 @@ test_fit_occupancy (void)
 
   /* A block that does not fit at all keeps its grid (validation says why). */
   attrs.num_regs = 16;
-  attrs.shared_dynamic = 100000;
+  attrs.shared_dynamic = 240000;
   ks_launch_config_fit_occupancy (&c, 7680, 4320, &one, &attrs);
   g_assert_cmpuint ((guint64) c.grid.x * c.grid.y, ==, 2);
 
@@ -363,17 +365,22 @@ test_validate_shared_memory (void)
   KsKernelAttributes attrs = { 0 };
   KsLaunchConfig c = explicit_config (256, 1, 1, 4, 1, 1, 1);
 
-  /* 16 KiB static + 40 KiB dynamic = 56 KiB > 48 KiB. */
+  /* 16 KiB static + 212 KiB dynamic = 228 KiB > 227 KiB, the limit with
+   * opt-in (every launcher opts in past the 48 KiB without). */
+  g_assert_cmpuint (cpu_limits.shared_mem_per_block, ==, 48 * 1024);
+  g_assert_cmpuint (cpu_limits.shared_mem_per_block_optin, ==, 227 * 1024);
   attrs.shared_static = 16 * 1024;
-  attrs.shared_dynamic = 40 * 1024;
-  assert_invalid (&c, 1024, 1, limits (), &attrs, FALSE, "56 KiB", "48 KiB", "shared memory");
+  attrs.shared_dynamic = 212 * 1024;
+  assert_invalid (&c, 1024, 1, limits (), &attrs, FALSE, "228 KiB", "227 KiB", "shared memory");
 
-  /* Exactly the limit is fine. */
-  attrs.shared_dynamic = 32 * 1024;
+  /* Past 48 KiB, up to exactly the limit, is fine. */
+  attrs.shared_dynamic = 40 * 1024;
+  g_assert_true (ks_launch_config_validate (&c, 1024, 1, limits (), &attrs, NULL, NULL));
+  attrs.shared_dynamic = 211 * 1024;
   g_assert_true (ks_launch_config_validate (&c, 1024, 1, limits (), &attrs, NULL, NULL));
   /* One byte more is not. */
   attrs.shared_dynamic++;
-  assert_invalid (&c, 1024, 1, limits (), &attrs, FALSE, "49153", "48 KiB", "shared memory");
+  assert_invalid (&c, 1024, 1, limits (), &attrs, FALSE, "232449", "227 KiB", "shared memory");
 }
 
 static void
@@ -442,7 +449,8 @@ test_occupancy (void)
   KsOccupancy o;
 
   /* Hand-computed for the CPU device's limits: 2048 threads (64 warps), 32 blocks,
-   * 65536 registers and 64 KiB of shared memory per multiprocessor. */
+   * 65536 registers and 228 KiB of shared memory per multiprocessor, 1 KiB of
+   * it reserved for each block. */
 
   /* 256 threads, 32 registers: 8 blocks of 8 warps, all 64 warps. */
   attrs.num_regs = 32;
@@ -483,9 +491,11 @@ test_occupancy (void)
   g_assert_cmpuint (o.active_blocks_per_sm, ==, 16);
   c.block.x = 256;
 
-  /* 20000 bytes of shared memory per block: 3 blocks fit in 64 KiB, 24 warps. */
+  /* 40000 bytes of static and 20000 of dynamic shared memory per block: 60032
+   * allocated, 61056 with the reserved KiB, 3 blocks in 228 KiB, 24 warps. */
   attrs.num_regs = 16;
-  attrs.shared_static = 20000;
+  attrs.shared_static = 40000;
+  attrs.shared_dynamic = 20000;
   ks_launch_occupancy (&c, limits (), &attrs, &o);
   g_assert_cmpuint (o.active_blocks_per_sm, ==, 3);
   g_assert_cmpuint (o.active_warps_per_sm, ==, 24);

@@ -143,7 +143,7 @@ fits_one_thread (const KsDeviceLimits *limits, const KsKernelAttributes *attrs)
 {
   guint64 regs = ((guint64) attrs->num_regs * limits->warp_size + 255) / 256 * 256;
 
-  return attrs->shared_static + attrs->shared_dynamic <= limits->shared_mem_per_block
+  return attrs->shared_static + attrs->shared_dynamic <= limits->shared_mem_per_block_optin
          && regs <= limits->regs_per_block;
 }
 
