@@ -11,8 +11,9 @@ typedef enum
 } KsDeviceKind;
 
 /* The limits launch validation and occupancy need. The CPU device reports the
- * limits of a typical CUDA device (1024 threads per block, 48 KiB of shared
- * memory, …) so that lessons and validation behave the same on both engines. */
+ * limits of one multiprocessor of an sm_90 device (1024 threads per block,
+ * 227 KiB of shared memory a block with opt-in, …) so that lessons and
+ * validation behave the same on both engines. */
 typedef struct
 {
   guint max_threads_per_block;
