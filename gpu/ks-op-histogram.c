@@ -179,11 +179,16 @@ static const KsOpImpl histogram_impl = {
   .npp_peer = npp_histogram,
 };
 
+/* Blocks of 32×32 threads: measured at 8K on the H200 (the test card, the
+ * bundled photo resized, uniform random pixels), four channels took 0.0377,
+ * 0.0467 and 0.0471 ms with them against 0.0402, 0.0519 and 0.0523 with
+ * 32×16, and gray 0.0134, 0.0134 and 0.0135 against 0.0132, 0.0133 and
+ * 0.0133 (two blocks of 1024 a multiprocessor against three of 512). */
 static const KsOp op_histogram = {
   "histogram", "Histogram", "Tutorial",
   "256-bin histograms of red, green, blue and luma (of the single channel for gray images)",
   1, KS_OP_OUTPUT_HISTOGRAM, KS_FORMAT_RGBA8, histogram_params, G_N_ELEMENTS (histogram_params),
-  { { 32, 16, 1 }, { 1, 1, 1 }, TRUE, KS_LAUNCH_GRID_STRIDE, 0 }, 0, &histogram_impl,
+  { { 32, 32, 1 }, { 1, 1, 1 }, TRUE, KS_LAUNCH_GRID_STRIDE, 0 }, 0, &histogram_impl,
 };
 
 /* This file's ops, for the registry. */

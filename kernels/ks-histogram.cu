@@ -237,7 +237,10 @@ ks_histogram_kernel (KsGeometry g,
     {
       /* The block's copies summed into its copy of this launch's counters
        * (KS_HIST_COPIES): one atomic per bin and block. With the copies a
-       * compile-time count the loads of a sum are all in flight at once. */
+       * compile-time count, eight loads of a sum are in flight at once: all
+       * 32 of gray's took 40 registers a thread where the walk needs 32, and
+       * two blocks of 1024 threads fit a multiprocessor only with 32 (the
+       * op's block, ks-op-histogram.c). */
       uint32_t *const counters = bins + (ks_linear_block () % KS_HIST_COPIES) * KS_HIST_COPY_WORDS;
 
       /* A warp sums 32 consecutive bins, whose words lie most_columns apart:
@@ -255,7 +258,7 @@ ks_histogram_kernel (KsGeometry g,
           uint32_t sum = 0;
           if (columns == most_columns)
             {
-#pragma unroll
+#pragma unroll 8
               for (uint32_t c = 0; c < most_columns; c++)
                 sum += ks_hist_smem[i * most_columns + ((c + tid / most_apart) & (most_columns - 1u))];
             }
