@@ -298,7 +298,7 @@ ks_histogram_read_kernel (KsGeometry g,
   (void) unused_bins;
   (void) unused_cov;
   (void) ks_walk_spans<PPT, MODE, ks_hist_prefetch_depth (CH, PPT)> (g, load, use);
-  if (folded == 0x9e3779b9u)
+  if (folded == KS_HIST_READ_MARK)
     sink[ks_linear_block ()] = folded;
 }
 

@@ -379,7 +379,7 @@ fold_image (const KsImage *im, guint ppt)
 static void
 test_histogram_read_limit_kernel (void)
 {
-  static const guint32 wanted = 0x9e3779b9u;
+  static const guint32 wanted = KS_HIST_READ_MARK;
   static const KsFormat formats[] = { KS_FORMAT_GRAY8, KS_FORMAT_RGBA8 };
   /* Gray spans of one or two pixels fold words with zero high bytes, which
    * never equal the constant. */
