@@ -151,18 +151,24 @@ struct KsSpanCursor
  * waited for each load in turn would leave too few bytes in flight to cover
  * the memory latency. Each span held costs its registers, so callers whose
  * spans are large go with fewer. The spans are used in the walk's order
- * whatever the depth. */
-template <uint32_t PPT, uint32_t MODE, uint32_t DEPTH, typename Load, typename Use>
+ * whatever the depth.
+ *
+ * start () runs once in every thread of the block, idle or not, at one point
+ * of the code, so it may wait for the block (__syncthreads): in grid-stride
+ * mode with spans held ahead, after the thread's first loads are issued and
+ * before the first use, so that it overlaps their latency; otherwise before
+ * anything. */
+template <uint32_t PPT, uint32_t MODE, uint32_t DEPTH, typename Start, typename Load, typename Use>
 __device__ __forceinline__ bool
-ks_walk_spans (const KsGeometry &g, Load &&load, Use &&use)
+ks_walk_spans_after (const KsGeometry &g, Start &&start, Load &&load, Use &&use)
 {
   KsSpanCursor<PPT> c (g);
 
-  if (!c.valid)
-    return false;
-
   if constexpr (MODE == KS_MAP_PER_PIXEL || DEPTH == 0)
     {
+      start ();
+      if (!c.valid)
+        return false;
       do
         {
           auto span = load (c.y, c.x0, c.n);
@@ -193,6 +199,9 @@ ks_walk_spans (const KsGeometry &g, Load &&load, Use &&use)
             queued++;
             c.advance ();
           }
+      start ();
+      if (queued == 0)
+        return false;
       while (queued > 0)
         {
           const Span span = q[0];
@@ -219,6 +228,14 @@ ks_walk_spans (const KsGeometry &g, Load &&load, Use &&use)
         }
     }
   return true;
+}
+
+/* ks_walk_spans_after with nothing to do before the first use. */
+template <uint32_t PPT, uint32_t MODE, uint32_t DEPTH, typename Load, typename Use>
+__device__ __forceinline__ bool
+ks_walk_spans (const KsGeometry &g, Load &&load, Use &&use)
+{
+  return ks_walk_spans_after<PPT, MODE, DEPTH> (g, [] {}, load, use);
 }
 
 /* Spans to keep loaded ahead in grid-stride mode: three of 16 bytes or
