@@ -80,6 +80,19 @@ static const char *const limiter_names[] G_GNUC_UNUSED = {
   N_("none"),
 };
 
+/* The names of the two long limiters in a form for a bracket too narrow for
+ * the whole one; NULL for the others, which are short already. */
+static const char *
+limiter_short_name (KsOccupancyLimit limiter)
+{
+  switch (limiter)
+    {
+    case KS_OCCUPANCY_LIMIT_WARPS: return _("threads per SM");
+    case KS_OCCUPANCY_LIMIT_BLOCKS: return _("blocks per SM");
+    default: return NULL;
+    }
+}
+
 /* Viridis at five stops: even steps in lightness, readable by people with
  * the common colour-vision deficiencies, and in grey on a projector. */
 static const double occupancy_stops[][3] = {
@@ -530,19 +543,56 @@ draw_scale (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const Gd
   *left = x;
 }
 
+/* The name of a run's limiter, whole or in its short form where it has one. */
+static PangoLayout *
+limiter_layout (GtkWidget *widget, KsOccupancyLimit limiter, gboolean short_form)
+{
+  const char *name = short_form ? limiter_short_name (limiter) : NULL;
+
+  return small_layout (widget, name != NULL ? name : _(ks_occupancy_limit_describe (limiter)));
+}
+
+/* The columns of the run of limiters from first to end (exclusive). */
+static void
+limiter_run_span (const Layout *l, guint first, guint end, double *x0, double *x1)
+{
+  *x0 = l->plot_x + first * l->step + 2;
+  *x1 = l->plot_x + end * l->step - 2;
+}
+
 /* Each run of neighbours with the same limiter: a bracket over its columns,
- * the limiter's name centred on it, shortened to the bracket (the tooltip
- * has it whole), left out over a column too narrow for a word. */
+ * the limiter's name centred on it, left out over a column too narrow for a
+ * word. Where a whole name does not fit its bracket, every run takes the
+ * short form (one chart, one way of naming), and a name that still does not
+ * fit is shortened to the bracket (the tooltip has it whole). */
 static void
 draw_limiters (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const GdkRGBA *fg)
 {
   GtkWidget *widget = GTK_WIDGET (self);
   GdkRGBA dim = { fg->red, fg->green, fg->blue, fg->alpha * 0.75f };
   double line_y = round (l->strip_y + l->strip_h) - 0.5;
+  gboolean short_form = FALSE;
   cairo_t *cr;
 
   if (l->strip_h <= 0)
     return;
+  for (guint first = 0, end; first < n_points (self) && !short_form; first = end)
+    {
+      gboolean has_limiter;
+      double x0, x1;
+      KsOccupancyLimit limiter = point_nth (self, first)->occupancy.limiter;
+      g_autoptr (PangoLayout) layout = NULL;
+      int tw, th;
+
+      end = limiter_run_end (self, first, &has_limiter);
+      limiter_run_span (l, first, end, &x0, &x1);
+      if (!has_limiter || x1 - x0 < 24 || limiter_short_name (limiter) == NULL)
+        continue;
+      layout = limiter_layout (widget, limiter, FALSE);
+      pango_layout_get_pixel_size (layout, &tw, &th);
+      short_form = tw > x1 - x0;
+    }
+
   cr = gtk_snapshot_append_cairo (snapshot,
                                   &GRAPHENE_RECT_INIT (0, 0, gtk_widget_get_width (widget),
                                                        gtk_widget_get_height (widget)));
@@ -559,8 +609,7 @@ draw_limiters (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const
       end = limiter_run_end (self, first, &has_limiter);
       if (!has_limiter)
         continue;
-      x0 = l->plot_x + first * l->step + 2;
-      x1 = l->plot_x + end * l->step - 2;
+      limiter_run_span (l, first, end, &x0, &x1);
       cairo_move_to (cr, round (x0) + 0.5, line_y - 3);
       cairo_line_to (cr, round (x0) + 0.5, line_y);
       cairo_line_to (cr, round (x1) - 0.5, line_y);
@@ -568,7 +617,7 @@ draw_limiters (KsSweepChart *self, GtkSnapshot *snapshot, const Layout *l, const
       room = x1 - x0;
       if (room < 24)
         continue;
-      layout = small_layout (widget, _(ks_occupancy_limit_describe (p->occupancy.limiter)));
+      layout = limiter_layout (widget, p->occupancy.limiter, short_form);
       pango_layout_get_pixel_size (layout, &tw, &th);
       if (tw > room)
         {
