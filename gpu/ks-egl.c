@@ -9,6 +9,7 @@
 
 #include "ks-egl.h"
 #include "ks-error.h"
+#include "ks-gl.h"
 
 struct _KsEglContext
 {
@@ -474,83 +475,23 @@ ks_egl_context_is_gles (KsEglContext *self)
   return self->gles;
 }
 
-static const char *
-gl_error_name (GLenum err)
-{
-  switch (err)
-    {
-    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-    default: return "unknown GL error";
-    }
-}
-
 KsImage *
 ks_egl_read_texture (guint texture, KsFormat format, guint width, guint height, GError **error)
 {
   g_autoptr (KsImage) image = NULL;
   g_autofree guint8 *rgba = NULL;
-  GLint old_fbo = 0, old_pack_buffer = 0, old_alignment = 4, old_row_length = 0;
-  GLuint fbo = 0;
-  GLenum status, err;
 
   g_return_val_if_fail (texture != 0, NULL);
 
   image = ks_image_new (format, width, height, error);
   if (image == NULL)
     return NULL;
-  /* Always read GL_RGBA / GL_UNSIGNED_BYTE: the one pair GLES guarantees. A
-   * GL_R8 attachment reads as (r, 0, 0, 255). */
   rgba = g_malloc ((gsize) width * height * 4);
-
-  /* Earlier errors are not ours; a lost context repeats its error, hence the bound. */
-  for (guint i = 0; i < 64 && glGetError () != GL_NO_ERROR; i++)
-    ;
-  glGetIntegerv (GL_FRAMEBUFFER_BINDING, &old_fbo);
-  glGetIntegerv (GL_PIXEL_PACK_BUFFER_BINDING, &old_pack_buffer);
-  glGetIntegerv (GL_PACK_ALIGNMENT, &old_alignment);
-  glGetIntegerv (GL_PACK_ROW_LENGTH, &old_row_length);
-
-  glGenFramebuffers (1, &fbo);
-  glBindFramebuffer (GL_FRAMEBUFFER, fbo);
-  glFramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
-  status = glCheckFramebufferStatus (GL_FRAMEBUFFER);
-  if (status == GL_FRAMEBUFFER_COMPLETE)
-    {
-      glBindBuffer (GL_PIXEL_PACK_BUFFER, 0);
-      glPixelStorei (GL_PACK_ALIGNMENT, 1);
-      glPixelStorei (GL_PACK_ROW_LENGTH, 0);
-      glReadBuffer (GL_COLOR_ATTACHMENT0);
-      glReadPixels (0, 0, (GLsizei) width, (GLsizei) height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-    }
-  err = glGetError ();
-
-  glPixelStorei (GL_PACK_ALIGNMENT, old_alignment);
-  glPixelStorei (GL_PACK_ROW_LENGTH, old_row_length);
-  glBindBuffer (GL_PIXEL_PACK_BUFFER, (GLuint) old_pack_buffer);
-  glBindFramebuffer (GL_FRAMEBUFFER, (GLuint) old_fbo);
-  glDeleteFramebuffers (1, &fbo);
-
-  if (status != GL_FRAMEBUFFER_COMPLETE)
-    {
-      g_set_error (error, KS_ERROR, KS_ERROR_FAILED,
-                   "Texture %u (%u×%u, %s) cannot be read back: its framebuffer is incomplete "
-                   "(status 0x%04x)", texture, width, height, ks_format_name (format), status);
-      return NULL;
-    }
-  if (err != GL_NO_ERROR)
-    {
-      g_set_error (error, KS_ERROR, KS_ERROR_FAILED,
-                   "Reading texture %u (%u×%u, %s) back failed: glReadPixels: %s (0x%04x)",
-                   texture, width, height, ks_format_name (format), gl_error_name (err), err);
-      return NULL;
-    }
+  if (!ks_gl_read_texture_rgba (texture, width, height, rgba, error))
+    return NULL;
 
   /* Row 0 of a texture is row 0 of the image: glTexSubImage2D stored it there,
-   * and glReadPixels returns it first. */
+   * and glReadPixels returns it first. A GL_R8 texture's red is its value. */
   for (guint y = 0; y < height; y++)
     {
       const guint8 *src = rgba + (gsize) y * width * 4;

@@ -18,6 +18,7 @@
 
 #include "ks-engine-private.h"
 #include "ks-error.h"
+#include "ks-gl.h"
 #include "ks-interop.h"
 #include "ks-timing.h"
 
@@ -85,36 +86,6 @@ struct _KsInterop
   GLuint resolve_vao;
 };
 
-static const char *
-gl_error_name (GLenum err)
-{
-  switch (err)
-    {
-    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-    default: return "unknown GL error";
-    }
-}
-
-/* Errors queued before our calls belong to someone else (the toolkit, the
- * caller): drop them so they are not blamed on us. A lost context repeats its
- * error forever, hence the bound. */
-static void
-drain_gl_errors (void)
-{
-  for (guint i = 0; i < 64; i++)
-    {
-      GLenum err = glGetError ();
-
-      if (err == GL_NO_ERROR)
-        return;
-      g_debug ("an earlier GL error was pending: %s (0x%04x)", gl_error_name (err), err);
-    }
-}
-
 static gboolean
 check_gl (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
@@ -127,12 +98,12 @@ check_gl (GError **error, const char *format, ...)
 
   if (err == GL_NO_ERROR)
     return TRUE;
-  drain_gl_errors ();
+  ks_gl_drain_errors ();
   va_start (args, format);
   what = g_strdup_vprintf (format, args);
   va_end (args);
   g_set_error (error, KS_ERROR, err == GL_OUT_OF_MEMORY ? KS_ERROR_TOO_LARGE : KS_ERROR_FAILED,
-               "%s failed with %s (0x%04x)", what, gl_error_name (err), err);
+               "%s failed with %s (0x%04x)", what, ks_gl_error_name (err), err);
   return FALSE;
 }
 
@@ -219,7 +190,7 @@ ensure_registered (KsInterop *self, const KsBuffer *buffer, GLuint texture, GErr
    * GL_UNPACK_ROW_LENGTH can describe them. */
   self->pbo_pitch = ((gsize) buffer->width * bpp + 255) & ~(gsize) 255;
 
-  drain_gl_errors ();
+  ks_gl_drain_errors ();
   save_unpack_state (&state);
   /* Unbound: with a pixel buffer bound, glTexImage2D's NULL would be an offset into it. */
   glBindBuffer (GL_PIXEL_UNPACK_BUFFER, 0);
@@ -323,7 +294,7 @@ probe_registration (int ordinal, GError **error)
   GLuint buffer = 0;
   gboolean ok;
 
-  drain_gl_errors ();
+  ks_gl_drain_errors ();
   glGetIntegerv (GL_PIXEL_UNPACK_BUFFER_BINDING, &old_buffer);
   glGenBuffers (1, &buffer);
   glBindBuffer (GL_PIXEL_UNPACK_BUFFER, buffer);
@@ -544,7 +515,7 @@ ks_interop_upload (KsInterop *self, KsBuffer *buffer, guint texture, double *ms,
       GLenum pixel_format;
 
       gl_formats (buffer->format, &internal, &pixel_format);
-      drain_gl_errors ();
+      ks_gl_drain_errors ();
       save_unpack_state (&state);
       /* The unmap above orders this after the copy: GL waits for the stream. */
       glBindBuffer (GL_PIXEL_UNPACK_BUFFER, self->pbo);
@@ -632,7 +603,7 @@ import_shared (KsInterop *self, KsBuffer *buffer, GError **error)
   guint bad = 0;
   guint32 seen = 0, want = 0;
 
-  drain_gl_errors ();
+  ks_gl_drain_errors ();
   glGetIntegerv (GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
   if (texels > (guint64) MAX (max_texels, 0))
     {
@@ -865,7 +836,7 @@ verify_import (KsInterop *self, KsBuffer *buffer, GLuint buffer_texture, guint *
   if (self->sample_program == 0 && (self->sample_program = link_program (sample_fragment, error)) == 0)
     return FALSE;
 
-  drain_gl_errors ();
+  ks_gl_drain_errors ();
   glGetIntegerv (GL_FRAMEBUFFER_BINDING, &old_fbo);
   glGetIntegerv (GL_CURRENT_PROGRAM, &old_program);
   glGetIntegerv (GL_VERTEX_ARRAY_BINDING, &old_vao);
@@ -950,7 +921,7 @@ ks_interop_resolve_shared (KsInterop *self, const KsInteropShared *shared, guint
   g_return_val_if_fail (shared != NULL && shared->texture != 0, FALSE);
   g_return_val_if_fail (texture != 0, FALSE);
 
-  drain_gl_errors ();
+  ks_gl_drain_errors ();
   if (!ensure_resolve_program (self, error))
     return FALSE;
   gl_formats (shared->format, &internal, &pixel_format);
@@ -1014,9 +985,7 @@ probe_shared (KsInterop *self, GError **error)
   g_autoptr (KsBuffer) buffer = NULL;
   KsInteropShared shared = { 0 };
   guint8 seen[PROBE_W * PROBE_H * 4];
-  GLint old_fbo = 0, old_pack_buffer = 0, old_alignment = 4;
-  GLuint texture = 0, fbo = 0;
-  GLenum status = 0;
+  GLuint texture = 0;
   guint bad = 0, first_bad = 0;
   gboolean ok;
 
@@ -1029,30 +998,9 @@ probe_shared (KsInterop *self, GError **error)
   if (ok)
     {
       memset (seen, 0, sizeof seen);
-      glGetIntegerv (GL_FRAMEBUFFER_BINDING, &old_fbo);
-      glGetIntegerv (GL_PIXEL_PACK_BUFFER_BINDING, &old_pack_buffer);
-      glGetIntegerv (GL_PACK_ALIGNMENT, &old_alignment);
-      glGenFramebuffers (1, &fbo);
-      glBindFramebuffer (GL_FRAMEBUFFER, fbo);
-      glFramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
-      status = glCheckFramebufferStatus (GL_FRAMEBUFFER);
-      if (status == GL_FRAMEBUFFER_COMPLETE)
-        {
-          glBindBuffer (GL_PIXEL_PACK_BUFFER, 0);
-          glPixelStorei (GL_PACK_ALIGNMENT, 1);
-          glReadPixels (0, 0, PROBE_W, PROBE_H, GL_RGBA, GL_UNSIGNED_BYTE, seen);
-        }
-      glPixelStorei (GL_PACK_ALIGNMENT, old_alignment);
-      glBindBuffer (GL_PIXEL_PACK_BUFFER, (GLuint) old_pack_buffer);
-      glBindFramebuffer (GL_FRAMEBUFFER, (GLuint) old_fbo);
-      glDeleteFramebuffers (1, &fbo);
-      ok = check_gl (error, "Reading back the shared-memory probe");
-      if (ok && status != GL_FRAMEBUFFER_COMPLETE)
-        {
-          g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "Cannot read back the shared-memory "
-                       "probe (framebuffer status 0x%04x)", status);
-          ok = FALSE;
-        }
+      ok = ks_gl_read_texture_rgba (texture, PROBE_W, PROBE_H, seen, error);
+      if (!ok)
+        g_prefix_error (error, "Reading back the shared-memory probe: ");
     }
   glDeleteTextures (1, &texture);
   /* The probe's buffer leaves the cache: it is never shown. */
