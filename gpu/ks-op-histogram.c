@@ -182,8 +182,9 @@ static const KsOpImpl histogram_impl = {
 /* Blocks of 32×32 threads: measured at 8K on the H200 (the test card, the
  * bundled photo resized, uniform random pixels), four channels took 0.0377,
  * 0.0467 and 0.0471 ms with them against 0.0402, 0.0519 and 0.0523 with
- * 32×16, and gray 0.0134, 0.0134 and 0.0135 against 0.0132, 0.0133 and
- * 0.0133 (two blocks of 1024 a multiprocessor against three of 512). */
+ * 32×16. Gray, with its copies cleared under the first loads
+ * (ks-histogram.cu), took 0.0130–0.0132 ms on each with 32×32 against
+ * 0.0133–0.0135 with 32×16 (two runs). */
 static const KsOp op_histogram = {
   "histogram", "Histogram", "Tutorial",
   "256-bin histograms of red, green, blue and luma (of the single channel for gray images)",
