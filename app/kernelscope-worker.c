@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "ks-image-private.h"
 #include "ks-worker-private.h"
 
 int

@@ -22,6 +22,7 @@
 #include "ks-cli.h"
 #include "ks-egl.h"
 #include "ks-interop.h"
+#include "ks-op-registry.h"
 
 #define DEFAULT_SIZES "1920x1080,3840x2160,7680x4320"
 #define DEFAULT_FRAMES 100u

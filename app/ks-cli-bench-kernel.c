@@ -7,6 +7,7 @@
 #include "ks-cli.h"
 #include "ks-user-run.h"
 #include "ks-worker-private.h"
+#include "ks-op-registry.h"
 
 /* `bench-kernel`: what working on your own kernel costs. Compiling needs
  * NVRTC only; the rest needs a GPU and is skipped, with a note, without one.

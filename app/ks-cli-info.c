@@ -5,6 +5,7 @@
 
 #include "ks-cli.h"
 #include "ks-npp.h"
+#include "ks-op-registry.h"
 
 /* ---- devices ------------------------------------------------------------ */
 

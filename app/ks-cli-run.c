@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ks-cli.h"
+#include "ks-op-registry.h"
 
 /* As typed on the command line: "32x8", "256", "4x4x2". */
 static char *

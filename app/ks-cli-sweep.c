@@ -9,6 +9,7 @@
 
 #include "ks-cli.h"
 #include "ks-sweep.h"
+#include "ks-op-registry.h"
 
 static void
 on_progress (guint done, guint total, const KsSweepPoint *point, gpointer user_data)

@@ -50,7 +50,7 @@ LEVELS = ("portable", "avx2", "avx512")
 
 
 def cpu_level():
-    """The best level of gpu/ks-cpu-simd.c this processor runs, from its flags."""
+    """The best level of gpu/ops/ks-cpu-simd.c this processor runs, from its flags."""
     try:
         with open("/proc/cpuinfo") as f:
             flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])

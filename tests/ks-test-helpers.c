@@ -7,6 +7,7 @@
 
 #include "ks-nvrtc.h"
 #include "ks-test-helpers.h"
+#include "ks-op-registry.h"
 
 char *
 ks_test_data_path (const char *name)

@@ -13,6 +13,7 @@
 #include "ks-camera.h"
 #include "ks-ui-test-helpers.h"
 #include "ks-window-private.h"
+#include "ks-op-registry.h"
 
 #define TEST_SOURCE \
   "videotestsrc pattern=ball is-live=true ! video/x-raw,width=320,height=240,framerate=30/1"

@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "ks-cli.h"
+#include "ks-op-registry.h"
 
 /* Curly quotes, a non-ASCII letter and a vertical tab (U+000B), which JSON
  * must escape. */

@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "ks-test-helpers.h"
+#include "ks-op-registry.h"
 
 static char *cli_path;
 static char *tmp_dir;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ks-test-helpers.h"
+#include "ks-op-registry.h"
 
 static KsEngine *cpu;
 static KsEngine *gpu;

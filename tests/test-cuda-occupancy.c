@@ -10,6 +10,7 @@
 
 #include "ks-sweep.h"
 #include "ks-test-helpers.h"
+#include "ks-op-registry.h"
 
 static KsEngine *engine;
 

@@ -35,6 +35,7 @@
 
 #include "ks-engine-private.h"
 #include "ks-test-helpers.h"
+#include "ks-op-registry.h"
 
 /* Outputs beyond this are left out (a resize to 16384 pixels tall runs from
  * the small input only): the tools' cost grows with the threads. */

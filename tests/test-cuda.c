@@ -15,6 +15,7 @@
 
 #if HAVE_CUDA
 #include "ks-kernels.h"
+#include "ks-op-registry.h"
 #endif
 
 static KsEngine *cpu;

@@ -10,6 +10,7 @@
 #include "ks-array.h"
 #include "ks-cli.h"
 #include "ks-test-helpers.h"
+#include "ks-op-registry.h"
 
 static char *
 regression_path (const char *name)

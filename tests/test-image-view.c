@@ -15,6 +15,7 @@
 #include "ks-image-view.h"
 #include "ks-timing-chart.h"
 #include "ks-ui-test-helpers.h"
+#include "ks-op-registry.h"
 
 typedef struct
 {

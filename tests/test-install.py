@@ -148,7 +148,7 @@ def checks(build, source, meson, destdir):
     worker = os.path.join(libexecdir, "kernelscope-worker")
     for path in (cli, gui, worker):
         check(os.access(path, os.X_OK), f"{os.path.relpath(path, destdir)} is executable")
-    # gpu/ks-worker.c looks beside the executable, in ../app and in ../libexec.
+    # gpu/core/ks-program.c looks beside the executable, in ../app and in ../libexec.
     looked = os.path.normpath(os.path.join(bindir, "..", "libexec", "kernelscope-worker"))
     check(os.access(looked, os.X_OK),
           "the worker is where the programs look for it (bindir/../libexec)",

@@ -22,6 +22,7 @@
 #include "ks-egl.h"
 #include "ks-interop.h"
 #include "ks-test-helpers.h"
+#include "ks-op-registry.h"
 
 static KsEngine *gpu;
 static KsEglContext *egl;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ks-test-helpers.h"
+#include "ks-op-registry.h"
 
 #define PX(r, g, b, a) \
   ((guint32) (r) | (guint32) (g) << 8 | (guint32) (b) << 16 | (guint32) (a) << 24)

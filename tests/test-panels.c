@@ -16,6 +16,7 @@
 #include "ks-pipeline.h"
 #include "ks-timing-panel.h"
 #include "ks-ui-test-helpers.h"
+#include "ks-op-registry.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

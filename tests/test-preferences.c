@@ -11,6 +11,7 @@
 #include "ks-timing-panel.h"
 #include "ks-ui-test-helpers.h"
 #include "ks-window-private.h"
+#include "ks-op-registry.h"
 
 /* What the tests set: reset before each. */
 static const char *const keys[] = { "last-op", "last-params", "last-launch", "last-engine",

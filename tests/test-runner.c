@@ -12,6 +12,7 @@
 #include "ks-image-view.h"
 #include "ks-pipeline.h"
 #include "ks-ui-test-helpers.h"
+#include "ks-op-registry.h"
 
 /* 16 M pixels: one run of the CPU engine takes milliseconds, so 10 000 take
  * minutes, far longer than this test runs. */

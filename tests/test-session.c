@@ -17,6 +17,7 @@
 #include "ks-session.h"
 #include "ks-ui-test-helpers.h"
 #include "ks-window-private.h"
+#include "ks-op-registry.h"
 
 static char *tmp_root;
 

@@ -18,6 +18,7 @@
 #include "ks-sweep-chart.h"
 #include "ks-sweep-window.h"
 #include "ks-ui-test-helpers.h"
+#include "ks-op-registry.h"
 
 /* The set row's entries, in the template's order. */
 #define SET_POWERS 1

@@ -8,6 +8,7 @@
 
 #include "ks-sweep.h"
 #include "ks-test-helpers.h"
+#include "ks-op-registry.h"
 
 static void
 test_sets (void)

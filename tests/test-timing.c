@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "ks-test-helpers.h"
+#include "ks-op-registry.h"
 
 typedef struct
 {

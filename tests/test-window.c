@@ -15,6 +15,7 @@
 #include "ks-ui-test-helpers.h"
 #include "ks-window.h"
 #include "ks-window-private.h"
+#include "ks-op-registry.h"
 
 /* Waits until the view shows exactly the engine's output (the next frame). */
 static KsImage *

@@ -4,7 +4,7 @@
 // or the output (right of it), the coverage hatch over pixels that no thread
 // wrote or, instead, a teaching overlay (who wrote each pixel, and the
 // launch's threads beyond the image), and the split line. The overlay's
-// colours are those of gpu/ks-overlay.c, which tests compare with these. The #version line and, for GLES, the default
+// colours are those of gpu/engine/ks-overlay.c, which tests compare with these. The #version line and, for GLES, the default
 // precision are prepended at run time, and on desktop OpenGL the define
 // KS_BUFFER_TEXTURES, which lets the output come from a buffer texture.
 

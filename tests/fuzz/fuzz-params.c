@@ -12,6 +12,7 @@
 
 #include "kernelscope.h"
 #include "ks-fuzz.h"
+#include "ks-op-registry.h"
 
 /* The op runs only when its output stays small: resize can ask for 16384². */
 #define MAX_RUN_PIXELS (256u * 256u)
