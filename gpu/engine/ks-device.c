@@ -366,15 +366,296 @@ compute_mode_text (int mode)
     }
 }
 
+/* The limits launch validation and occupancy read, one attribute each. */
+static const struct
+{
+  gsize offset;  /* in KsDeviceLimits */
+  gboolean wide; /* a guint64 there, else a guint */
+  enum cudaDeviceAttr attribute;
+} limit_rows[] = {
+#define LIMIT(field, a) { G_STRUCT_OFFSET (KsDeviceLimits, field), FALSE, a }
+#define LIMIT64(field, a) { G_STRUCT_OFFSET (KsDeviceLimits, field), TRUE, a }
+  LIMIT (max_threads_per_block, cudaDevAttrMaxThreadsPerBlock),
+  LIMIT (max_block_dim[0], cudaDevAttrMaxBlockDimX),
+  LIMIT (max_block_dim[1], cudaDevAttrMaxBlockDimY),
+  LIMIT (max_block_dim[2], cudaDevAttrMaxBlockDimZ),
+  LIMIT (max_grid_dim[0], cudaDevAttrMaxGridDimX),
+  LIMIT (max_grid_dim[1], cudaDevAttrMaxGridDimY),
+  LIMIT (max_grid_dim[2], cudaDevAttrMaxGridDimZ),
+  LIMIT64 (shared_mem_per_block, cudaDevAttrMaxSharedMemoryPerBlock),
+  LIMIT64 (shared_mem_per_block_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin),
+  LIMIT64 (shared_mem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor),
+  LIMIT64 (reserved_shared_mem_per_block, cudaDevAttrReservedSharedMemoryPerBlock),
+  LIMIT (regs_per_block, cudaDevAttrMaxRegistersPerBlock),
+  LIMIT (regs_per_sm, cudaDevAttrMaxRegistersPerMultiprocessor),
+  LIMIT (warp_size, cudaDevAttrWarpSize),
+  LIMIT (max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor),
+  LIMIT (max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor),
+  LIMIT (sm_count, cudaDevAttrMultiProcessorCount),
+  LIMIT (cc_major, cudaDevAttrComputeCapabilityMajor),
+  LIMIT (cc_minor, cudaDevAttrComputeCapabilityMinor),
+#undef LIMIT
+#undef LIMIT64
+};
+
+/* What a property row reads its value from. */
+typedef struct
+{
+  KsDevice *self;
+  const struct cudaDeviceProp *prop;
+  int dev;
+} PropSource;
+
+typedef enum
+{
+  PROP_COUNT,    /* attributes[0] × scale, a number */
+  PROP_FLAG,     /* attributes[0] != 0 */
+  PROP_DIMS,     /* attributes as "a × b × c" */
+  PROP_LAYERED,  /* the last attribute is the number of layers: "a × b, n layers" */
+  PROP_COMPUTED, /* value () */
+} PropHow;
+
+typedef struct
+{
+  const char *group, *key, *label, *unit;
+  PropHow how;
+  enum cudaDeviceAttr attributes[3];
+  guint n_attributes;
+  guint scale;
+  GVariant *(*value) (const PropSource *src);
+} PropRow;
+
+static GVariant *
+prop_name (const PropSource *src)
+{
+  return g_variant_new_string (src->prop->name);
+}
+
+static GVariant *
+prop_compute_capability (const PropSource *src)
+{
+  const KsDeviceLimits *l = &src->self->limits;
+
+  return g_variant_new_take_string (g_strdup_printf ("%u.%u", l->cc_major, l->cc_minor));
+}
+
+static GVariant *
+prop_cuda_cores (const PropSource *src)
+{
+  const KsDeviceLimits *l = &src->self->limits;
+
+  return g_variant_new_uint64 ((guint64) l->sm_count * cores_per_sm (l->cc_major, l->cc_minor));
+}
+
+static GVariant *
+prop_compute_mode (const PropSource *src)
+{
+  return g_variant_new_string (compute_mode_text (attr (cudaDevAttrComputeMode, src->dev)));
+}
+
+static GVariant *
+prop_global_memory (const PropSource *src)
+{
+  return g_variant_new_uint64 (src->prop->totalGlobalMem);
+}
+
+static GVariant *
+prop_max_pitch (const PropSource *src)
+{
+  return g_variant_new_uint64 ((guint64) src->prop->memPitch);
+}
+
+static GVariant *
+prop_pci_location (const PropSource *src)
+{
+  return g_variant_new_take_string (
+    g_strdup_printf ("%04x:%02x:%02x", attr (cudaDevAttrPciDomainId, src->dev),
+                     attr (cudaDevAttrPciBusId, src->dev), attr (cudaDevAttrPciDeviceId, src->dev)));
+}
+
+static GVariant *
+prop_uuid (const PropSource *src)
+{
+  char uuid[33];
+
+  for (int i = 0; i < 16; i++)
+    g_snprintf (uuid + 2 * i, 3, "%02x", (guint8) src->prop->uuid.bytes[i]);
+  return g_variant_new_string (uuid);
+}
+
+static GVariant *
+prop_peak_bandwidth (const PropSource *src)
+{
+  return g_variant_new_double (src->self->peak_bandwidth_gbs);
+}
+
+static GVariant *
+prop_peak_fp32 (const PropSource *src)
+{
+  return g_variant_new_double (src->self->peak_fp32_gflops);
+}
+
+static GVariant *
+version_variant (int version)
+{
+  return g_variant_new_take_string (g_strdup_printf ("%d.%d", version / 1000,
+                                                     version % 1000 / 10));
+}
+
+static GVariant *
+prop_driver_version (const PropSource *src)
+{
+  return version_variant (ks_cuda_driver_version ());
+}
+
+static GVariant *
+prop_runtime_version (const PropSource *src)
+{
+  return version_variant (ks_cuda_runtime_version ());
+}
+
+/* Everything deviceQuery shows, in the device panel's order: through
+ * cudaDeviceGetAttribute wherever an attribute exists, since CUDA 13 removed
+ * several of cudaDeviceProp's fields. */
+static const PropRow prop_rows[] = {
+#define COUNT(g, k, label, a, unit) { g, k, label, unit, PROP_COUNT, { a }, 1, 1, NULL }
+#define SCALED(g, k, label, a, s, unit) { g, k, label, unit, PROP_COUNT, { a }, 1, s, NULL }
+#define FLAG(g, k, label, a) { g, k, label, NULL, PROP_FLAG, { a }, 1, 1, NULL }
+#define DIMS(g, k, label, n, ...) { g, k, label, NULL, PROP_DIMS, { __VA_ARGS__ }, n, 1, NULL }
+#define LAYERED(g, k, label, n, ...) \
+  { g, k, label, NULL, PROP_LAYERED, { __VA_ARGS__ }, n, 1, NULL }
+#define COMPUTED(g, k, label, f, unit) { g, k, label, unit, PROP_COMPUTED, { 0 }, 0, 1, f }
+  COMPUTED ("Compute", "name", "Name", prop_name, NULL),
+  COMPUTED ("Compute", "compute_capability", "Compute capability", prop_compute_capability, NULL),
+  COUNT ("Compute", "multiprocessors", "Multiprocessors", cudaDevAttrMultiProcessorCount, NULL),
+  COMPUTED ("Compute", "cuda_cores", "CUDA cores", prop_cuda_cores, NULL),
+  SCALED ("Compute", "clock_rate", "GPU max clock", cudaDevAttrClockRate, 1000, "Hz"),
+  COUNT ("Compute", "warp_size", "Warp size", cudaDevAttrWarpSize, NULL),
+  COUNT ("Compute", "max_threads_per_multiprocessor", "Max threads per multiprocessor",
+         cudaDevAttrMaxThreadsPerMultiProcessor, NULL),
+  COUNT ("Compute", "max_blocks_per_multiprocessor", "Max blocks per multiprocessor",
+         cudaDevAttrMaxBlocksPerMultiprocessor, NULL),
+  COUNT ("Compute", "registers_per_block", "Registers per block", cudaDevAttrMaxRegistersPerBlock,
+         NULL),
+  COUNT ("Compute", "registers_per_multiprocessor", "Registers per multiprocessor",
+         cudaDevAttrMaxRegistersPerMultiprocessor, NULL),
+  COUNT ("Compute", "async_engine_count", "Copy engines", cudaDevAttrAsyncEngineCount, NULL),
+  FLAG ("Compute", "concurrent_kernels", "Concurrent kernels", cudaDevAttrConcurrentKernels),
+  FLAG ("Compute", "kernel_exec_timeout", "Run-time limit on kernels",
+        cudaDevAttrKernelExecTimeout),
+  COMPUTED ("Compute", "compute_mode", "Compute mode", prop_compute_mode, NULL),
+  FLAG ("Compute", "integrated", "Integrated GPU sharing host memory", cudaDevAttrIntegrated),
+
+  COMPUTED ("Memory", "total_global_memory", "Global memory", prop_global_memory, "bytes"),
+  SCALED ("Memory", "memory_clock_rate", "Memory clock", cudaDevAttrMemoryClockRate, 1000, "Hz"),
+  COUNT ("Memory", "memory_bus_width", "Memory bus width", cudaDevAttrGlobalMemoryBusWidth,
+         "bits"),
+  COUNT ("Memory", "l2_cache_size", "L2 cache", cudaDevAttrL2CacheSize, "bytes"),
+  COUNT ("Memory", "max_persisting_l2_cache_size", "Max persisting L2",
+         cudaDevAttrMaxPersistingL2CacheSize, "bytes"),
+  COUNT ("Memory", "shared_memory_per_block", "Shared memory per block",
+         cudaDevAttrMaxSharedMemoryPerBlock, "bytes"),
+  COUNT ("Memory", "shared_memory_per_block_optin", "Shared memory per block (opt-in)",
+         cudaDevAttrMaxSharedMemoryPerBlockOptin, "bytes"),
+  COUNT ("Memory", "shared_memory_per_multiprocessor", "Shared memory per multiprocessor",
+         cudaDevAttrMaxSharedMemoryPerMultiprocessor, "bytes"),
+  COUNT ("Memory", "reserved_shared_memory_per_block", "Reserved shared memory per block",
+         cudaDevAttrReservedSharedMemoryPerBlock, "bytes"),
+  COUNT ("Memory", "total_constant_memory", "Constant memory", cudaDevAttrTotalConstantMemory,
+         "bytes"),
+  FLAG ("Memory", "ecc_enabled", "ECC", cudaDevAttrEccEnabled),
+  FLAG ("Memory", "unified_addressing", "Unified addressing", cudaDevAttrUnifiedAddressing),
+  FLAG ("Memory", "managed_memory", "Managed memory", cudaDevAttrManagedMemory),
+  FLAG ("Memory", "can_map_host_memory", "Maps host page-locked memory",
+        cudaDevAttrCanMapHostMemory),
+  FLAG ("Memory", "pageable_memory_access", "Pageable memory access",
+        cudaDevAttrPageableMemoryAccess),
+  FLAG ("Memory", "memory_pools_supported", "Memory pools", cudaDevAttrMemoryPoolsSupported),
+
+  COUNT ("Limits", "max_threads_per_block", "Max threads per block",
+         cudaDevAttrMaxThreadsPerBlock, NULL),
+  DIMS ("Limits", "max_block_dim", "Max block dimensions", 3, cudaDevAttrMaxBlockDimX,
+        cudaDevAttrMaxBlockDimY, cudaDevAttrMaxBlockDimZ),
+  DIMS ("Limits", "max_grid_dim", "Max grid dimensions", 3, cudaDevAttrMaxGridDimX,
+        cudaDevAttrMaxGridDimY, cudaDevAttrMaxGridDimZ),
+  COUNT ("Limits", "max_texture_1d", "Max texture 1D", cudaDevAttrMaxTexture1DWidth, NULL),
+  DIMS ("Limits", "max_texture_2d", "Max texture 2D", 2, cudaDevAttrMaxTexture2DWidth,
+        cudaDevAttrMaxTexture2DHeight),
+  DIMS ("Limits", "max_texture_3d", "Max texture 3D", 3, cudaDevAttrMaxTexture3DWidth,
+        cudaDevAttrMaxTexture3DHeight, cudaDevAttrMaxTexture3DDepth),
+  LAYERED ("Limits", "max_texture_1d_layered", "Max layered texture 1D", 2,
+           cudaDevAttrMaxTexture1DLayeredWidth, cudaDevAttrMaxTexture1DLayeredLayers),
+  LAYERED ("Limits", "max_texture_2d_layered", "Max layered texture 2D", 3,
+           cudaDevAttrMaxTexture2DLayeredWidth, cudaDevAttrMaxTexture2DLayeredHeight,
+           cudaDevAttrMaxTexture2DLayeredLayers),
+  COMPUTED ("Limits", "max_pitch", "Max memory pitch", prop_max_pitch, "bytes"),
+  COUNT ("Limits", "texture_alignment", "Texture alignment", cudaDevAttrTextureAlignment,
+         "bytes"),
+  COUNT ("Limits", "surface_alignment", "Surface alignment", cudaDevAttrSurfaceAlignment,
+         "bytes"),
+
+  FLAG ("Features", "cooperative_launch", "Cooperative launch", cudaDevAttrCooperativeLaunch),
+  FLAG ("Features", "concurrent_managed_access", "Concurrent managed access",
+        cudaDevAttrConcurrentManagedAccess),
+  FLAG ("Features", "compute_preemption", "Compute preemption",
+        cudaDevAttrComputePreemptionSupported),
+  FLAG ("Features", "host_native_atomics", "Host native atomics",
+        cudaDevAttrHostNativeAtomicSupported),
+  FLAG ("Features", "global_l1_cache", "Caches globals in L1", cudaDevAttrGlobalL1CacheSupported),
+  FLAG ("Features", "stream_priorities", "Stream priorities",
+        cudaDevAttrStreamPrioritiesSupported),
+  COMPUTED ("Features", "pci_location", "PCI domain:bus:device", prop_pci_location, NULL),
+  COMPUTED ("Features", "uuid", "UUID", prop_uuid, NULL),
+
+  COMPUTED ("Derived", "peak_memory_bandwidth", "Peak memory bandwidth", prop_peak_bandwidth,
+            "GB/s"),
+  COMPUTED ("Derived", "peak_fp32", "Peak FP32 rate", prop_peak_fp32, "GFLOP/s"),
+
+  COMPUTED ("Software", "driver_version", "CUDA driver version", prop_driver_version, NULL),
+  COMPUTED ("Software", "runtime_version", "CUDA runtime version", prop_runtime_version, NULL),
+#undef COUNT
+#undef SCALED
+#undef FLAG
+#undef DIMS
+#undef LAYERED
+#undef COMPUTED
+};
+
+static GVariant *
+prop_row_value (const PropRow *row, const PropSource *src)
+{
+  int v[3] = { 0, 0, 0 };
+
+  for (guint i = 0; i < row->n_attributes; i++)
+    v[i] = attr (row->attributes[i], src->dev);
+  switch (row->how)
+    {
+    case PROP_COUNT:
+      return g_variant_new_uint64 ((guint64) (guint) v[0] * row->scale);
+    case PROP_FLAG:
+      return g_variant_new_boolean (v[0] != 0);
+    case PROP_DIMS:
+      return g_variant_new_take_string (row->n_attributes == 3
+                                          ? g_strdup_printf ("%d × %d × %d", v[0], v[1], v[2])
+                                          : g_strdup_printf ("%d × %d", v[0], v[1]));
+    case PROP_LAYERED:
+      return g_variant_new_take_string (
+        row->n_attributes == 3 ? g_strdup_printf ("%d × %d, %d layers", v[0], v[1], v[2])
+                               : g_strdup_printf ("%d, %d layers", v[0], v[1]));
+    case PROP_COMPUTED:
+    default:
+      return row->value (src);
+    }
+}
+
 static KsDevice *
 cuda_device_new (int dev, GError **error)
 {
   g_autoptr (KsDevice) self = g_object_new (KS_TYPE_DEVICE, NULL);
   struct cudaDeviceProp prop;
   KsDeviceLimits *l = &self->limits;
+  PropSource src = { self, &prop, dev };
   int mem_clock_khz, bus_width, clock_khz;
-  char pci[32];
-  char uuid[64];
 
   if (!_ks_cuda_check (cudaGetDeviceProperties (&prop, dev), "cudaGetDeviceProperties", error))
     return NULL;
@@ -383,26 +664,15 @@ cuda_device_new (int dev, GError **error)
   self->ordinal = dev;
   self->id = g_strdup_printf ("cuda:%d", dev);
   self->name = g_strdup (prop.name);
+  for (guint i = 0; i < G_N_ELEMENTS (limit_rows); i++)
+    {
+      guint v = (guint) attr (limit_rows[i].attribute, dev);
 
-  l->max_threads_per_block = attr (cudaDevAttrMaxThreadsPerBlock, dev);
-  l->max_block_dim[0] = attr (cudaDevAttrMaxBlockDimX, dev);
-  l->max_block_dim[1] = attr (cudaDevAttrMaxBlockDimY, dev);
-  l->max_block_dim[2] = attr (cudaDevAttrMaxBlockDimZ, dev);
-  l->max_grid_dim[0] = attr (cudaDevAttrMaxGridDimX, dev);
-  l->max_grid_dim[1] = attr (cudaDevAttrMaxGridDimY, dev);
-  l->max_grid_dim[2] = attr (cudaDevAttrMaxGridDimZ, dev);
-  l->shared_mem_per_block = attr (cudaDevAttrMaxSharedMemoryPerBlock, dev);
-  l->shared_mem_per_block_optin = attr (cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-  l->shared_mem_per_sm = attr (cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
-  l->reserved_shared_mem_per_block = attr (cudaDevAttrReservedSharedMemoryPerBlock, dev);
-  l->regs_per_block = attr (cudaDevAttrMaxRegistersPerBlock, dev);
-  l->regs_per_sm = attr (cudaDevAttrMaxRegistersPerMultiprocessor, dev);
-  l->warp_size = attr (cudaDevAttrWarpSize, dev);
-  l->max_threads_per_sm = attr (cudaDevAttrMaxThreadsPerMultiProcessor, dev);
-  l->max_blocks_per_sm = attr (cudaDevAttrMaxBlocksPerMultiprocessor, dev);
-  l->sm_count = attr (cudaDevAttrMultiProcessorCount, dev);
-  l->cc_major = attr (cudaDevAttrComputeCapabilityMajor, dev);
-  l->cc_minor = attr (cudaDevAttrComputeCapabilityMinor, dev);
+      if (limit_rows[i].wide)
+        G_STRUCT_MEMBER (guint64, l, limit_rows[i].offset) = v;
+      else
+        G_STRUCT_MEMBER (guint, l, limit_rows[i].offset) = v;
+    }
 
   mem_clock_khz = attr (cudaDevAttrMemoryClockRate, dev);
   bus_width = attr (cudaDevAttrGlobalMemoryBusWidth, dev);
@@ -413,131 +683,9 @@ cuda_device_new (int dev, GError **error)
   self->peak_fp32_gflops = 2.0 * l->sm_count * cores_per_sm (l->cc_major, l->cc_minor)
                            * clock_khz * 1e3 / 1e9;
 
-#define U(g, k, label, v, unit) add_prop (self, g, k, label, g_variant_new_uint64 (v), unit)
-#define B(g, k, label, v) add_prop (self, g, k, label, g_variant_new_boolean ((v) != 0), NULL)
-#define S(g, k, label, v) add_prop (self, g, k, label, g_variant_new_string (v), NULL)
-  S ("Compute", "name", "Name", prop.name);
-  {
-    g_autofree char *cc = g_strdup_printf ("%u.%u", l->cc_major, l->cc_minor);
-    S ("Compute", "compute_capability", "Compute capability", cc);
-  }
-  U ("Compute", "multiprocessors", "Multiprocessors", l->sm_count, NULL);
-  U ("Compute", "cuda_cores", "CUDA cores",
-     (guint64) l->sm_count * cores_per_sm (l->cc_major, l->cc_minor), NULL);
-  U ("Compute", "clock_rate", "GPU max clock", (guint64) clock_khz * 1000, "Hz");
-  U ("Compute", "warp_size", "Warp size", l->warp_size, NULL);
-  U ("Compute", "max_threads_per_multiprocessor", "Max threads per multiprocessor",
-     l->max_threads_per_sm, NULL);
-  U ("Compute", "max_blocks_per_multiprocessor", "Max blocks per multiprocessor",
-     l->max_blocks_per_sm, NULL);
-  U ("Compute", "registers_per_block", "Registers per block", l->regs_per_block, NULL);
-  U ("Compute", "registers_per_multiprocessor", "Registers per multiprocessor", l->regs_per_sm,
-     NULL);
-  U ("Compute", "async_engine_count", "Copy engines", attr (cudaDevAttrAsyncEngineCount, dev),
-     NULL);
-  B ("Compute", "concurrent_kernels", "Concurrent kernels",
-     attr (cudaDevAttrConcurrentKernels, dev));
-  B ("Compute", "kernel_exec_timeout", "Run-time limit on kernels",
-     attr (cudaDevAttrKernelExecTimeout, dev));
-  S ("Compute", "compute_mode", "Compute mode",
-     compute_mode_text (attr (cudaDevAttrComputeMode, dev)));
-  B ("Compute", "integrated", "Integrated GPU sharing host memory",
-     attr (cudaDevAttrIntegrated, dev));
-
-  U ("Memory", "total_global_memory", "Global memory", prop.totalGlobalMem, "bytes");
-  U ("Memory", "memory_clock_rate", "Memory clock", (guint64) mem_clock_khz * 1000, "Hz");
-  U ("Memory", "memory_bus_width", "Memory bus width", bus_width, "bits");
-  U ("Memory", "l2_cache_size", "L2 cache", attr (cudaDevAttrL2CacheSize, dev), "bytes");
-  U ("Memory", "max_persisting_l2_cache_size", "Max persisting L2",
-     attr (cudaDevAttrMaxPersistingL2CacheSize, dev), "bytes");
-  U ("Memory", "shared_memory_per_block", "Shared memory per block", l->shared_mem_per_block,
-     "bytes");
-  U ("Memory", "shared_memory_per_block_optin", "Shared memory per block (opt-in)",
-     l->shared_mem_per_block_optin, "bytes");
-  U ("Memory", "shared_memory_per_multiprocessor", "Shared memory per multiprocessor",
-     l->shared_mem_per_sm, "bytes");
-  U ("Memory", "reserved_shared_memory_per_block", "Reserved shared memory per block",
-     l->reserved_shared_mem_per_block, "bytes");
-  U ("Memory", "total_constant_memory", "Constant memory",
-     attr (cudaDevAttrTotalConstantMemory, dev), "bytes");
-  B ("Memory", "ecc_enabled", "ECC", attr (cudaDevAttrEccEnabled, dev));
-  B ("Memory", "unified_addressing", "Unified addressing",
-     attr (cudaDevAttrUnifiedAddressing, dev));
-  B ("Memory", "managed_memory", "Managed memory", attr (cudaDevAttrManagedMemory, dev));
-  B ("Memory", "can_map_host_memory", "Maps host page-locked memory",
-     attr (cudaDevAttrCanMapHostMemory, dev));
-  B ("Memory", "pageable_memory_access", "Pageable memory access",
-     attr (cudaDevAttrPageableMemoryAccess, dev));
-  B ("Memory", "memory_pools_supported", "Memory pools",
-     attr (cudaDevAttrMemoryPoolsSupported, dev));
-
-  U ("Limits", "max_threads_per_block", "Max threads per block", l->max_threads_per_block, NULL);
-  {
-    g_autofree char *b = g_strdup_printf ("%u × %u × %u", l->max_block_dim[0], l->max_block_dim[1],
-                                          l->max_block_dim[2]);
-    g_autofree char *g = g_strdup_printf ("%u × %u × %u", l->max_grid_dim[0], l->max_grid_dim[1],
-                                          l->max_grid_dim[2]);
-    g_autofree char *t2 = g_strdup_printf ("%d × %d", attr (cudaDevAttrMaxTexture2DWidth, dev),
-                                           attr (cudaDevAttrMaxTexture2DHeight, dev));
-    g_autofree char *t3 = g_strdup_printf ("%d × %d × %d", attr (cudaDevAttrMaxTexture3DWidth, dev),
-                                           attr (cudaDevAttrMaxTexture3DHeight, dev),
-                                           attr (cudaDevAttrMaxTexture3DDepth, dev));
-    g_autofree char *l1 = g_strdup_printf ("%d, %d layers",
-                                           attr (cudaDevAttrMaxTexture1DLayeredWidth, dev),
-                                           attr (cudaDevAttrMaxTexture1DLayeredLayers, dev));
-    g_autofree char *l2 = g_strdup_printf ("%d × %d, %d layers",
-                                           attr (cudaDevAttrMaxTexture2DLayeredWidth, dev),
-                                           attr (cudaDevAttrMaxTexture2DLayeredHeight, dev),
-                                           attr (cudaDevAttrMaxTexture2DLayeredLayers, dev));
-    S ("Limits", "max_block_dim", "Max block dimensions", b);
-    S ("Limits", "max_grid_dim", "Max grid dimensions", g);
-    U ("Limits", "max_texture_1d", "Max texture 1D", attr (cudaDevAttrMaxTexture1DWidth, dev),
-       NULL);
-    S ("Limits", "max_texture_2d", "Max texture 2D", t2);
-    S ("Limits", "max_texture_3d", "Max texture 3D", t3);
-    S ("Limits", "max_texture_1d_layered", "Max layered texture 1D", l1);
-    S ("Limits", "max_texture_2d_layered", "Max layered texture 2D", l2);
-  }
-  U ("Limits", "max_pitch", "Max memory pitch", (guint64) prop.memPitch, "bytes");
-  U ("Limits", "texture_alignment", "Texture alignment", attr (cudaDevAttrTextureAlignment, dev),
-     "bytes");
-  U ("Limits", "surface_alignment", "Surface alignment", attr (cudaDevAttrSurfaceAlignment, dev),
-     "bytes");
-
-  B ("Features", "cooperative_launch", "Cooperative launch",
-     attr (cudaDevAttrCooperativeLaunch, dev));
-  B ("Features", "concurrent_managed_access", "Concurrent managed access",
-     attr (cudaDevAttrConcurrentManagedAccess, dev));
-  B ("Features", "compute_preemption", "Compute preemption",
-     attr (cudaDevAttrComputePreemptionSupported, dev));
-  B ("Features", "host_native_atomics", "Host native atomics",
-     attr (cudaDevAttrHostNativeAtomicSupported, dev));
-  B ("Features", "global_l1_cache", "Caches globals in L1",
-     attr (cudaDevAttrGlobalL1CacheSupported, dev));
-  B ("Features", "stream_priorities", "Stream priorities",
-     attr (cudaDevAttrStreamPrioritiesSupported, dev));
-
-  g_snprintf (pci, sizeof pci, "%04x:%02x:%02x", attr (cudaDevAttrPciDomainId, dev),
-              attr (cudaDevAttrPciBusId, dev), attr (cudaDevAttrPciDeviceId, dev));
-  S ("Features", "pci_location", "PCI domain:bus:device", pci);
-  for (int i = 0; i < 16; i++)
-    g_snprintf (uuid + 2 * i, 3, "%02x", (guint8) prop.uuid.bytes[i]);
-  S ("Features", "uuid", "UUID", uuid);
-
-  add_prop (self, "Derived", "peak_memory_bandwidth", "Peak memory bandwidth",
-            g_variant_new_double (self->peak_bandwidth_gbs), "GB/s");
-  add_prop (self, "Derived", "peak_fp32", "Peak FP32 rate",
-            g_variant_new_double (self->peak_fp32_gflops), "GFLOP/s");
-  {
-    int drv = ks_cuda_driver_version (), rt = ks_cuda_runtime_version ();
-    g_autofree char *d = g_strdup_printf ("%d.%d", drv / 1000, drv % 1000 / 10);
-    g_autofree char *r = g_strdup_printf ("%d.%d", rt / 1000, rt % 1000 / 10);
-    S ("Software", "driver_version", "CUDA driver version", d);
-    S ("Software", "runtime_version", "CUDA runtime version", r);
-  }
-#undef U
-#undef B
-#undef S
+  for (guint i = 0; i < G_N_ELEMENTS (prop_rows); i++)
+    add_prop (self, prop_rows[i].group, prop_rows[i].key, prop_rows[i].label,
+              prop_row_value (&prop_rows[i], &src), prop_rows[i].unit);
   return g_steal_pointer (&self);
 }
 #endif
