@@ -97,17 +97,19 @@ _ks_cuda_mark_lost (const char *reason)
   g_warning ("CUDA is unusable in this process from now on: %s", reason);
 }
 
-#if HAVE_CUDA
-/* Errors after which the context is corrupt: every later CUDA call fails, and
- * only a new process can use the GPU again (cudaDeviceReset does not help). */
-static gboolean
-is_sticky (cudaError_t err)
+/* The union of what the engine and the worker process treated as sticky. */
+gboolean
+ks_cuda_error_is_sticky (int code)
 {
-  switch ((int) err)
+#if HAVE_CUDA
+  switch (code)
     {
+    /* The GPU's memory lost data: nothing it holds can be trusted. */
     case cudaErrorECCUncorrectable:
+    /* A kernel's fault (an address outside any allocation, a trap, a bad
+     * instruction, alignment or address space, a jump outside its code, a
+     * stack overflow, a failed assert): the driver tears the context down. */
     case cudaErrorIllegalAddress:
-    case cudaErrorLaunchTimeout:
     case cudaErrorAssert:
     case cudaErrorHardwareStackError:
     case cudaErrorIllegalInstruction:
@@ -115,13 +117,25 @@ is_sticky (cudaError_t err)
     case cudaErrorInvalidAddressSpace:
     case cudaErrorInvalidPc:
     case cudaErrorLaunchFailure:
+    /* A kernel the display watchdog killed: its context goes with it. */
+    case cudaErrorLaunchTimeout:
+    /* The device was made unavailable to the context (exclusive to another
+     * process, or prohibited). */
     case cudaErrorDevicesUnavailable:
+    /* An internal error the runtime does not name: nothing shows the
+     * context intact after it, so it counts as lost (the worker always
+     * treated it so; a new process costs less than running on in a broken
+     * context). */
+    case cudaErrorUnknown:
       return TRUE;
     default:
       return FALSE;
     }
-}
+#else
+  (void) code;
+  return FALSE;
 #endif
+}
 
 gboolean
 _ks_cuda_check (int err, const char *call, GError **error)
@@ -131,7 +145,7 @@ _ks_cuda_check (int err, const char *call, GError **error)
 
   if (e == cudaSuccess)
     return TRUE;
-  if (is_sticky (e))
+  if (ks_cuda_error_is_sticky (err))
     {
       g_autofree char *reason = g_strdup_printf ("%s failed with %s (%d): %s", call,
                                                  cudaGetErrorName (e), err,

@@ -59,6 +59,10 @@ int                   ks_cuda_driver_version          (void);
 int                   ks_cuda_runtime_version         (void);
 /* The sticky error that made CUDA unusable in this process, or NULL. */
 const char           *ks_cuda_lost_reason             (void);
+/* Whether a cudaError_t leaves the context corrupt: every later CUDA call
+ * fails, and only a new process can use the GPU again (cudaDeviceReset does
+ * not help). FALSE for every code in a build without CUDA. */
+gboolean              ks_cuda_error_is_sticky         (int code);
 
 KsDevice             *ks_device_get_cpu               (void);
 KsDevice             *ks_device_get_cuda              (int ordinal, GError **error);

@@ -14,7 +14,7 @@ void          _ks_image_set_max_side    (guint side);
 /* Vector images are rendered by the worker program (--render FILE --max-side
  * N), under the memory and time budget its parent set: it writes the width
  * and height (two native-endian u32) and then the RGBA8 rows, tightly packed,
- * on stdout, or one line on stderr and exits 1 (ks-image-io.c). */
+ * on stdout, or one line on stderr and exits 1 (ks-image-render.c). */
 int           _ks_image_render_main     (const char *path, guint max_side);
 
 G_END_DECLS

@@ -1,5 +1,6 @@
 /* ks-worker-private.h: the protocol between KsWorker (ks-worker.c) and the
- * worker process (ks-worker-server.c, app/kernelscope-worker.c).
+ * worker process (ks-worker-server.c, app/kernelscope-worker.c); its
+ * messages and values are ks-worker-protocol.c.
  *
  * Every message is a little-endian u32 length followed by that many bytes: a
  * serialized GVariant of type (sa{sv}), a command and its fields. Requests:

@@ -1,0 +1,300 @@
+/* ks-worker-launch.c: KsWorkerLaunch (ks-worker.h), one launch as it is
+ * built before a run: the compiled entry and its shape, the shared device
+ * buffers (by their allocation), and the arguments (values, values holding
+ * pointers into shared buffers, arrays, an "any" kernel's bindings). */
+#include "config.h"
+
+#if HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#include "ks-error.h"
+#include "ks-worker-client-private.h"
+
+/* ---- launches ------------------------------------------------------------ */
+
+static void
+launch_arg_free (gpointer data)
+{
+  LaunchArg *arg = data;
+
+  g_clear_pointer (&arg->bytes, g_bytes_unref);
+  g_clear_pointer (&arg->pointers, g_array_unref);
+  g_free (arg);
+}
+
+KsWorkerLaunch *
+ks_worker_launch_new (const KsCompileResult *compiled, guint entry, KsDim3 grid, KsDim3 block,
+                      guint64 dynamic_shared)
+{
+  KsWorkerLaunch *launch;
+  const KsKernelResources *resources = NULL;
+
+  g_return_val_if_fail (compiled != NULL, NULL);
+
+  launch = g_new0 (KsWorkerLaunch, 1);
+  /* A launch of a failed compilation is refused by ks_worker_run with the reason. */
+  if (compiled->success && compiled->kernels != NULL && entry < compiled->kernels->len)
+    resources = g_ptr_array_index (compiled->kernels, entry);
+  if (compiled->success && compiled->cubin != NULL)
+    launch->cubin = g_bytes_ref (compiled->cubin);
+  launch->lowered_name = g_strdup (resources != NULL ? resources->lowered_name : NULL);
+  launch->grid = grid;
+  launch->block = block;
+  launch->dynamic_shared = dynamic_shared;
+  launch->buffers = g_array_new (FALSE, TRUE, sizeof (LaunchBuffer));
+  launch->shares = g_array_new (FALSE, TRUE, sizeof (LaunchShare));
+  launch->args = g_ptr_array_new_with_free_func (launch_arg_free);
+  launch->repeats = 1;
+  return launch;
+}
+
+void
+ks_worker_launch_free (KsWorkerLaunch *launch)
+{
+  if (launch == NULL)
+    return;
+  g_clear_pointer (&launch->cubin, g_bytes_unref);
+  g_free (launch->lowered_name);
+  g_array_unref (launch->buffers);
+  g_array_unref (launch->shares);
+  g_ptr_array_unref (launch->args);
+  g_free (launch);
+}
+
+#if HAVE_CUDA
+typedef int (*KsMemGetAddressRange) (unsigned long long *base, size_t *size,
+                                     unsigned long long ptr);
+
+/* The allocation a device pointer lies in. The runtime carves small
+ * allocations out of larger ones, and an IPC handle stands for the whole
+ * larger one: two small buffers can share it, and opening it twice in the
+ * worker fails. So buffers are shared by their allocation, and pointers are
+ * offsets into it. The driver's cuMemGetAddressRange is reached through the
+ * runtime: nothing links the driver library. */
+static gboolean
+allocation_range (gpointer device_ptr, gpointer *base, gsize *size)
+{
+  static KsMemGetAddressRange get_range;
+  static gsize resolved;
+  unsigned long long b = 0;
+  size_t n = 0;
+
+  if (g_once_init_enter (&resolved))
+    {
+      void *fn = NULL;
+      enum cudaDriverEntryPointQueryResult status;
+
+      if (cudaGetDriverEntryPointByVersion ("cuMemGetAddressRange", &fn, 12000,
+                                            cudaEnableDefault, &status) == cudaSuccess
+          && status == cudaDriverEntryPointSuccess)
+        get_range = (KsMemGetAddressRange) fn;
+      else
+        (void) cudaGetLastError ();
+      g_once_init_leave (&resolved, 1);
+    }
+  if (get_range == NULL || get_range (&b, &n, (unsigned long long) (guintptr) device_ptr) != 0)
+    return FALSE;
+  *base = (gpointer) (guintptr) b;
+  *size = n;
+  return TRUE;
+}
+#endif
+
+guint
+ks_worker_launch_share (KsWorkerLaunch *launch, gpointer device_ptr, gsize size)
+{
+  LaunchBuffer b = { device_ptr, size };
+  LaunchShare share = { 0, 0 };
+  guint i;
+
+  g_return_val_if_fail (launch != NULL, 0);
+  g_return_val_if_fail (device_ptr != NULL, 0);
+
+#if HAVE_CUDA
+  {
+    gpointer base;
+    gsize alloc_size;
+
+    if (allocation_range (device_ptr, &base, &alloc_size)
+        && (guint8 *) device_ptr + size <= (guint8 *) base + alloc_size)
+      {
+        b.device = base;
+        b.size = alloc_size;
+      }
+  }
+#endif
+  share.delta = (gsize) ((guint8 *) device_ptr - (guint8 *) b.device);
+  for (i = 0; i < launch->buffers->len; i++)
+    {
+      LaunchBuffer *known = &g_array_index (launch->buffers, LaunchBuffer, i);
+
+      if (known->device == b.device)
+        {
+          known->size = MAX (known->size, b.size);
+          break;
+        }
+    }
+  if (i == launch->buffers->len)
+    g_array_append_val (launch->buffers, b);
+  share.buffer = i;
+  g_array_append_val (launch->shares, share);
+  return launch->shares->len - 1;
+}
+
+void
+ks_worker_launch_add_value_with_pointers (KsWorkerLaunch *launch, gconstpointer data, gsize size,
+                                          gsize align, const KsWorkerPointer *pointers,
+                                          guint n_pointers)
+{
+  LaunchArg *arg;
+
+  g_return_if_fail (launch != NULL);
+  g_return_if_fail (data != NULL || size == 0);
+  g_return_if_fail (n_pointers == 0 || pointers != NULL);
+
+  arg = g_new0 (LaunchArg, 1);
+  arg->kind = KS_WORKER_ARG_VALUE;
+  arg->bytes = g_bytes_new (data, size);
+  arg->align = MAX (align, 1);
+  arg->pointers = g_array_new (FALSE, FALSE, sizeof (KsWorkerPointer));
+  if (n_pointers > 0)
+    g_array_append_vals (arg->pointers, pointers, n_pointers);
+  g_ptr_array_add (launch->args, arg);
+}
+
+void
+ks_worker_launch_add_value (KsWorkerLaunch *launch, gconstpointer data, gsize size, gsize align)
+{
+  ks_worker_launch_add_value_with_pointers (launch, data, size, align, NULL, 0);
+}
+
+void
+ks_worker_launch_add_array (KsWorkerLaunch *launch, const KsArray *array,
+                            KsArrayDirection direction)
+{
+  LaunchArg *arg;
+
+  g_return_if_fail (launch != NULL);
+  g_return_if_fail (array != NULL);
+
+  arg = g_new0 (LaunchArg, 1);
+  arg->kind = direction == KS_ARRAY_IN ? KS_WORKER_ARG_ARRAY_IN
+              : direction == KS_ARRAY_OUT ? KS_WORKER_ARG_ARRAY_OUT
+                                          : KS_WORKER_ARG_ARRAY_INOUT;
+  arg->size = ks_array_get_bytes (array);
+  /* Out arrays start zeroed in the worker: their bytes need not travel. */
+  if (arg->kind != KS_WORKER_ARG_ARRAY_OUT)
+    arg->bytes = g_bytes_new (array->data, arg->size);
+  arg->type = array->type;
+  arg->length = array->length;
+  arg->rows = array->rows;
+  arg->cols = array->cols;
+  g_ptr_array_add (launch->args, arg);
+}
+
+static const KsBinding *
+find_binding (const GPtrArray *bindings, const char *name)
+{
+  for (guint i = 0; bindings != NULL && i < bindings->len; i++)
+    {
+      const KsBinding *b = g_ptr_array_index (bindings, i);
+
+      if (g_strcmp0 (b->name, name) == 0)
+        return b;
+    }
+  return NULL;
+}
+
+gboolean
+ks_worker_launch_bind (KsWorkerLaunch *launch, const GPtrArray *args, const GPtrArray *bindings,
+                       const GPtrArray *arrays, GPtrArray *out_names, GError **error)
+{
+  guint next_array = 0;
+
+  g_return_val_if_fail (launch != NULL && args != NULL && arrays != NULL, FALSE);
+
+  for (guint i = 0; i < args->len; i++)
+    {
+      const KsKernelArg *arg = g_ptr_array_index (args, i);
+      const KsBinding *b = find_binding (bindings, arg->name);
+
+      if (b == NULL)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "The argument “%s” is not bound", arg->name);
+          return FALSE;
+        }
+      if (arg->pointer)
+        {
+          KsArrayDirection direction = ks_binding_resolve_direction (b, arg);
+
+          if (next_array >= arrays->len)
+            {
+              g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                           "No array for the pointer “%s”", arg->name);
+              return FALSE;
+            }
+          ks_worker_launch_add_array (launch, g_ptr_array_index (arrays, next_array++), direction);
+          if (direction != KS_ARRAY_IN && out_names != NULL)
+            g_ptr_array_add (out_names, g_strdup (arg->name));
+        }
+      else
+        {
+          g_autoptr (GBytes) bytes = ks_binding_pack_scalar (b, arg, error);
+          gsize size;
+
+          if (bytes == NULL)
+            return FALSE;
+          size = g_bytes_get_size (bytes);
+          ks_worker_launch_add_value (launch, g_bytes_get_data (bytes, NULL), size, size);
+        }
+    }
+  return TRUE;
+}
+
+KsDim3
+ks_worker_auto_grid (const KsDim3 *block, const GPtrArray *arrays)
+{
+  gsize longest = 1;
+  KsDim3 grid = { 1, 1, 1 };
+
+  g_return_val_if_fail (block != NULL && block->x > 0, grid);
+
+  for (guint i = 0; arrays != NULL && i < arrays->len; i++)
+    {
+      const KsArray *a = g_ptr_array_index (arrays, i);
+
+      if (a != NULL)
+        longest = MAX (longest, a->length);
+    }
+  grid.x = (guint32) MIN ((longest + block->x - 1) / block->x, (gsize) G_MAXINT32);
+  return grid;
+}
+
+void
+_ks_worker_launch_set_uncleared (KsWorkerLaunch *launch, guint index)
+{
+  LaunchArg *arg;
+
+  g_return_if_fail (launch != NULL && index < launch->args->len);
+  arg = g_ptr_array_index (launch->args, index);
+  g_return_if_fail (arg->kind == KS_WORKER_ARG_ARRAY_OUT
+                    || arg->kind == KS_WORKER_ARG_ARRAY_INOUT);
+  arg->kind = KS_WORKER_ARG_ARRAY_UNCLEARED;
+  g_clear_pointer (&arg->bytes, g_bytes_unref);
+}
+
+void
+ks_worker_launch_set_stream (KsWorkerLaunch *launch, gpointer cuda_stream)
+{
+  g_return_if_fail (launch != NULL);
+  launch->stream = cuda_stream;
+}
+
+void
+ks_worker_launch_set_repeats (KsWorkerLaunch *launch, guint repeats)
+{
+  g_return_if_fail (launch != NULL);
+  launch->repeats = MAX (repeats, 1);
+}
