@@ -97,7 +97,9 @@ _ks_cuda_mark_lost (const char *reason)
   g_warning ("CUDA is unusable in this process from now on: %s", reason);
 }
 
-/* The union of what the engine and the worker process treated as sticky. */
+/* The errors after which no CUDA call of this process can succeed again
+ * (cudaDeviceReset returns success, and every later call fails): the engine
+ * marks its device lost on them, the worker process replies and exits. */
 gboolean
 ks_cuda_error_is_sticky (int code)
 {
@@ -122,12 +124,11 @@ ks_cuda_error_is_sticky (int code)
     /* The device was made unavailable to the context (exclusive to another
      * process, or prohibited). */
     case cudaErrorDevicesUnavailable:
-    /* An internal error the runtime does not name: nothing shows the
-     * context intact after it, so it counts as lost (the worker always
-     * treated it so; a new process costs less than running on in a broken
-     * context). */
-    case cudaErrorUnknown:
       return TRUE;
+    /* Not cudaErrorUnknown: registering a GL buffer where the display GPU is
+     * not a CUDA GPU fails with it, and the process carries on through the
+     * copy path (the worker, which has no such path, leaves on it too:
+     * ks-worker-server-context.c). */
     default:
       return FALSE;
     }

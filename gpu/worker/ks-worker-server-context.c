@@ -29,7 +29,10 @@ _ks_worker_server_check (Server *s, cudaError_t err, const char *call, int *cuda
 {
   if (err == cudaSuccess)
     return TRUE;
-  if (ks_cuda_error_is_sticky ((int) err))
+  /* An internal error the runtime does not name shows nothing of the
+   * context's state: a new process costs less than running on in a broken
+   * one. */
+  if (ks_cuda_error_is_sticky ((int) err) || err == cudaErrorUnknown)
     s->fatal = TRUE;
   else
     (void) cudaGetLastError ();
