@@ -1,0 +1,118 @@
+/* ks-user-kernel-private.h: what the files behind ks-user-kernel.h share:
+ * the source's fields; the lexer's tokens and annotation comments
+ * (ks-user-kernel-lexer.c); the annotations' reader and what it keeps for
+ * the signature's checks (ks-user-kernel-annotations.c); diagnostics added
+ * at a line (ks-user-kernel.c). */
+#pragma once
+
+#include <glib.h>
+
+#include "ks-user-kernel.h"
+
+G_BEGIN_DECLS
+
+struct _KsKernelSource
+{
+  gint ref_count;
+  KsKernelMode mode;
+  char *file_name;
+  char *text;
+
+  GPtrArray *diagnostics;   /* KsDiagnostic */
+  GPtrArray *args;          /* KsKernelArg */
+  char *entry;
+
+  KsParamSpec params[KS_OP_MAX_PARAMS];
+  guint n_params;
+  GPtrArray *strings;       /* the specs' names and titles */
+
+  guint n_inputs;
+  KsFormat output_format;
+  KsLaunchConfig launch;
+  guint64 dynamic_shared;
+};
+
+/* ---- the lexer (ks-user-kernel-lexer.c) ----------------------------------- */
+
+typedef enum
+{
+  TOK_IDENT,
+  TOK_NUMBER,
+  TOK_STRING,
+  TOK_CHAR,
+  TOK_PUNCT,
+} TokKind;
+
+typedef struct
+{
+  TokKind kind;
+  const char *start;
+  gsize len;
+  guint line;
+  guint column;
+} Token;
+
+typedef struct
+{
+  const char *start;   /* the text after "//@" */
+  gsize len;
+  guint line;
+  guint column;        /* of the first character after "//@" */
+} Annotation;
+
+typedef struct
+{
+  const char *text;
+  const char *p;
+  const char *line_start;
+  guint line;
+  gboolean line_has_code;   /* something other than blanks before p on this line */
+  GArray *tokens;           /* Token */
+  GArray *annotations;      /* Annotation */
+} Lexer;
+
+/* Tokens and annotations of text, which must outlive lx; comments, literals'
+ * insides and preprocessor lines give no tokens. */
+void     _ks_user_kernel_lex           (Lexer *lx, const char *text);
+void     _ks_user_kernel_lexer_clear   (Lexer *lx);
+/* Letters, digits and _, not starting with a digit. */
+gboolean _ks_user_kernel_is_identifier (const char *s);
+
+/* ---- annotations (ks-user-kernel-annotations.c) --------------------------- */
+
+typedef enum
+{
+  ANN_PARAM,
+  ANN_KERNEL,
+  ANN_INPUTS,
+  ANN_OUTPUT,
+  ANN_BLOCK,
+  ANN_GRID,
+  ANN_MODE,
+  ANN_PPT,
+  ANN_SHARED,
+  N_ANN,
+} AnnotationKind;
+
+typedef struct
+{
+  guint seen_line[N_ANN];   /* 0: not seen */
+  char *kernel;             /* //@kernel's name, as written */
+  guint kernel_line;
+  guint kernel_column;
+  guint inputs_line;
+  guint inputs_column;
+} Annotations;
+
+/* One //@ line into the source's parameters, inputs, output, launch and
+ * shared memory, or a diagnostic; found keeps what the signature checks. */
+void     _ks_user_kernel_parse_annotation (KsKernelSource *self, const Annotation *a,
+                                           Annotations *found);
+
+/* ---- diagnostics (ks-user-kernel.c) --------------------------------------- */
+
+void     _ks_user_kernel_add_diagnostic (KsKernelSource *self, KsDiagnosticSeverity severity,
+                                         guint line, guint column, const char *format,
+                                         ...) G_GNUC_PRINTF (5, 6);
+
+G_END_DECLS
