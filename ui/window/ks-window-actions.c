@@ -1,11 +1,14 @@
-/* The window's actions, keyboard shortcuts, drag and drop and clipboard. */
+/* The window's actions, keyboard shortcuts, drag and drop and clipboard:
+ * opening, pasting and saving images, zoom, run, the panes' toggles, the
+ * sessions' dialogs, the recent files, the preferences and the sweep
+ * window. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
-#include "ks-image-view.h"
 #include "ks-preferences-window.h"
-#include "ks-session.h"
+#include "ks-session-private.h"
+#include "ks-sweep-window.h"
 #include "ks-window-private.h"
 
 /* Entries of the "Recent" submenu: the newest images and sessions. */
@@ -35,7 +38,7 @@ on_open_response_cb (GtkNativeDialog *dialog, int response, gpointer user_data)
     {
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       if (file != NULL)
-        ks_window_open_file (self, file, slot);
+        _ks_window_open_file (self, file, slot);
     }
   g_object_unref (dialog);
 }
@@ -54,35 +57,33 @@ open_dialog (KsWindow *self, KsInputSlot slot)
 }
 
 static void
-open_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+open_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
-  open_dialog (KS_WINDOW (widget), KS_INPUT_A);
+  open_dialog (self, KS_INPUT_A);
 }
 
 static void
-open_second_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+open_second_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
-  open_dialog (KS_WINDOW (widget), KS_INPUT_B);
+  open_dialog (self, KS_INPUT_B);
 }
 
 static void
-open_test_card_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+open_test_card_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
-  KsWindow *self = KS_WINDOW (widget);
-  KsImage *a = ks_pipeline_get_input (ks_window_get_pipeline (self), KS_INPUT_A);
+  KsImage *a = ks_pipeline_get_input (self->pipeline, KS_INPUT_A);
   g_autoptr (KsImage) card = ks_image_new_test_card (a != NULL ? a->width : 1024,
                                                      a != NULL ? a->height : 768, NULL);
 
   if (card == NULL)
     _ks_window_toast (self, _("Not enough memory for the test card"));
   else
-    ks_window_open_image (self, card, _("Test card"), KS_INPUT_A);
+    _ks_window_open_image (self, card, _("Test card"), KS_INPUT_A);
 }
 
 static void
-preferences_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+preferences_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
-  KsWindow *self = KS_WINDOW (widget);
   GSettings *settings = _ks_window_get_settings (self);
 
   if (settings == NULL)
@@ -95,9 +96,9 @@ preferences_action (GtkWidget *widget, const char *action_name, GVariant *parame
 }
 
 static void
-open_sample_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+open_sample_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
-  ks_window_open_named_sample (KS_WINDOW (widget), g_variant_get_string (parameter, NULL));
+  ks_window_open_named_sample (self, g_variant_get_string (parameter, NULL));
 }
 
 static void
@@ -134,7 +135,7 @@ on_decoded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   if (image == NULL)
     _ks_window_toast (self, error->message);
   else
-    ks_window_open_image (self, image, _("Pasted image"), slot);
+    _ks_window_open_image (self, image, _("Pasted image"), slot);
 }
 
 static void
@@ -155,17 +156,17 @@ on_texture_read_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   task = g_task_new (NULL, NULL, on_decoded_cb, g_object_ref (self));
   g_task_set_task_data (task, g_steal_pointer (&texture), g_object_unref);
-  ks_runner_queue (ks_pipeline_get_runner (ks_window_get_pipeline (self)), task, decode_thread);
+  ks_runner_queue (ks_pipeline_get_runner (self->pipeline), task, decode_thread);
 }
 
 static void
-paste_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+paste_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
-  GdkClipboard *clipboard = gtk_widget_get_clipboard (widget);
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (self));
   KsInputSlot slot = g_str_equal (action_name, "win.paste-second") ? KS_INPUT_B : KS_INPUT_A;
 
-  g_object_set_data (G_OBJECT (widget), "paste-slot", GUINT_TO_POINTER (slot));
-  gdk_clipboard_read_texture_async (clipboard, NULL, on_texture_read_cb, g_object_ref (widget));
+  g_object_set_data (G_OBJECT (self), "paste-slot", GUINT_TO_POINTER (slot));
+  gdk_clipboard_read_texture_async (clipboard, NULL, on_texture_read_cb, g_object_ref (self));
 }
 
 typedef struct
@@ -193,15 +194,14 @@ on_saved_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 void
-ks_window_save_result (KsWindow *self, GFile *file)
+_ks_window_save_result (KsWindow *self, GFile *file)
 {
   Saving *saving;
 
-  g_return_if_fail (KS_IS_WINDOW (self) && G_IS_FILE (file));
   saving = g_new0 (Saving, 1);
   saving->window = g_object_ref (self);
   saving->name = g_file_get_basename (file);
-  ks_pipeline_save_output_async (ks_window_get_pipeline (self), file, NULL, on_saved_cb, saving);
+  ks_pipeline_save_output_async (self->pipeline, file, NULL, on_saved_cb, saving);
 }
 
 static void
@@ -216,16 +216,15 @@ on_save_response_cb (GtkNativeDialog *dialog, int response, gpointer user_data)
       if (file == NULL)
         _ks_window_toast (self, _("Choose a local file to save to"));
       else
-        ks_window_save_result (self, file);
+        _ks_window_save_result (self, file);
     }
   g_object_unref (dialog);
 }
 
 static void
-save_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+save_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
-  KsWindow *self = KS_WINDOW (widget);
-  const KsRunResult *result = ks_pipeline_get_result (ks_window_get_pipeline (self));
+  const KsRunResult *result = ks_pipeline_get_result (self->pipeline);
   GtkFileChooserNative *dialog;
 
   if (result == NULL || result->output == NULL)
@@ -242,16 +241,10 @@ save_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
-static KsImageView *
-view_of (GtkWidget *widget)
-{
-  return KS_IMAGE_VIEW (ks_window_get_view (KS_WINDOW (widget)));
-}
-
 static void
-zoom_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+zoom_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
-  KsImageView *view = view_of (widget);
+  KsImageView *view = self->view;
 
   if (g_str_equal (action_name, "win.zoom-fit"))
     ks_image_view_zoom_fit (view);
@@ -264,16 +257,15 @@ zoom_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 }
 
 static void
-run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+run_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
   /* Failures reach the user through the pipeline's signals. */
-  ks_pipeline_queue_run (ks_window_get_pipeline (KS_WINDOW (widget)));
+  ks_pipeline_queue_run (self->pipeline);
 }
 
 static void
-toggle_panel_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+toggle_panel_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
-  KsWindow *self = KS_WINDOW (widget);
   gboolean left = _ks_window_get_left_visible (self), right = _ks_window_get_right_visible (self);
 
   if (g_str_equal (action_name, "win.toggle-left"))
@@ -284,10 +276,8 @@ toggle_panel_action (GtkWidget *widget, const char *action_name, GVariant *param
 }
 
 static void
-edit_kernel_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+edit_kernel_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
-  KsWindow *self = KS_WINDOW (widget);
-
   _ks_window_set_kernel_visible (self, !_ks_window_get_kernel_visible (self));
 }
 
@@ -319,20 +309,20 @@ on_open_session_response_cb (GtkNativeDialog *dialog, int response, gpointer use
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
 
       if (file != NULL)
-        ks_session_open (self, file, KS_SESSION_APPLY_ALL);
+        _ks_session_open (self, file, FALSE, KS_SESSION_APPLY_ALL, FALSE);
     }
   g_object_unref (dialog);
 }
 
 static void
-open_session_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+open_session_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-    _("Open Session"), GTK_WINDOW (widget), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"),
+    _("Open Session"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"),
     _("_Cancel"));
 
   add_session_filters (GTK_FILE_CHOOSER (dialog));
-  g_signal_connect (dialog, "response", G_CALLBACK (on_open_session_response_cb), widget);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_open_session_response_cb), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
@@ -346,23 +336,23 @@ on_save_session_response_cb (GtkNativeDialog *dialog, int response, gpointer use
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
 
       if (file != NULL)
-        ks_session_save (self, file);
+        _ks_session_save (self, file);
     }
   g_object_unref (dialog);
 }
 
 static void
-save_session_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+save_session_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-    _("Save Session"), GTK_WINDOW (widget), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
+    _("Save Session"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
     _("_Cancel"));
 
   add_session_filters (GTK_FILE_CHOOSER (dialog));
   /* TRANSLATORS: the file name a session is saved under unless the user types
    * another; keep the .kscope.json ending. */
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), _("session.kscope.json"));
-  g_signal_connect (dialog, "response", G_CALLBACK (on_save_session_response_cb), widget);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_save_session_response_cb), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
@@ -376,19 +366,19 @@ on_export_response_cb (GtkNativeDialog *dialog, int response, gpointer user_data
       g_autoptr (GFile) folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
 
       if (folder != NULL)
-        ks_session_export_bundle (self, folder);
+        _ks_session_export_bundle (self, folder);
     }
   g_object_unref (dialog);
 }
 
 static void
-export_bundle_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+export_bundle_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-    _("Export Bundle Into Folder"), GTK_WINDOW (widget), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+    _("Export Bundle Into Folder"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
     _("_Export"), _("_Cancel"));
 
-  g_signal_connect (dialog, "response", G_CALLBACK (on_export_response_cb), widget);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_export_response_cb), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
@@ -423,7 +413,7 @@ on_recent_checked_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr (GFileInfo) info = g_file_query_info_finish (file, result, &error);
   g_autofree char *uri = g_file_get_uri (file);
 
-  if (ks_window_get_pipeline (self) == NULL)
+  if (self->pipeline == NULL)
     return;
   if (info == NULL)
     {
@@ -443,20 +433,20 @@ on_recent_checked_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   if (recent_is_session (uri))
-    ks_session_open (self, file, KS_SESSION_APPLY_ALL);
+    _ks_session_open (self, file, FALSE, KS_SESSION_APPLY_ALL, FALSE);
   else
-    ks_window_open_file (self, file, KS_INPUT_A);
+    _ks_window_open_file (self, file, KS_INPUT_A);
 }
 
 static void
-open_recent_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+open_recent_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
   g_autoptr (GFile) file = g_file_new_for_uri (g_variant_get_string (parameter, NULL));
 
   /* Asked first, off the main thread: a file that has gone gets a message
    * of its own, and a folder on a slow mount does not block the window. */
   g_file_query_info_async (file, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
-                           G_PRIORITY_DEFAULT, NULL, on_recent_checked_cb, g_object_ref (widget));
+                           G_PRIORITY_DEFAULT, NULL, on_recent_checked_cb, g_object_ref (self));
 }
 
 static void
@@ -556,9 +546,9 @@ on_drop_cb (GtkDropTarget *target, const GValue *value, double x, double y, gpoi
   if (files == NULL)
     return FALSE;
   /* Two files at once: the second becomes the second input. */
-  ks_window_open_file (self, files->data, KS_INPUT_A);
+  _ks_window_open_file (self, files->data, KS_INPUT_A);
   if (files->next != NULL)
-    ks_window_open_file (self, files->next->data, KS_INPUT_B);
+    _ks_window_open_file (self, files->next->data, KS_INPUT_B);
   return TRUE;
 }
 
@@ -571,34 +561,48 @@ _ks_window_setup_dnd (KsWindow *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
 }
 
+/* One sweep window a main window: a second activation brings it forward. */
+static void
+sweep_action (KsWindow *self, const char *action_name, GVariant *parameter)
+{
+  if (self->sweep_window == NULL)
+    {
+      self->sweep_window = ks_sweep_window_new (GTK_WINDOW (self), self->pipeline);
+      g_object_add_weak_pointer (G_OBJECT (self->sweep_window), (gpointer *) &self->sweep_window);
+    }
+  gtk_window_present (GTK_WINDOW (self->sweep_window));
+}
+
+const KsWindowActionEntry _ks_window_actions[] = {
+  { "win.open", NULL, open_action },
+  { "win.open-second", NULL, open_second_action },
+  { "win.open-test-card", NULL, open_test_card_action },
+  { "win.open-sample", "s", open_sample_action },
+  { "win.preferences", NULL, preferences_action },
+  { "win.paste", NULL, paste_action },
+  { "win.paste-second", NULL, paste_action },
+  { "win.save", NULL, save_action },
+  { "win.zoom-fit", NULL, zoom_action },
+  { "win.zoom-1to1", NULL, zoom_action },
+  { "win.zoom-in", NULL, zoom_action },
+  { "win.zoom-out", NULL, zoom_action },
+  { "win.run", NULL, run_action },
+  { "win.toggle-left", NULL, toggle_panel_action },
+  { "win.toggle-right", NULL, toggle_panel_action },
+  { "win.edit-kernel", NULL, edit_kernel_action },
+  { "win.open-session", NULL, open_session_action },
+  { "win.save-session", NULL, save_session_action },
+  { "win.export-bundle", NULL, export_bundle_action },
+  { "win.open-recent", "s", open_recent_action },
+  { "win.sweep", NULL, sweep_action },
+  { NULL },
+};
+
 void
 _ks_window_class_init_actions (GtkWidgetClass *widget_class)
 {
-  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
-  gtk_widget_class_install_action (widget_class, "win.open-second", NULL, open_second_action);
-  gtk_widget_class_install_action (widget_class, "win.open-test-card", NULL,
-                                   open_test_card_action);
-  gtk_widget_class_install_action (widget_class, "win.open-sample", "s", open_sample_action);
-  gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_comma, GDK_CONTROL_MASK,
                                        "win.preferences", NULL);
-  gtk_widget_class_install_action (widget_class, "win.paste", NULL, paste_action);
-  gtk_widget_class_install_action (widget_class, "win.paste-second", NULL, paste_action);
-  gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
-  gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "win.zoom-1to1", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
-  gtk_widget_class_install_action (widget_class, "win.toggle-left", NULL, toggle_panel_action);
-  gtk_widget_class_install_action (widget_class, "win.toggle-right", NULL, toggle_panel_action);
-  gtk_widget_class_install_action (widget_class, "win.edit-kernel", NULL, edit_kernel_action);
-  gtk_widget_class_install_action (widget_class, "win.open-session", NULL, open_session_action);
-  gtk_widget_class_install_action (widget_class, "win.save-session", NULL, save_session_action);
-  gtk_widget_class_install_action (widget_class, "win.export-bundle", NULL,
-                                   export_bundle_action);
-  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
-
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "win.open-second", NULL);

@@ -7,7 +7,7 @@
 
 #include "ks-lesson-window.h"
 #include "ks-window-lessons.h"
-#include "ks-window.h"
+#include "ks-window-private.h"
 
 #define LESSONS_KEY "ks-lesson-window"
 
@@ -21,17 +21,15 @@ weak_ref_free (gpointer data)
 }
 
 static void
-lessons_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+lessons_action (KsWindow *self, const char *action_name, GVariant *parameter)
 {
-  KsWindow *self = KS_WINDOW (widget);
   GWeakRef *ref = g_object_get_data (G_OBJECT (self), LESSONS_KEY);
   g_autoptr (GtkWidget) window = ref != NULL ? g_weak_ref_get (ref) : NULL;
 
   if (window == NULL)
     {
       /* GTK holds the new toplevel; the reference taken here is ours to drop. */
-      window = g_object_ref (ks_lesson_window_new (GTK_WINDOW (self),
-                                                   ks_window_get_pipeline (self)));
+      window = g_object_ref (ks_lesson_window_new (GTK_WINDOW (self), self->pipeline));
       ref = g_new0 (GWeakRef, 1);
       g_weak_ref_init (ref, window);
       g_object_set_data_full (G_OBJECT (self), LESSONS_KEY, ref, weak_ref_free);
@@ -39,10 +37,14 @@ lessons_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   gtk_window_present (GTK_WINDOW (window));
 }
 
+const KsWindowActionEntry _ks_window_lessons_actions[] = {
+  { "win.lessons", NULL, lessons_action },
+  { NULL },
+};
+
 void
 _ks_window_class_init_lessons (GtkWidgetClass *widget_class)
 {
-  gtk_widget_class_install_action (widget_class, "win.lessons", NULL, lessons_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_l, GDK_CONTROL_MASK, "win.lessons",
                                        NULL);
 }
