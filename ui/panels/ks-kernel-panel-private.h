@@ -1,0 +1,123 @@
+/* ks-kernel-panel-private.h: what the files of the kernel panel share: its
+ * instance, its property and signal tables, and the functions one file
+ * calls in another. ks-kernel-panel.c (the type, its actions and public
+ * functions) calls into the others; files call the editor; the editor calls
+ * the arrays and the cards; all of them call status, which calls none. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "ks-array-view.h"
+#include "ks-kernel-panel.h"
+#include "ks-param-editor.h"
+
+G_BEGIN_DECLS
+
+struct _KsKernelPanel
+{
+  GtkWidget parent_instance;
+
+  /* template widgets */
+  GtkToggleButton *expression_button;
+  GtkToggleButton *image_button;
+  GtkToggleButton *any_button;
+  GtkLabel *title_label;
+  GtkSourceView *source_view;
+  GtkStack *bottom_stack;
+  GtkListBox *diagnostics_list;
+  AdwPreferencesGroup *resources_group;
+  AdwActionRow *registers_row;
+  AdwActionRow *shared_row;
+  AdwActionRow *local_row;
+  AdwActionRow *spill_row;
+  AdwActionRow *max_threads_row;
+  AdwActionRow *arch_row;
+  GtkLabel *no_params_label;
+  KsParamEditor *params_group;
+  GtkStackPage *arrays_page;
+  GtkLabel *arrays_label;
+  KsArrayView *array_view;
+  GtkLabel *status_label;
+
+  /* owned references */
+  KsPipeline *pipeline;
+  GSignalGroup *pipeline_signals;
+  KsWorker *own_worker;         /* without a pipeline: compilation only */
+  GtkSourceBuffer *buffer;
+  GFile *file;
+  char *name;                   /* the file's or the template's; NULL: after the mode */
+  char *title;
+  char *status;
+  GCancellable *compile_cancellable;
+  KsKernelSource *last_good;
+  KsCompileResult *last_good_compiled;
+  GPtrArray *diagnostics;       /* KsDiagnostic of the newest finished compile */
+  GtkTextTag *error_tag;
+  GtkTextTag *warning_tag;
+
+  KsKernelMode mode;
+  gboolean active;
+  gboolean loading;             /* the text is being replaced: not an edit */
+  gboolean syncing;             /* the mode buttons follow the mode: not the user */
+  guint debounce_source;
+  guint generation;             /* of the newest compile asked for */
+  guint version;
+  guint64 dynamic_shared;
+};
+
+enum
+{
+  PROP_0,
+  PROP_PIPELINE,
+  PROP_ACTIVE,
+  PROP_MODE,
+  PROP_TITLE,
+  PROP_STATUS,
+  N_PROPS
+};
+
+extern GParamSpec *_ks_kernel_panel_properties[N_PROPS];
+
+enum
+{
+  SIGNAL_ARRAYS_RAN,
+  SIGNAL_ERROR,
+  N_SIGNALS
+};
+
+extern guint _ks_kernel_panel_signals[N_SIGNALS];
+
+/* ks-kernel-panel-status.c */
+void        _ks_kernel_panel_set_status   (KsKernelPanel *self, const char *text);
+const char *_ks_kernel_panel_file_name    (KsKernelPanel *self);
+void        _ks_kernel_panel_update_title (KsKernelPanel *self);
+void        _ks_kernel_panel_report_error (KsKernelPanel *self, const char *message);
+KsWorker   *_ks_kernel_panel_worker_of    (KsKernelPanel *self);
+char       *_ks_kernel_panel_buffer_text  (KsKernelPanel *self);
+
+/* ks-kernel-panel-cards.c */
+void _ks_kernel_panel_class_init_cards  (GtkWidgetClass *widget_class);
+void _ks_kernel_panel_show_resources    (KsKernelPanel *self, const KsKernelResources *r);
+void _ks_kernel_panel_sync_param_values (KsKernelPanel *self);
+void _ks_kernel_panel_show_params       (KsKernelPanel *self, KsKernelSource *source);
+
+/* ks-kernel-panel-arrays.c */
+void _ks_kernel_panel_show_arrays_page (KsKernelPanel *self, KsKernelSource *source);
+void _ks_kernel_panel_run_arrays       (KsKernelPanel *self);
+
+/* ks-kernel-panel-editor.c */
+void _ks_kernel_panel_class_init_editor (GtkWidgetClass *widget_class);
+void _ks_kernel_panel_setup_editor      (KsKernelPanel *self);
+void _ks_kernel_panel_compile_now       (KsKernelPanel *self);
+void _ks_kernel_panel_apply_live        (KsKernelPanel *self);
+void _ks_kernel_panel_sync_mode_buttons (KsKernelPanel *self);
+void _ks_kernel_panel_set_mode          (KsKernelPanel *self, KsKernelMode mode);
+
+/* ks-kernel-panel-files.c */
+void     _ks_kernel_panel_set_text      (KsKernelPanel *self, const char *text);
+gboolean _ks_kernel_panel_load_template (KsKernelPanel *self, const char *name, GError **error);
+void     _ks_kernel_panel_open_file     (KsKernelPanel *self, GFile *file);
+void     _ks_kernel_panel_save_file     (KsKernelPanel *self, GFile *file);
+void     _ks_kernel_panel_choose_file   (KsKernelPanel *self, gboolean save);
+
+G_END_DECLS
