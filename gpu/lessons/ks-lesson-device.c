@@ -8,7 +8,11 @@
  * printed text back and compares it with a second, independent query:
  * cudaGetDeviceProperties' fields wherever the struct still has one. On the
  * CPU engine there is no NVIDIA device: the count is 0, and the notes say
- * what the CPU engine stands for. */
+ * what the CPU engine stands for.
+ *
+ * One file although over 800 lines: the attribute table, the text the book
+ * prints, its parser (the check) and both hosts index the same static table
+ * of the 84 attributes, and none of it serves another lesson. */
 #include "config.h"
 
 #include <math.h>
@@ -825,7 +829,28 @@ device_host (KsLessonRun *run, KsEngine *engine, GError **error)
   return device_host_cpu (run, error);
 }
 
-const KsLessonImpl _ks_lesson_impl_device = {
+static const KsLessonImpl impl_device = {
   .setup = device_setup,
   .host = device_host,
+};
+
+static const KsLessonVariant v_device[] = {
+  KS_LESSON_FIXED ("11-02.cu", "What the book prints: the count, then for each device its name, "
+                   "compute capability, memory in whole GB by floor division and the 84 "
+                   "attributes of PyCUDA 2017.1.1, two per line; on the CPU engine, the count of "
+                   "a machine without one."),
+};
+
+static const KsLesson lessons[] = {
+  { "11-02", "device-properties", "Device properties", "Chapter11/02_device_properties.py",
+    "The host asks the driver how many devices there are and, for each, its name, compute "
+    "capability, memory and every attribute PyCUDA knows: the limits a launch must respect. "
+    "No kernel runs.", v_device, G_N_ELEMENTS (v_device), TRUE, NULL, { 0, 0, 0 },
+    &impl_device },
+};
+
+/* This file's lessons, for the registry. */
+const KsLesson *const _ks_lessons_device[] = {
+  &lessons[0],
+  NULL,
 };

@@ -1,7 +1,12 @@
-/* ks-lesson-private.h: what ks-lesson.c (registry, data, checks, the CUDA
- * path), ks-lesson-cpu.c (the CPU model and the kernels' twins),
- * ks-lesson-device.c (11-02), ks-lesson-webcam.c (12-04) and
- * ks-lesson-sanitize.c (compute-sanitizer) share. */
+/* ks-lesson-private.h: what the files of the lessons share, in the order
+ * they call each other: the registry (ks-lesson.c) lists the lessons' files
+ * (ks-lesson-NAME.c, each a lesson or a few that share their code, ending
+ * with its list); those build their runs with the helpers (ks-lesson-util.c)
+ * and the CPU twins (ks-lesson-twins.c); the runner (ks-lesson-run.c, its
+ * CUDA path in ks-lesson-run-cuda.c) calls a lesson's KsLessonImpl and fills
+ * the report (ks-lesson-report.c); compute-sanitizer (ks-lesson-sanitize.c)
+ * runs a lesson through the runner; the CPU model (ks-lesson-cpu.c) is
+ * below them all. */
 #pragma once
 
 #include "ks-lesson.h"
@@ -86,12 +91,88 @@ struct _KsLessonImpl
    * the engine that ran it (engine NULL or the CPU engine: the CPU model;
    * CUDA: worker), before finish. */
   gboolean (*more) (KsLessonRun *run, KsEngine *engine, KsWorker *worker, GError **error);
+  /* NULL: the lesson takes no size. Else sets run->size from
+   * run->options.size (0: the lesson's default), or refuses it with an error. */
+  gboolean (*size) (KsLessonRun *run, GError **error);
+  /* The check's reference in words; NULL: "an independent C reference". */
+  const char *against;
 };
 
-/* ---- shared by the lessons' files (ks-lesson.c) ------------------------------- */
+/* ---- the lessons' files ---------------------------------------------------
+ *
+ * Each ks-lesson-NAME.c ends with its lessons for the registry, in the
+ * tutorial's order: const KsLesson *const _ks_lessons_NAME[] = { …, NULL },
+ * NAME as in lesson_files (meson.build). */
+
+/* variants[0] of most lessons: the fixed kernel, deterministic on CUDA. */
+#define KS_LESSON_FIXED(src, desc) { "fixed", "Fixed", desc, FALSE, "", src, NULL, TRUE, NULL }
+
+/* A lesson with a kernel and no live camera. */
+#define KS_LESSON(id, slug, title, script, text, variants, impl) \
+  { id, slug, title, script, text, variants, G_N_ELEMENTS (variants), FALSE, NULL, { 0, 0, 0 }, \
+    &impl }
+
+/* ---- the helpers (ks-lesson-util.c) -------------------------------------- */
+
+static inline KsDim3
+_ks_lesson_dim3 (guint x, guint y, guint z)
+{
+  KsDim3 d = { x, y, z };
+
+  return d;
+}
+
+/* The elements of an array as the kernel's types; inline, for the
+ * references' loops that are timed. */
+static inline float *
+_ks_lesson_f32 (const KsArray *a)
+{
+  g_assert (a->type == KS_ELEM_FLOAT32);
+  return (float *) a->data;
+}
+
+static inline gint32 *
+_ks_lesson_i32 (const KsArray *a)
+{
+  g_assert (ks_elem_type_size (a->type) == 4 && !ks_elem_type_is_float (a->type));
+  return (gint32 *) a->data;
+}
+
+/* An argument's data before the run (what the kernel reads). */
+static inline const KsArray *
+_ks_lesson_arg_data (const KsLessonRun *run, guint arg)
+{
+  const KsLessonArg *a = g_ptr_array_index (run->args, arg);
+
+  g_assert (a->is_array);
+  return a->array;
+}
+
+/* An argument's data after the run. */
+static inline const KsArray *
+_ks_lesson_result (const KsLessonRun *run, guint arg)
+{
+  const KsArray *a = g_ptr_array_index (run->results, arg);
+
+  g_assert (a != NULL);
+  return a;
+}
+
+/* Pixel i's BT.601 gray in integer thousandths (exact) from float planes. */
+static inline int
+_ks_lesson_gray_thousandths (const KsArray *b, const KsArray *g, const KsArray *r, gsize i)
+{
+  return 299 * (int) _ks_lesson_f32 (r)[i] + 587 * (int) _ks_lesson_f32 (g)[i]
+         + 114 * (int) _ks_lesson_f32 (b)[i];
+}
 
 double        _ks_lesson_now_ms          (void);
 KsArray      *_ks_lesson_new_array       (KsElemType type, gsize length, gsize rows, gsize cols);
+/* An array initialised as ks-array.h's bindings do it (normal, uniform). */
+KsArray      *_ks_lesson_binding_array   (KsElemType type, gsize length, KsArrayInit init,
+                                          double a, double b, double c);
+/* Integers drawn uniformly from [lo, hi], as numpy.random.randint (lo, hi + 1). */
+void          _ks_lesson_fill_randint    (KsArray *a, guint64 seed, int lo, int hi);
 guint         _ks_lesson_arg_array       (KsLessonRun *run, const char *name, KsArray *array,
                                           KsArrayDirection direction, const char *book_binding);
 void          _ks_lesson_arg_scalar      (KsLessonRun *run, const char *name, KsElemType type,
@@ -101,6 +182,8 @@ void          _ks_lesson_note            (KsLessonRun *run, const char *format, 
 /* Takes the array / the image. */
 void          _ks_lesson_add_host_output (KsLessonRun *run, const char *name, KsArray *array);
 void          _ks_lesson_add_image       (KsLessonRun *run, const char *name, KsImage *image);
+/* The lesson's reference, once the run has computed it; NULL when none. */
+const KsArray *_ks_lesson_reference      (const KsLessonRun *run);
 /* The check's verdict (summary: taken); output NULL: no array compared. */
 void          _ks_lesson_set_check       (KsLessonRun *run, gboolean passed, const char *against,
                                           const char *output, gsize compared, gsize differing,
@@ -110,16 +193,43 @@ void          _ks_lesson_set_check       (KsLessonRun *run, gboolean passed, con
  * within run->abs_tol and rel_tol. */
 void          _ks_lesson_compare_check   (KsLessonRun *run, const char *name,
                                           const KsArray *actual, const char *against);
+/* x + y element by element in float, capped at `ceiling` (INFINITY: not
+ * capped), with x's shape: the reference of every adding lesson. */
+KsArray      *_ks_lesson_sum_reference   (const KsLessonRun *run, guint x_arg, guint y_arg,
+                                          float ceiling);
+/* The book's own check (P6, P9): its verdicts on the result and on `wrong`. */
+void          _ks_lesson_book_check      (KsLessonRun *run, const char *description,
+                                          gboolean on_result, gboolean on_wrong,
+                                          const KsArray *wrong);
+/* A copy of a with its middle element increased by 1. */
+KsArray      *_ks_lesson_make_wrong      (const KsArray *a);
 /* The lessons' 256×256 pictures from the bundle. */
 KsImage      *_ks_lesson_load_sample     (const char *name);
+/* The gray photo's pixels as `type`, rows × cols. */
+KsArray      *_ks_lesson_photo_gray_pixels (KsElemType type);
 /* One channel of an RGBA8 image (0 R, 1 G, 2 B) as floats, rows × cols. */
 KsArray      *_ks_lesson_channel_array   (const KsImage *rgba, guint channel);
 /* Floats to a gray image as astype(uint8) casts them. */
 KsImage      *_ks_lesson_gray_image      (const KsArray *a);
-/* Pixel i's BT.601 gray in integer thousandths (exact) from float planes. */
-int           _ks_lesson_gray_thousandths (const KsArray *b, const KsArray *g, const KsArray *r,
-                                           gsize i);
 gboolean      _ks_lesson_cancelled       (const KsLessonRun *run, GError **error);
+
+/* ---- the report (ks-lesson-report.c) -------------------------------------- */
+
+KsLessonReport *_ks_lesson_report_new    (const KsLesson *lesson, const KsLessonVariant *variant);
+/* Takes the array. */
+KsLessonArray *_ks_lesson_array_new      (const char *name, const char *role, KsArray *array);
+/* Members of the JSON object being built, name and value in one call. */
+void          _ks_lesson_member_string   (JsonBuilder *b, const char *name, const char *value);
+void          _ks_lesson_member_bool     (JsonBuilder *b, const char *name, gboolean value);
+
+/* ---- the runner (ks-lesson-run.c, ks-lesson-run-cuda.c) -------------------- */
+
+/* The run's kernel compiled and run in `worker` on CUDA: the book's first
+ * span, the timed runs, the copies, the comparison with the CPU twin's
+ * results (run->results, then replaced by CUDA's); under the sanitizer only
+ * the first run. */
+gboolean      _ks_lesson_run_cuda        (KsLessonRun *run, KsEngine *engine, KsWorker *worker,
+                                          const char *text, GError **error);
 /* One run of the compiled kernel (run->compiled) in the worker on `data` (a
  * KsArray per argument, NULL for scalars; NULL: the arguments' own):
  * `results` gets a KsArray per argument for the outputs (NULL elsewhere),
@@ -134,12 +244,11 @@ gboolean      _ks_lesson_run_for_sanitizer (const KsLesson *lesson,
                                             KsWorker *worker, const KsLessonOptions *options,
                                             GError **error);
 
+/* ---- compute-sanitizer (ks-lesson-sanitize.c) ----------------------------- */
+
 /* compute-sanitizer's log read into r (r->tool and r->findings set):
  * errors (-1 without a summary), warnings and the first findings. */
 void          _ks_lesson_sanitizer_parse_log (KsLessonSanitizerReport *r, const char *log);
-
-extern const KsLessonImpl _ks_lesson_impl_device;
-extern const KsLessonImpl _ks_lesson_impl_webcam;
 
 /* ---- 11-02 (ks-lesson-device.c) ---------------------------------------------- */
 
@@ -217,7 +326,7 @@ gint32        _ks_sim_sh_atomic_addi   (KsSim *sim, const KsSimThread *t, KsSimS
                                         gint64 i, gint32 v);
 void          _ks_sim_printf           (KsSim *sim, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
-/* The twins, by the source they mirror. */
+/* The twins (ks-lesson-twins.c), by the source they mirror. */
 void          _ks_twin_hello           (KsSim *sim, guint first, guint n);
 void          _ks_twin_hello_book      (KsSim *sim, guint first, guint n);
 void          _ks_twin_blocks          (KsSim *sim, guint first, guint n);

@@ -588,9 +588,50 @@ webcam_finish (KsLessonRun *run)
     }
 }
 
-const KsLessonImpl _ks_lesson_impl_webcam = {
+/* The frames, KS_LESSON_DEFAULT_FRAMES by default and at most KS_LESSON_MAX_FRAMES. */
+static gboolean
+webcam_size (KsLessonRun *run, GError **error)
+{
+  guint size = run->options.size;
+
+  run->size = size != 0 ? size : KS_LESSON_DEFAULT_FRAMES;
+  if (run->size > KS_LESSON_MAX_FRAMES)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "lesson 12-04 runs at most %u frames, not %u", KS_LESSON_MAX_FRAMES,
+                   run->size);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static const KsLessonImpl impl_webcam = {
   .setup = webcam_setup,
   .reference = webcam_reference,
   .finish = webcam_finish,
   .more = webcam_frames,
+  .size = webcam_size,
+};
+
+static const KsLessonVariant v_webcam[] = {
+  { "fixed", "Fixed", "12-03's fixed kernel on every frame, with the four buffers allocated "
+    "once, the result in a buffer of its own and the gray rounded.", FALSE, "", "12-03.cu",
+    NULL, TRUE, NULL },
+  { "book", "As in the book", "Every frame allocates and copies four device buffers through In "
+    "and Out, the result overwrites the r plane, and astype(uint8) truncates.", TRUE, "P12 P13",
+    "12-03-book.cu", NULL, TRUE, NULL },
+};
+
+static const KsLesson lessons[] = {
+  { "12-04", "webcam-gray", "Live webcam grayscale", "Chapter12/04_bgr2gray_webcam.py",
+    "12-03's kernel and launch on every frame of a camera, resized to 256×256. Here the frames "
+    "are made from the seed (the window can run the same op on the live camera); the book's "
+    "loop allocates and copies four buffers per frame and truncates the gray.", v_webcam,
+    G_N_ELEMENTS (v_webcam), FALSE, "gray", { 1024, 1, 1 }, &impl_webcam },
+};
+
+/* This file's lessons, for the registry. */
+const KsLesson *const _ks_lessons_webcam[] = {
+  &lessons[0],
+  NULL,
 };

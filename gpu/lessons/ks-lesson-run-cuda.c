@@ -1,0 +1,380 @@
+/* ks-lesson-run-cuda.c: the runner's CUDA path: the lesson's kernel
+ * compiled with NVRTC in the worker, its arguments bound as the book binds
+ * them, launched once as the book times it and then timed with the worker's
+ * events, the copies timed on the application's engine, and the outputs
+ * compared with the CPU twin's. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ks-error.h"
+#include "ks-lesson-private.h"
+
+/* Whether the book's binding of an output allocates it without writing it:
+ * drv.Out, mem_alloc, cudaMalloc and gpuarray.empty leave whatever the
+ * allocator returns. */
+static gboolean
+binding_leaves_garbage (const char *book_binding)
+{
+  static const char *const uncleared[] = { "drv.Out", "mem_alloc", "cudaMalloc", "gpuarray.empty" };
+
+  for (guint i = 0; book_binding != NULL && i < G_N_ELEMENTS (uncleared); i++)
+    if (g_str_has_prefix (book_binding, uncleared[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* The elements an argument has on the device: under the sanitizer what the
+ * book allocates (12-02's 256 bins, without the guard slot), else all. */
+static gsize
+device_length (const KsLessonRun *run, const KsLessonArg *a)
+{
+  if (run->sanitize && a->book_length != 0 && a->book_length < a->array->length)
+    return a->book_length;
+  return a->array->length;
+}
+
+static KsBinding *
+binding_for (const KsLessonRun *run, const KsLessonArg *a)
+{
+  KsBinding *b = g_new0 (KsBinding, 1);
+
+  b->name = g_strdup (a->name);
+  b->is_array = a->is_array;
+  if (a->is_array)
+    {
+      b->type = a->array->type;
+      b->length = device_length (run, a);
+      /* Outputs go in with their starting contents (zeros, or the poison of
+       * a book variant), so both engines start from the same bytes. */
+      b->direction = a->direction == KS_ARRAY_IN ? KS_ARRAY_IN : KS_ARRAY_INOUT;
+      b->direction_given = TRUE;
+      b->init = KS_ARRAY_INIT_ZEROS;
+    }
+  else
+    b->value = g_strdup_printf ("%.17g", a->scalar);
+  return b;
+}
+
+/* The index of the lesson's argument of that name (names are unique in a
+ * lesson); -1 when none. */
+static int
+arg_named (const KsLessonRun *run, const char *name)
+{
+  for (guint k = 0; k < run->args->len; k++)
+    if (g_str_equal (((const KsLessonArg *) g_ptr_array_index (run->args, k))->name, name))
+      return (int) k;
+  return -1;
+}
+
+/* A launch of the compiled kernel on the lesson's arguments, with their data
+ * (data: a KsArray per argument, NULL for scalars, or NULL for the
+ * arguments' own). out_names gets the out and inout arrays' names in the
+ * order the run returns them. Under the sanitizer, an output the book never
+ * clears reaches the kernel uncleared. */
+static KsWorkerLaunch *
+cuda_launch_new (const KsLessonRun *run, const GPtrArray *data, GPtrArray *out_names,
+                 GError **error)
+{
+  g_autoptr (GPtrArray) bindings =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
+  g_autoptr (GPtrArray) arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+  g_autoptr (KsWorkerLaunch) launch = NULL;
+  const GPtrArray *args = ks_kernel_source_get_args (run->source);
+  g_autoptr (GArray) uncleared = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint i = 0; i < args->len; i++)
+    {
+      const KsKernelArg *ka = g_ptr_array_index (args, i);
+      int k = arg_named (run, ka->name);
+      const KsLessonArg *la = k >= 0 ? g_ptr_array_index (run->args, k) : NULL;
+
+      if (la == NULL || la->is_array != ka->pointer)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "the kernel's argument “%s” is not one of the lesson's data: an edited "
+                       "kernel keeps the lesson's argument names and kinds", ka->name);
+          return NULL;
+        }
+      g_ptr_array_add (bindings, binding_for (run, la));
+      if (la->is_array)
+        {
+          const KsArray *from = data != NULL ? g_ptr_array_index (data, k) : la->array;
+          gsize n = device_length (run, la);
+          KsArray *copy;
+
+          if (n == from->length)
+            copy = ks_array_copy (from);
+          else
+            {
+              copy = _ks_lesson_new_array (from->type, n, 0, 0);
+              memcpy (copy->data, from->data, ks_array_get_bytes (copy));
+            }
+          g_ptr_array_add (arrays, copy);
+          if (run->sanitize && la->direction == KS_ARRAY_OUT
+              && binding_leaves_garbage (la->book_binding))
+            g_array_append_val (uncleared, i);
+        }
+    }
+  launch = ks_worker_launch_new (run->compiled, 0, run->grid, run->block, run->shared);
+  if (!ks_worker_launch_bind (launch, args, bindings, arrays, out_names, error))
+    return NULL;
+  for (guint i = 0; i < uncleared->len; i++)
+    _ks_worker_launch_set_uncleared (launch, g_array_index (uncleared, guint, i));
+  return g_steal_pointer (&launch);
+}
+
+/* Bytes the kernel's arrays carry to the device (in, inout) and back (out,
+ * inout): those of the arguments the source declares. */
+static void
+count_bytes (const KsLessonRun *run, gsize *bytes_in, gsize *bytes_out)
+{
+  const GPtrArray *args = ks_kernel_source_get_args (run->source);
+
+  *bytes_in = *bytes_out = 0;
+  for (guint i = 0; i < args->len; i++)
+    {
+      int k = arg_named (run, ((const KsKernelArg *) g_ptr_array_index (args, i))->name);
+      const KsLessonArg *la = k >= 0 ? g_ptr_array_index (run->args, k) : NULL;
+
+      if (la == NULL || !la->is_array)
+        continue;
+      *bytes_in += ks_array_get_bytes (la->array);
+      if (la->direction != KS_ARRAY_IN)
+        *bytes_out += ks_array_get_bytes (la->array);
+    }
+}
+
+/* Host ↔ device copies of `bytes`, timed with CUDA events on the
+ * application's engine: repeats runs after a warm-up. */
+static gboolean
+time_copies (const KsLessonRun *run, KsEngine *engine, gsize bytes, KsTiming *up,
+             KsTiming *down, GError **error)
+{
+  guint repeats = MAX (run->options.repeats, 1);
+  guint width = (guint) MIN (bytes, (gsize) 4096);
+  guint height = (guint) ((bytes + width - 1) / width);
+  g_autoptr (KsImage) image = NULL;
+
+  if (bytes == 0)
+    return TRUE;
+  image = ks_image_new (KS_FORMAT_GRAY8, width, height, error);
+  if (image == NULL)
+    return FALSE;
+  ks_timing_begin (up, repeats);
+  ks_timing_begin (down, repeats);
+  for (guint r = 0; r <= repeats; r++)
+    {
+      double ms_up = 0, ms_down = 0;
+      g_autoptr (KsBuffer) buffer = NULL;
+      g_autoptr (KsImage) back = NULL;
+
+      if (_ks_lesson_cancelled (run, error))
+        return FALSE;
+      buffer = ks_engine_upload (engine, image, &ms_up, error);
+      if (buffer == NULL)
+        return FALSE;
+      back = ks_engine_download (engine, buffer, &ms_down, error);
+      if (back == NULL)
+        return FALSE;
+      ks_timing_add (up, ms_up, r == 0);
+      ks_timing_add (down, ms_down, r == 0);
+    }
+  ks_timing_compute (up);
+  ks_timing_compute (down);
+  return TRUE;
+}
+
+/* Compiles the run's kernel in the worker (run->source and run->compiled).
+ * A source that does not compile: KS_ERROR_COMPILE, the diagnostics in the
+ * report's notes. */
+static gboolean
+cuda_compile (KsLessonRun *run, KsWorker *worker, const char *text, GError **error)
+{
+  KsLaunchConfig launch;
+
+  run->source = ks_kernel_source_new (KS_KERNEL_MODE_ANY, run->variant->source_name, text);
+  ks_kernel_source_get_default_launch (run->source, &launch);
+  launch.block = run->block;
+  launch.grid = run->grid;
+  launch.auto_grid = FALSE;
+  launch.mode = KS_LAUNCH_PER_PIXEL;
+  launch.pixels_per_thread = 1;
+  if (!ks_kernel_source_has_errors (run->source))
+    {
+      run->compiled = ks_worker_compile (worker, run->source, &launch, FALSE,
+                                         run->options.cancellable, error);
+      if (run->compiled == NULL)
+        return FALSE;
+    }
+  if (run->compiled == NULL || !run->compiled->success)
+    {
+      const GPtrArray *diags = run->compiled != NULL
+                               ? run->compiled->diagnostics
+                               : ks_kernel_source_get_diagnostics (run->source);
+
+      for (guint i = 0; diags != NULL && i < diags->len; i++)
+        g_ptr_array_add (run->report->notes, ks_diagnostic_format (g_ptr_array_index (diags, i)));
+      g_set_error (error, KS_ERROR, KS_ERROR_COMPILE, "the kernel %s does not compile",
+                   run->variant->source_name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+_ks_lesson_cuda_run_once (KsLessonRun *run, KsWorker *worker, const GPtrArray *data,
+                          GPtrArray *results, KsWorkerRunResult *result, GError **error)
+{
+  g_autoptr (GPtrArray) out_names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (KsWorkerLaunch) launch = NULL;
+
+  g_assert (run->compiled != NULL);
+  launch = cuda_launch_new (run, data, out_names, error);
+  if (launch == NULL)
+    return FALSE;
+  ks_worker_launch_set_repeats (launch, 1);
+  if (_ks_lesson_cancelled (run, error)
+      || !ks_worker_run (worker, launch, run->options.cancellable, result, error))
+    return FALSE;
+  /* The outputs by argument, with the shapes the lesson gave them. */
+  g_ptr_array_set_size (results, 0);
+  for (guint i = 0; i < run->args->len; i++)
+    g_ptr_array_add (results, NULL);
+  for (guint i = 0; i < result->arrays->len && i < out_names->len; i++)
+    {
+      int k = arg_named (run, g_ptr_array_index (out_names, i));
+      const KsLessonArg *la;
+      KsArray *a;
+
+      if (k < 0)
+        continue;
+      la = g_ptr_array_index (run->args, k);
+      a = ks_array_copy (g_ptr_array_index (result->arrays, i));
+      if (a->length == la->array->length)
+        {
+          a->rows = la->array->rows;
+          a->cols = la->array->cols;
+        }
+      g_ptr_array_index (results, k) = a;
+    }
+  return TRUE;
+}
+
+gboolean
+_ks_lesson_run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const char *text,
+                     GError **error)
+{
+  KsLessonReport *report = run->report;
+  g_autoptr (GPtrArray) cuda_results =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+  g_autoptr (GPtrArray) out_names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (KsWorkerLaunch) timed = NULL;
+  KsWorkerRunResult first_run = { 0 }, timed_run = { 0 };
+  gsize bytes_in = 0, bytes_out = 0;
+  guint repeats = MAX (run->options.repeats, 1);
+  double t0;
+  gboolean ok = FALSE;
+
+  t0 = _ks_lesson_now_ms ();
+  if (!cuda_compile (run, worker, text, error))
+    return FALSE;
+  report->timings.compile_ms = run->compiled->compile_ms;
+  report->timings.compile_cached = run->compiled->cached;
+  count_bytes (run, &bytes_in, &bytes_out);
+
+  /* First use, as the book times it: compiled above, then one launch that
+   * allocates, copies in, runs and copies out. */
+  if (!_ks_lesson_cuda_run_once (run, worker, NULL, cuda_results, &first_run, error))
+    goto out;
+  report->timings.book_total_ms = _ks_lesson_now_ms () - t0;
+  report->timings.book_total_covers =
+    g_strdup_printf ("the host clock from compiling (%s) through the worker's first run: "
+                     "allocation, %" G_GSIZE_FORMAT " bytes up, the kernel, %" G_GSIZE_FORMAT
+                     " bytes down, the wait", run->compiled->cached
+                     ? "found in the compile cache" : "NVRTC", bytes_in, bytes_out);
+  g_free (report->printf_output);
+  report->printf_output = g_strdup (first_run.printf_output != NULL ? first_run.printf_output
+                                                                    : "");
+  if (run->sanitize)
+    {
+      /* One run is what the tool checks. */
+      g_clear_pointer (&run->results, g_ptr_array_unref);
+      run->results = g_steal_pointer (&cuda_results);
+      ok = TRUE;
+      goto out;
+    }
+
+  /* The kernel alone: the worker's CUDA events, repeats after its warm-up. */
+  timed = cuda_launch_new (run, NULL, out_names, error);
+  if (timed == NULL)
+    goto out;
+  ks_worker_launch_set_repeats (timed, repeats);
+  if (_ks_lesson_cancelled (run, error)
+      || !ks_worker_run (worker, timed, run->options.cancellable, &timed_run, error))
+    goto out;
+  ks_timing_clear (&report->timings.kernel);
+  ks_timing_begin (&report->timings.kernel, 0);
+  report->timings.kernel.n = repeats;
+  report->timings.kernel.median_ms = timed_run.kernel_ms;
+  report->timings.kernel.min_ms = timed_run.kernel_min_ms;
+  report->timings.kernel.max_ms = timed_run.kernel_max_ms;
+  report->timings.kernel.mad_ms = NAN;
+  report->timings.kernel.warmup_ms = first_run.kernel_ms;
+  ks_timing_clear (&report->timings.upload);
+  ks_timing_clear (&report->timings.download);
+  if (!time_copies (run, engine, bytes_in, &report->timings.upload, &report->timings.download,
+                    error))
+    goto out;
+  if (bytes_out != bytes_in && bytes_out > 0)
+    {
+      KsTiming ignored = { 0 };
+      gboolean timed_down;
+
+      ks_timing_clear (&report->timings.download);
+      timed_down = time_copies (run, engine, bytes_out, &ignored, &report->timings.download,
+                                error);
+      ks_timing_clear (&ignored);
+      if (!timed_down)
+        goto out;
+    }
+
+  /* The first run's outputs, compared with the CPU twin's, then kept. */
+  report->matches_cpu = TRUE;
+  for (guint k = 0; k < run->args->len; k++)
+    {
+      const KsArray *cpu = run->results != NULL ? g_ptr_array_index (run->results, k) : NULL;
+      const KsArray *gpu = g_ptr_array_index (cuda_results, k);
+      const KsLessonArg *la = g_ptr_array_index (run->args, k);
+      gsize at = 0;
+
+      if (!la->is_array || la->direction == KS_ARRAY_IN || gpu == NULL)
+        continue;
+      if (cpu != NULL && !ks_array_equal (cpu, gpu, run->abs_tol, run->rel_tol, &at))
+        {
+          report->matches_cpu = FALSE;
+          if (report->cpu_difference == NULL)
+            report->cpu_difference =
+              g_strdup_printf ("%s[%" G_GSIZE_FORMAT "]: CUDA %g, CPU engine %g", la->name, at,
+                               ks_array_get_double (gpu, at), ks_array_get_double (cpu, at));
+        }
+    }
+  if (run->results == NULL)
+    report->matches_cpu = FALSE;
+  g_clear_pointer (&run->results, g_ptr_array_unref);
+  run->results = g_steal_pointer (&cuda_results);
+  report->timings.method =
+    g_strdup_printf ("compile: NVRTC in the worker (%s); kernel: CUDA events in the worker, the "
+                     "median of %u runs after a warm-up; upload and download: CUDA events on "
+                     "the application's engine for the same bytes (pageable host memory, "
+                     "rounded up to whole 4096-byte rows); cpu_kernel: the CPU model on the "
+                     "same data; reference: the plain C loop", run->compiled->cached ? "cached"
+                     : "compiled now", repeats);
+  ok = TRUE;
+
+out:
+  ks_worker_run_result_clear (&first_run);
+  ks_worker_run_result_clear (&timed_run);
+  return ok;
+}

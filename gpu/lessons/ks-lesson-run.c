@@ -1,0 +1,511 @@
+/* ks-lesson-run.c: ks_lesson_run and its phases: the lesson's size, data
+ * and launch (its KsLessonImpl's setup), the limits any CUDA device sets,
+ * the reference and the CPU model timed, the CUDA path
+ * (ks-lesson-run-cuda.c), the report's arrays, the check, and the lesson's
+ * finish; the same preparation for a run under compute-sanitizer. */
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-error.h"
+#include "ks-lesson-private.h"
+
+void
+ks_lesson_options_init (KsLessonOptions *options)
+{
+  memset (options, 0, sizeof *options);
+  options->repeats = 5;
+  options->seed = 1;
+}
+
+/* The size a lesson runs on, from its size hook (the option, else its
+ * default); a lesson without one takes none. */
+static gboolean
+resolve_size (KsLessonRun *run, GError **error)
+{
+  const char *id = run->lesson->id;
+  guint size = run->options.size;
+
+  if (run->lesson->impl->size != NULL)
+    {
+      if (!run->lesson->impl->size (run, error))
+        return FALSE;
+    }
+  else if (size != 0)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "lesson %s runs on the tutorial's data: it takes no size (only 11-05, 11-07, "
+                   "11-09 and 12-04, its frames, do)", id);
+      return FALSE;
+    }
+  if (run->size > 1u << 24)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "size %u is too large", run->size);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+lesson_arg_free (KsLessonArg *a)
+{
+  g_free (a->name);
+  g_clear_pointer (&a->array, ks_array_free);
+  g_free (a);
+}
+
+static void
+run_free (KsLessonRun *run)
+{
+  if (run->lesson_data_free != NULL)
+    run->lesson_data_free (run->lesson_data);
+  if (run->block_of != NULL)
+    for (guint i = 0; i < run->args->len; i++)
+      {
+        g_free (run->block_of[i]);
+        g_free (run->thread_of[i]);
+      }
+  g_ptr_array_unref (run->args);
+  g_clear_pointer (&run->results, g_ptr_array_unref);
+  g_free (run->block_of);
+  g_free (run->thread_of);
+  g_clear_pointer (&run->compiled, ks_compile_result_free);
+  g_clear_pointer (&run->source, ks_kernel_source_unref);
+  g_free (run);
+}
+
+static KsLessonRun *
+run_new (const KsLesson *lesson, const KsLessonVariant *variant, const KsLessonOptions *options)
+{
+  KsLessonRun *run = g_new0 (KsLessonRun, 1);
+
+  run->lesson = lesson;
+  run->variant = variant;
+  if (options != NULL)
+    run->options = *options;
+  else
+    ks_lesson_options_init (&run->options);
+  run->args = g_ptr_array_new_with_free_func ((GDestroyNotify) lesson_arg_free);
+  run->checked_arg = -1;
+  run->wave = 1;
+  return run;
+}
+
+static gboolean
+dim3_given (KsDim3 d)
+{
+  return d.x != 0 && d.y != 0 && d.z != 0;
+}
+
+/* The options' launch in place of the lesson's, where they give one. */
+static void
+apply_launch (KsLessonRun *run)
+{
+  if (dim3_given (run->options.grid))
+    run->grid = run->options.grid;
+  if (dim3_given (run->options.block))
+    run->block = run->options.block;
+}
+
+void
+ks_lesson_get_launch (const KsLesson *lesson, const KsLessonVariant *variant,
+                      const KsLessonOptions *options, KsDim3 *grid, KsDim3 *block,
+                      guint64 *dynamic_shared)
+{
+  KsLessonRun run = { 0 };
+  KsLessonReport report = { 0 };
+  KsLessonOptions defaults;
+
+  g_return_if_fail (lesson != NULL && variant != NULL);
+  if (options == NULL)
+    {
+      ks_lesson_options_init (&defaults);
+      options = &defaults;
+    }
+  run.lesson = lesson;
+  run.variant = variant;
+  run.options = *options;
+  run.report = &report;
+  run.args = g_ptr_array_new_with_free_func ((GDestroyNotify) lesson_arg_free);
+  report.notes = g_ptr_array_new_with_free_func (g_free);
+  if (resolve_size (&run, NULL) && lesson->impl->setup (&run, NULL))
+    {
+      apply_launch (&run);
+      *grid = run.grid;
+      *block = run.block;
+      *dynamic_shared = run.shared;
+    }
+  else
+    {
+      *grid = _ks_lesson_dim3 (0, 0, 0);
+      *block = _ks_lesson_dim3 (0, 0, 0);
+      *dynamic_shared = 0;
+    }
+  /* What the set-up made beside the arguments (12-04's frames). */
+  if (run.lesson_data_free != NULL)
+    run.lesson_data_free (run.lesson_data);
+  g_ptr_array_unref (run.args);
+  g_ptr_array_unref (report.notes);
+}
+
+/* What any CUDA device refuses; checked before either engine runs, so that
+ * the CPU engine teaches the same limits. */
+static gboolean
+check_launch (const KsLessonRun *run, GError **error)
+{
+  guint64 threads = (guint64) run->block.x * run->block.y * run->block.z;
+  guint64 total = threads * run->grid.x * run->grid.y * run->grid.z;
+
+  if (threads == 0 || run->grid.x == 0 || run->grid.y == 0 || run->grid.z == 0)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG, "the launch has no threads");
+      return FALSE;
+    }
+  if (threads > 1024 || run->block.x > 1024 || run->block.y > 1024 || run->block.z > 64)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG,
+                   "a block of %u×%u×%u = %" G_GUINT64_FORMAT " threads cannot run: a block "
+                   "holds at most 1024 threads (x and y up to 1024, z up to 64); use a grid of "
+                   "several blocks", run->block.x, run->block.y, run->block.z, threads);
+      return FALSE;
+    }
+  if (run->grid.y > 65535 || run->grid.z > 65535)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG,
+                   "a grid's y and z are at most 65535, not %u and %u", run->grid.y, run->grid.z);
+      return FALSE;
+    }
+  if (total > KS_LESSON_MAX_THREADS)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG,
+                   "%" G_GUINT64_FORMAT " threads: the CPU model runs at most %" G_GUINT64_FORMAT
+                   " in a lesson (it runs them one by one)", total, KS_LESSON_MAX_THREADS);
+      return FALSE;
+    }
+  if (run->shared > 48 * 1024)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG,
+                   "%" G_GUINT64_FORMAT " bytes of dynamic shared memory: at most 49152 without "
+                   "opting in", run->shared);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static GPtrArray *
+copy_arrays (const KsLessonRun *run)
+{
+  GPtrArray *arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+
+  for (guint i = 0; i < run->args->len; i++)
+    {
+      const KsLessonArg *a = g_ptr_array_index (run->args, i);
+
+      g_ptr_array_add (arrays, a->is_array ? ks_array_copy (a->array) : NULL);
+    }
+  return arrays;
+}
+
+/* The CPU engine under the timing protocol: the first run is the book's
+ * single span (allocation and copies into the model's memory, the kernel,
+ * the copies back), then `repeats` runs with each stage timed apart. */
+static gboolean
+time_cpu (KsLessonRun *run, KsLessonTimings *t, gboolean engine_is_cpu, GError **error)
+{
+  guint repeats = MAX (run->options.repeats, 1);
+  KsTiming upload = { 0 }, kernel = { 0 }, download = { 0 };
+  KsTiming *stages[] = { &upload, &kernel, &download };
+
+  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
+    ks_timing_begin (stages[k], repeats);
+  for (guint r = 0; r <= repeats; r++)
+    {
+      double t0, t1, t2, t3;
+      g_autoptr (GPtrArray) arrays = NULL;
+      g_autoptr (GPtrArray) back = NULL;
+
+      if (_ks_lesson_cancelled (run, error))
+        goto fail;
+      t0 = _ks_lesson_now_ms ();
+      arrays = copy_arrays (run);
+      back = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+      t1 = _ks_lesson_now_ms ();
+      if (!_ks_lesson_sim_run_quiet (run, arrays, error))
+        goto fail;
+      t2 = _ks_lesson_now_ms ();
+      for (guint i = 0; i < arrays->len; i++)
+        {
+          const KsLessonArg *a = g_ptr_array_index (run->args, i);
+
+          if (a->is_array && a->direction != KS_ARRAY_IN)
+            g_ptr_array_add (back, ks_array_copy (g_ptr_array_index (arrays, i)));
+        }
+      t3 = _ks_lesson_now_ms ();
+      if (r == 0 && engine_is_cpu)
+        t->book_total_ms = t3 - t0;
+      ks_timing_add (&upload, t1 - t0, r == 0);
+      ks_timing_add (&kernel, t2 - t1, r == 0);
+      ks_timing_add (&download, t3 - t2, r == 0);
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
+    ks_timing_compute (stages[k]);
+  if (engine_is_cpu)
+    {
+      ks_timing_clear (&t->upload);
+      ks_timing_clear (&t->download);
+      ks_timing_clear (&t->kernel);
+      t->upload = upload;
+      t->download = download;
+      t->kernel = kernel;
+      ks_timing_clear (&t->cpu_kernel);
+      t->cpu_kernel = kernel;
+      t->cpu_kernel.samples_ms = g_memdup2 (kernel.samples_ms, sizeof (double) * kernel.n);
+    }
+  else
+    {
+      ks_timing_clear (&upload);
+      ks_timing_clear (&download);
+      ks_timing_clear (&t->cpu_kernel);
+      t->cpu_kernel = kernel;
+    }
+  return TRUE;
+
+fail:
+  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
+    ks_timing_clear (stages[k]);
+  return FALSE;
+}
+
+/* The reference, timed: what the last run computes is the check's. */
+static gboolean
+time_reference (KsLessonRun *run, GError **error)
+{
+  KsLessonCheck *check = &run->report->check;
+  KsTiming *timing = &run->report->timings.reference;
+  guint repeats = MAX (run->options.repeats, 1);
+
+  if (run->lesson->impl->reference == NULL)
+    return TRUE;
+  ks_timing_clear (timing);
+  ks_timing_begin (timing, repeats);
+  for (guint r = 0; r <= repeats; r++)
+    {
+      double t0;
+
+      if (_ks_lesson_cancelled (run, error))
+        return FALSE;
+      g_clear_pointer (&check->expected_values, ks_array_free);
+      t0 = _ks_lesson_now_ms ();
+      check->expected_values = run->lesson->impl->reference (run);
+      ks_timing_add (timing, _ks_lesson_now_ms () - t0, r == 0);
+    }
+  ks_timing_compute (timing);
+  return TRUE;
+}
+
+static void
+collect_arrays (KsLessonRun *run)
+{
+  KsLessonReport *report = run->report;
+
+  for (guint i = 0; i < run->args->len; i++)
+    {
+      const KsLessonArg *a = g_ptr_array_index (run->args, i);
+      KsLessonArray *la;
+
+      if (!a->is_array)
+        continue;
+      if (a->direction != KS_ARRAY_OUT)
+        g_ptr_array_add (report->inputs, _ks_lesson_array_new (a->name, a->direction == KS_ARRAY_IN
+                                                               ? "input" : "inout",
+                                                               ks_array_copy (a->array)));
+      if (a->direction == KS_ARRAY_IN || g_ptr_array_index (run->results, i) == NULL)
+        continue;
+      la = _ks_lesson_array_new (a->name, a->direction == KS_ARRAY_OUT ? "output" : "inout",
+                                 ks_array_copy (g_ptr_array_index (run->results, i)));
+      if (run->block_of != NULL && run->block_of[i] != NULL)
+        {
+          la->block_of = g_steal_pointer (&run->block_of[i]);
+          la->thread_of = g_steal_pointer (&run->thread_of[i]);
+        }
+      g_ptr_array_add (report->outputs, la);
+    }
+}
+
+/* What a lesson without a kernel (11-02) refuses: an edit of its host code,
+ * another launch. */
+static gboolean
+check_host_only (const KsLessonRun *run, GError **error)
+{
+  if (run->report->edited)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "lesson %s runs no kernel: its text is the host's code, shown for reading, "
+                   "and does not run (Reset restores it)", run->lesson->id);
+      return FALSE;
+    }
+  if (dim3_given (run->options.grid) || dim3_given (run->options.block))
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "lesson %s launches no kernel: it takes no grid or block", run->lesson->id);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Everything before a run: the report, the source, the options, the
+ * lesson's data and launch. *pristine gets the lesson's source. */
+static gboolean
+prepare (KsLessonRun *run, KsEngine *engine, char **pristine, GError **error)
+{
+  const KsLesson *lesson = run->lesson;
+  gboolean cuda = engine != NULL && ks_engine_is_cuda (engine);
+  KsLessonReport *report;
+
+  *pristine = ks_lesson_get_source (lesson, run->variant, error);
+  if (*pristine == NULL)
+    return FALSE;
+  report = run->report = _ks_lesson_report_new (lesson, run->variant);
+  report->cuda = cuda;
+  report->edited = run->options.source != NULL && !g_str_equal (run->options.source, *pristine);
+  report->engine_name = g_strdup (cuda ? ks_device_get_name (ks_engine_get_device (engine))
+                                       : "CPU engine");
+  if (lesson->host_only)
+    return check_host_only (run, error) && resolve_size (run, error)
+           && lesson->impl->setup (run, error);
+  if (report->edited && !cuda)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
+                   "running an edited kernel needs an NVIDIA GPU with CUDA: the CPU engine runs "
+                   "only the lessons' own kernels, whose CPU twins are written in C (Reset "
+                   "restores the lesson's kernel)");
+      return FALSE;
+    }
+  if (!resolve_size (run, error) || !lesson->impl->setup (run, error))
+    return FALSE;
+  apply_launch (run);
+  if (!check_launch (run, error))
+    return FALSE;
+  report->grid = run->grid;
+  report->block = run->block;
+  report->dynamic_shared = run->shared;
+  report->threads = (guint64) run->grid.x * run->grid.y * run->grid.z
+                    * run->block.x * run->block.y * run->block.z;
+  return TRUE;
+}
+
+gboolean
+ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine *engine,
+               KsWorker *worker, const KsLessonOptions *options, KsLessonReport **report_out,
+               GError **error)
+{
+  KsLessonRun *run;
+  KsLessonReport *report;
+  g_autofree char *pristine = NULL;
+  GError *local = NULL;
+  gboolean cuda = engine != NULL && ks_engine_is_cuda (engine);
+  gboolean ok = FALSE;
+
+  g_return_val_if_fail (lesson != NULL && variant != NULL, FALSE);
+  g_return_val_if_fail (report_out != NULL && *report_out == NULL, FALSE);
+  g_return_val_if_fail (!cuda || worker != NULL, FALSE);
+
+  if (options != NULL && g_cancellable_set_error_if_cancelled (options->cancellable, error))
+    return FALSE;
+  run = run_new (lesson, variant, options);
+  if (!prepare (run, engine, &pristine, &local))
+    goto out;
+  report = run->report;
+  if (lesson->host_only)
+    {
+      ok = lesson->impl->host (run, engine, &local);
+      goto out;
+    }
+
+  /* Each stage looks at the cancellable before each of its repeats. */
+  if (!time_reference (run, &local))
+    goto out;
+  if ((!cuda || !run->options.skip_cpu_twin)
+      && (!_ks_lesson_sim_run (run, &local) || !time_cpu (run, &report->timings, !cuda, &local)))
+    goto out;
+  if (!cuda)
+    {
+      report->timings.method =
+        g_strdup_printf ("CPU engine, the monotonic clock: upload and download are the copies "
+                         "into and out of the model's memory, kernel the CPU model, each the "
+                         "median of %u runs after a warm-up; reference: the plain C loop",
+                         MAX (run->options.repeats, 1));
+      report->timings.book_total_covers =
+        g_strdup ("the first run as one span: allocation and copies into the model's memory, "
+                  "the model, the copies back (nothing to compile on the CPU engine)");
+    }
+  if (cuda && !_ks_lesson_run_cuda (run, engine, worker,
+                                    report->edited ? run->options.source : pristine, &local))
+    goto out;
+  if (cuda && run->options.skip_cpu_twin)
+    {
+      /* Owners and faults come from the CPU model: without it there are none. */
+      report->matches_cpu = FALSE;
+    }
+  if (_ks_lesson_cancelled (run, &local))
+    goto out;
+
+  collect_arrays (run);
+  if (lesson->impl->more != NULL && !lesson->impl->more (run, engine, worker, &local))
+    goto out;
+  if (run->checked_arg >= 0 && _ks_lesson_reference (run) != NULL)
+    {
+      const KsLessonArg *checked = g_ptr_array_index (run->args, run->checked_arg);
+
+      _ks_lesson_compare_check (run, checked->name,
+                                _ks_lesson_result (run, (guint) run->checked_arg),
+                                lesson->impl->against != NULL ? lesson->impl->against
+                                                              : "an independent C reference");
+    }
+  if (lesson->impl->finish != NULL)
+    lesson->impl->finish (run);
+  if (report->atomics.counted && cuda)
+    {
+      char *how = g_strconcat (report->atomics.how != NULL ? report->atomics.how : "",
+                               "; on CUDA the same code path runs, so the counts are computed, "
+                               "not measured", NULL);
+
+      g_free (report->atomics.how);
+      report->atomics.how = how;
+    }
+  if (cuda && !variant->cuda_deterministic)
+    _ks_lesson_note (run, "On the GPU this variant's result depends on timing, so it may differ "
+                     "from the CPU model's from run to run.");
+  ok = TRUE;
+
+out:
+  /* A kernel that does not compile still has its report: the diagnostics. */
+  if (run->report != NULL && (ok || g_error_matches (local, KS_ERROR, KS_ERROR_COMPILE)))
+    *report_out = run->report;
+  else
+    g_clear_pointer (&run->report, ks_lesson_report_free);
+  run_free (run);
+  if (local != NULL)
+    g_propagate_error (error, local);
+  return ok;
+}
+
+gboolean
+_ks_lesson_run_for_sanitizer (const KsLesson *lesson, const KsLessonVariant *variant,
+                              KsEngine *engine, KsWorker *worker,
+                              const KsLessonOptions *options, GError **error)
+{
+  KsLessonRun *run = run_new (lesson, variant, options);
+  g_autofree char *pristine = NULL;
+  gboolean ok;
+
+  g_assert (engine != NULL && ks_engine_is_cuda (engine) && worker != NULL);
+  run->sanitize = TRUE;
+  run->options.repeats = 1;
+  ok = prepare (run, engine, &pristine, error)
+       && _ks_lesson_run_cuda (run, engine, worker,
+                               run->report->edited ? run->options.source : pristine, error);
+  g_clear_pointer (&run->report, ks_lesson_report_free);
+  run_free (run);
+  return ok;
+}
