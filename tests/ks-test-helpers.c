@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -285,6 +286,30 @@ ks_test_assert_message_has (const GError *error, ...)
         return;
       }
   va_end (ap);
+}
+
+void
+ks_test_assert_timing (const KsTiming *timing, guint n)
+{
+  g_assert_nonnull (timing);
+  g_assert_cmpuint (timing->n, ==, n);
+  if (n == 0)
+    return;
+  g_assert_nonnull (timing->samples_ms);
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_true (isfinite (timing->samples_ms[i]));
+      g_assert_cmpfloat (timing->samples_ms[i], >=, 0);
+      g_assert_cmpfloat (timing->samples_ms[i], >=, timing->min_ms);
+      g_assert_cmpfloat (timing->samples_ms[i], <=, timing->max_ms);
+    }
+  g_assert_true (isfinite (timing->min_ms) && isfinite (timing->max_ms));
+  g_assert_cmpfloat (timing->min_ms, <=, timing->median_ms);
+  g_assert_cmpfloat (timing->median_ms, <=, timing->max_ms);
+  g_assert_true (isfinite (timing->mad_ms));
+  g_assert_cmpfloat (timing->mad_ms, >=, 0);
+  /* No spread is wider than the samples' range. */
+  g_assert_cmpfloat (timing->mad_ms, <=, timing->max_ms - timing->min_ms);
 }
 
 /* BT.601 luma, 0.299 R + 0.587 G + 0.114 B, in thousandths so that the

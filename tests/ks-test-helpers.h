@@ -83,6 +83,13 @@ void        ks_test_assert_coverage_equal (const KsCoverage *cpu, const KsCovera
 /* The error's message must contain every NULL-terminated needle. */
 void        ks_test_assert_message_has (const GError *error, ...) G_GNUC_NULL_TERMINATED;
 
+/* What one measurement holds, whatever the machine's speed or load: `n`
+ * timed runs, each a finite time of at least 0 (a fast run on a clock that
+ * counts microseconds may take 0), and statistics of those same samples
+ * (min <= median <= max, a spread of at least 0). It compares no time with
+ * another measurement's, nor with a bound: a loaded machine runs slowly. */
+void        ks_test_assert_timing      (const KsTiming *timing, guint n);
+
 /* Independent references of the tutorial ops, written from their definitions. */
 guint8      ks_test_ref_gray         (guint r, guint g, guint b, gboolean truncate);
 guint32     ks_test_ref_invert       (guint32 rgba);

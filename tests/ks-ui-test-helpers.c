@@ -323,13 +323,14 @@ ks_ui_test_render (GtkWidget *widget)
   g_autoptr (GskRenderNode) node = NULL;
   GskRenderer *renderer;
   GdkTexture *texture;
+  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
   int w = 0, h = 0;
 
   /* Rendered by the window's own renderer rather than one of the test's:
    * the pixels are those the screen gets (the rounding that the pixel
    * assertions allow for is that renderer's), and the image view's GL
    * texture belongs to that renderer's context. */
-  for (int i = 0; i < 500 && node == NULL; i++)
+  while (node == NULL && g_get_monotonic_time () < deadline)
     {
       g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
 

@@ -150,7 +150,8 @@ gpointer    ks_ui_test_template_child        (gpointer widget, GType type, const
 
 /* The widget as drawn, rendered by its window's renderer: once the changes
  * made so far are laid out (one ks_ui_test_iterate), and once it has drawn
- * its first frame (before it, its paintable gives no node: up to 500 more). */
+ * its first frame (before it, its paintable gives no node: more of them, for
+ * up to KS_UI_TEST_PATIENCE_S). */
 GdkTexture *ks_ui_test_render                (GtkWidget *widget);
 /* The texture's pixels as B, G, R, A bytes (premultiplied, as cairo and the
  * little-endian machines these tests run on order them), rows of

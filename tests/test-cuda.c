@@ -7,6 +7,7 @@
  * which meson reports as skipped. */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -622,8 +623,15 @@ test_copy_bandwidth (void)
   g_assert_true (ks_engine_measure_copy_bandwidth (gpu, 64u << 20, 10, &gbs, &timing, &error));
   g_assert_no_error (error);
   g_test_message ("device-to-device copy: %.0f GB/s", gbs);
-  g_assert_cmpfloat (gbs, >, 10);
-  g_assert_cmpuint (timing.n, ==, 10);
+  /* Ten copies timed, and the bandwidth is theirs: the bytes read and
+   * written over the median. No floor on it: a GPU shared with other work
+   * copies slowly. */
+  ks_test_assert_timing (&timing, 10);
+  g_assert_cmpfloat (timing.median_ms, >, 0);
+  g_assert_true (isfinite (gbs));
+  g_assert_cmpfloat (gbs, >, 0);
+  g_assert_cmpfloat_with_epsilon (gbs, 2.0 * (64u << 20) / (timing.median_ms * 1e-3) / 1e9,
+                                  gbs * 1e-12);
   ks_timing_clear (&timing);
 }
 

@@ -30,8 +30,9 @@
 
 /* A hang detector, not a speed assertion: every case takes well under a
  * second; one still running after this long is stuck (a FIFO read, a loop in
- * a decoder). */
-#define HANG_GUARD_S 20
+ * a decoder). Generous, as the ui tests' patience is: a vector image may use
+ * its renderer's 10 s budget, and a loaded machine runs everything slowly. */
+#define HANG_GUARD_S 60
 
 /* The largest image in the corpus is 4096×4096 (64 MiB as RGBA): 1 GiB of
  * address space leaves room for the libraries, the decoder and the copies,

@@ -59,11 +59,14 @@ view_fixture_teardown (ViewFixture *f, gconstpointer data)
   g_assert_finalize_object (f->pipeline);
 }
 
-/* Iterates until the view holds exactly the engine's latest output. */
+/* Iterates until the view holds exactly the engine's latest output, or
+ * KS_UI_TEST_PATIENCE_S pass (NULL then). */
 static KsImage *
 wait_for_output (ViewFixture *f, KsImage **expected_out)
 {
-  for (int attempt = 0; attempt < 250; attempt++)
+  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
+
+  for (int attempt = 0; g_get_monotonic_time () < deadline; attempt++)
     {
       g_autoptr (KsImage) expected = NULL;
       g_autoptr (KsImage) expected_rgba = NULL;
@@ -185,8 +188,7 @@ test_view_hatches_unwritten_pixels (ViewFixture *f, gconstpointer data)
   launch.grid.y = 2;
   launch.grid.z = 1;
   ks_pipeline_set_launch (f->pipeline, &launch);
-  for (int i = 0; i < 250 && ks_pipeline_get_coverage (f->pipeline) == NULL; i++)
-    ks_ui_test_iterate_for (20);
+  KS_UI_TEST_WAIT_FOR (ks_pipeline_get_coverage (f->pipeline) != NULL, KS_UI_TEST_PATIENCE_S);
   coverage = ks_pipeline_get_coverage (f->pipeline);
   g_assert_nonnull (coverage);
   g_assert_cmpuint (coverage->writes[10 * coverage->width + 10], !=, 0);
@@ -331,6 +333,7 @@ run_instrumented (ViewFixture *f, guint gx, guint gy)
 {
   KsLaunchConfig launch;
   g_autoptr (KsImage) shown = NULL;
+  gint64 deadline;
 
   ks_launch_config_init (&launch, 16, 16);
   launch.auto_grid = FALSE;
@@ -339,14 +342,16 @@ run_instrumented (ViewFixture *f, guint gx, guint gy)
   launch.grid.z = 1;
   launch.pixels_per_thread = 1;
   ks_pipeline_set_launch (f->pipeline, &launch);
-  for (int i = 0; i < 500; i++)
+  deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
+  for (;;)
     {
       const KsRunResult *r = ks_pipeline_get_result (f->pipeline);
 
       if (ks_pipeline_is_idle (f->pipeline) && ks_pipeline_get_ownership (f->pipeline) != NULL
           && r != NULL && r->launch.grid.x == gx && r->launch.grid.y == gy)
         break;
-      ks_ui_test_iterate_for (10);
+      if (!ks_ui_test_wait_step (deadline))
+        break;
     }
   g_assert_nonnull (ks_pipeline_get_ownership (f->pipeline));
   shown = wait_for_output (f, NULL);
@@ -654,8 +659,7 @@ test_view_counts_presented_frames (ViewFixture *f, gconstpointer data)
   g_assert_cmpfloat (fps_while_running, >, 0);
 
   /* No new result: no frames produced, no rate (a safety cap, not a timing). */
-  for (int i = 0; i < 1000 && ks_pipeline_get_fps (f->pipeline) > 0; i++)
-    ks_ui_test_iterate_for (10);
+  KS_UI_TEST_WAIT_FOR (ks_pipeline_get_fps (f->pipeline) == 0, KS_UI_TEST_PATIENCE_S);
   g_assert_cmpfloat (ks_pipeline_get_fps (f->pipeline), ==, 0);
 }
 

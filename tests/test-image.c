@@ -426,7 +426,6 @@ test_load_svg (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (GError) slow = NULL;
   g_autoptr (GError) bad = NULL;
-  gint64 start;
 
   if (!have_svg_loader ())
     {
@@ -443,12 +442,12 @@ test_load_svg (void)
   remove_temp (plain_path);
 
   blur_path = write_temp ("blur.svg", (const guint8 *) blur, strlen (blur));
-  start = g_get_monotonic_time ();
   g_assert_null (ks_image_load (blur_path, &slow));
+  /* Stopped by its time budget (the renderer's SIGXCPU or SIGALRM): the
+   * error says so, and not the memory budget's or a renderer's failure. The
+   * time it took is not asserted; the suite's timeout guards against a hang. */
   g_assert_error (slow, KS_ERROR, KS_ERROR_TOO_LARGE);
-  ks_test_assert_message_has (slow, "blur.svg", "10 s", NULL);
-  /* A hang guard, not a speed check: the budget is 10 s of time. */
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 40 * G_TIME_SPAN_SECOND);
+  ks_test_assert_message_has (slow, "blur.svg", "takes more than 10 s to render", NULL);
   remove_temp (blur_path);
 
   damaged_path = write_temp ("damaged.svg", (const guint8 *) damaged, strlen (damaged));
@@ -501,13 +500,14 @@ test_load_absurd (void)
 {
   g_autofree char *path = ks_test_data_path ("absurd.png");
   g_autoptr (GError) error = NULL;
-  gint64 start = g_get_monotonic_time ();
 
-  /* The header claims 100000×100000 (30 GB of RGB): refused from the header. */
+  /* The header claims 100000×100000 (30 GB of RGB): refused from the header,
+   * whose check is the one that words it so (an image allocated first would
+   * be refused as one too large to allocate), and not timed. */
   g_assert_null (ks_image_load (path, &error));
   g_assert_error (error, KS_ERROR, KS_ERROR_TOO_LARGE);
-  ks_test_assert_message_has (error, "100000", "16384", NULL);
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 2 * G_USEC_PER_SEC);
+  ks_test_assert_message_has (error, "is 100000×100000 pixels",
+                              "Kernelscope opens images up to 16384×16384", NULL);
 }
 
 static void

@@ -32,8 +32,8 @@ fixture_setup (Fixture *f, gconstpointer data)
   ks_window_open_sample (f->window);
   f->panel = ks_window_get_kernel_panel (f->window);
   f->pipeline = ks_window_get_pipeline (f->window);
-  for (int i = 0; i < 2000 && ks_pipeline_get_input (f->pipeline, KS_INPUT_A) == NULL; i++)
-    ks_ui_test_iterate_for (5);
+  KS_UI_TEST_WAIT_FOR (ks_pipeline_get_input (f->pipeline, KS_INPUT_A) != NULL,
+                       KS_UI_TEST_PATIENCE_S);
   g_assert_nonnull (ks_pipeline_get_input (f->pipeline, KS_INPUT_A));
 }
 
@@ -41,6 +41,15 @@ static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
   ks_ui_test_close_window (f->window);
+}
+
+/* Whether the console's text holds `needle` now. */
+static gboolean
+console_shows (KsConsolePanel *console, const char *needle)
+{
+  g_autofree char *text = ks_console_panel_get_text (console);
+
+  return strstr (text, needle) != NULL;
 }
 
 /* Until the debounce has passed and the compile has come back. */
@@ -321,8 +330,7 @@ test_cpu_needs_gpu (Fixture *f, gconstpointer data)
       return;
     }
   /* The built-in op's result is on screen first. */
-  for (int i = 0; i < 1000 && ks_pipeline_get_result (f->pipeline) == NULL; i++)
-    ks_ui_test_iterate_for (5);
+  KS_UI_TEST_WAIT_FOR (ks_pipeline_get_result (f->pipeline) != NULL, KS_UI_TEST_PATIENCE_S);
   before = ks_pipeline_get_result (f->pipeline);
   g_assert_nonnull (before);
 
@@ -330,13 +338,7 @@ test_cpu_needs_gpu (Fixture *f, gconstpointer data)
   g_assert_true (ks_kernel_panel_load_template (f->panel, "box-blur", NULL));
   wait_compiled (f->panel);
   g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), >=, 1);
-  for (int i = 0; i < 1000; i++)
-    {
-      g_autofree char *text = ks_console_panel_get_text (console);
-      if (strstr (text, needle) != NULL)
-        break;
-      ks_ui_test_iterate_for (10);
-    }
+  KS_UI_TEST_WAIT_FOR (console_shows (console, needle), KS_UI_TEST_PATIENCE_S);
   {
     g_autofree char *text = ks_console_panel_get_text (console);
     g_test_message ("console: %s", text);
@@ -414,8 +416,7 @@ download_result (KsPipeline *pipeline)
 static const KsRunResult *
 wait_new_result (KsPipeline *pipeline, const KsRunResult *before)
 {
-  for (int i = 0; i < 1500 && ks_pipeline_get_result (pipeline) == before; i++)
-    ks_ui_test_iterate_for (10);
+  KS_UI_TEST_WAIT_FOR (ks_pipeline_get_result (pipeline) != before, KS_UI_TEST_PATIENCE_S);
   g_assert_true (ks_pipeline_get_result (pipeline) != before);
   return ks_pipeline_get_result (pipeline);
 }
@@ -473,8 +474,7 @@ test_gpu_fault_and_fix (Fixture *f, gconstpointer data)
       g_test_skip ("Needs the CUDA engine: user kernels run on an NVIDIA GPU");
       return;
     }
-  for (int i = 0; i < 1000 && ks_pipeline_get_result (f->pipeline) == NULL; i++)
-    ks_ui_test_iterate_for (5);
+  KS_UI_TEST_WAIT_FOR (ks_pipeline_get_result (f->pipeline) != NULL, KS_UI_TEST_PATIENCE_S);
   now = ks_pipeline_get_result (f->pipeline);
 
   /* The invert template goes live and the view's result is its output. */
@@ -487,14 +487,9 @@ test_gpu_fault_and_fix (Fixture *f, gconstpointer data)
   /* A kernel that faults: the console says what happened, in plain words. */
   ks_kernel_panel_set_mode (f->panel, KS_KERNEL_MODE_IMAGE);
   type_text (f->panel, wild_kernel);
-  for (int i = 0; i < 1000; i++)
-    {
-      g_free (text);
-      text = ks_console_panel_get_text (console);
-      if (strstr (text, "cudaErrorIllegalAddress") != NULL)
-        break;
-      ks_ui_test_iterate_for (10);
-    }
+  KS_UI_TEST_WAIT_FOR (console_shows (console, "cudaErrorIllegalAddress"),
+                       KS_UI_TEST_PATIENCE_S);
+  text = ks_console_panel_get_text (console);
   g_test_message ("console: %s", text);
   g_assert_nonnull (strstr (text, "cudaErrorIllegalAddress"));
   g_assert_nonnull (strstr (text, "restarted"));
@@ -576,8 +571,7 @@ test_gpu_arrays (Fixture *f, gconstpointer data)
 
   g_signal_connect_swapped (f->panel, "arrays-ran", G_CALLBACK (mark_ran), &ran);
   gtk_widget_activate_action (GTK_WIDGET (f->panel), "kernel.run-arrays", NULL);
-  for (int i = 0; i < 1000 && !ran; i++)
-    ks_ui_test_iterate_for (10);
+  KS_UI_TEST_WAIT_FOR (ran, KS_UI_TEST_PATIENCE_S);
   g_assert_true (ran);
 
   dir = g_dir_make_tmp ("ks-test-arrays-XXXXXX", NULL);

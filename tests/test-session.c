@@ -25,9 +25,10 @@ static void
 wait_idle (KsWindow *window)
 {
   KsPipeline *pipeline = ks_window_get_pipeline (window);
+  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
 
   /* Twice idle in a row: an upload's completion queues the run after it. */
-  for (int i = 0, calm = 0; i < 2000 && calm < 3; i++)
+  for (int calm = 0; calm < 3 && g_get_monotonic_time () < deadline;)
     {
       ks_ui_test_iterate_for (10);
       calm = ks_pipeline_is_idle (pipeline) ? calm + 1 : 0;
@@ -39,14 +40,16 @@ wait_idle (KsWindow *window)
 static const char *
 wait_message (KsWindow *window, const char *text)
 {
-  for (int i = 0; i < 1000; i++)
+  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
+
+  do
     {
       const char *message = ks_window_get_last_message (window);
 
       if (message != NULL && strstr (message, text) != NULL)
         return message;
-      ks_ui_test_iterate_for (10);
     }
+  while (ks_ui_test_wait_step (deadline));
   g_test_message ("last message: %s", ks_window_get_last_message (window));
   g_assert_not_reached ();
   return NULL;
@@ -57,9 +60,8 @@ wait_input_name (KsWindow *window, const char *name)
 {
   KsPipeline *pipeline = ks_window_get_pipeline (window);
 
-  for (int i = 0; i < 1000 && g_strcmp0 (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), name);
-       i++)
-    ks_ui_test_iterate_for (10);
+  KS_UI_TEST_WAIT_FOR (g_strcmp0 (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), name) == 0,
+                       KS_UI_TEST_PATIENCE_S);
   g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, name);
 }
 
@@ -633,8 +635,7 @@ test_last_session (void)
   ks_pipeline_set_launch (pipeline, &launch);
   wait_idle (window);
   ks_ui_test_close_window (window);
-  for (int i = 0; i < 500 && !g_file_test (last_path, G_FILE_TEST_EXISTS); i++)
-    ks_ui_test_iterate_for (10);
+  KS_UI_TEST_WAIT_FOR (g_file_test (last_path, G_FILE_TEST_EXISTS), KS_UI_TEST_PATIENCE_S);
   g_assert_true (g_file_test (last_path, G_FILE_TEST_EXISTS));
 
   /* Only the session can bring these back: the settings forget them. */
@@ -660,8 +661,8 @@ test_last_session (void)
   gtk_window_present (GTK_WINDOW (window));
   ks_session_start_window (window, NULL, TRUE);
   pipeline = ks_window_get_pipeline (window);
-  for (int i = 0; i < 500 && g_strcmp0 (ks_pipeline_get_op (pipeline)->id, "gamma") != 0; i++)
-    ks_ui_test_iterate_for (10);
+  KS_UI_TEST_WAIT_FOR (g_strcmp0 (ks_pipeline_get_op (pipeline)->id, "gamma") == 0,
+                       KS_UI_TEST_PATIENCE_S);
   g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gamma");
   ks_ui_test_iterate_for (200);
   g_assert_null (ks_pipeline_get_input (pipeline, KS_INPUT_A));
@@ -700,10 +701,11 @@ static char *
 wait_bundle (KsWindow *window, const char *parent)
 {
   const char *prefix = "Exported the bundle to ";
+  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
   g_autofree char *name = NULL;
   g_autoptr (GPtrArray) entries = NULL;
 
-  for (int i = 0; i < 1000 && name == NULL; i++)
+  while (name == NULL)
     {
       const char *message = ks_window_get_last_message (window);
       g_autofree char *path = NULL;
@@ -714,8 +716,8 @@ wait_bundle (KsWindow *window, const char *parent)
           if (g_file_test (path, G_FILE_TEST_IS_DIR))
             name = g_strdup (message + strlen (prefix));
         }
-      if (name == NULL)
-        ks_ui_test_iterate_for (10);
+      if (name == NULL && !ks_ui_test_wait_step (deadline))
+        break;
     }
   g_assert_nonnull (name);
   entries = folder_entries (parent);
@@ -872,8 +874,7 @@ menu_has (GMenuModel *menu, const char *uri, char **label)
 static void
 wait_menu_has (GMenuModel *menu, const char *uri)
 {
-  for (int i = 0; i < 500 && !menu_has (menu, uri, NULL); i++)
-    ks_ui_test_iterate_for (10);
+  KS_UI_TEST_WAIT_FOR (menu_has (menu, uri, NULL), KS_UI_TEST_PATIENCE_S);
   g_assert_true (menu_has (menu, uri, NULL));
 }
 
@@ -932,8 +933,7 @@ test_recent (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open-recent", "s",
                                              session_uri));
   wait_message (window, "is not there any more");
-  for (int i = 0; i < 500 && menu_has (menu, session_uri, NULL); i++)
-    ks_ui_test_iterate_for (10);
+  KS_UI_TEST_WAIT_FOR (!menu_has (menu, session_uri, NULL), KS_UI_TEST_PATIENCE_S);
   g_assert_false (menu_has (menu, session_uri, NULL));
   ks_ui_test_close_window (window);
 }

@@ -33,8 +33,7 @@ show_chart (GtkWindow *window, KsSweepChart *chart, int width, int height)
   gtk_window_set_child (window, GTK_WIDGET (chart));
   gtk_window_set_default_size (window, width, height);
   gtk_window_present (window);
-  for (int i = 0; i < 2000 && gtk_widget_get_width (GTK_WIDGET (chart)) == 0; i++)
-    ks_ui_test_iterate ();
+  KS_UI_TEST_WAIT_FOR (gtk_widget_get_width (GTK_WIDGET (chart)) > 0, KS_UI_TEST_PATIENCE_S);
   ks_ui_test_iterate ();
 }
 
@@ -125,8 +124,7 @@ close_window (KsSweepWindow *window, KsPipeline *pipeline)
 
   g_object_add_weak_pointer (G_OBJECT (window), &weak);
   gtk_window_destroy (GTK_WINDOW (window));
-  for (int i = 0; i < 1000 && weak != NULL; i++)
-    ks_ui_test_iterate ();
+  KS_UI_TEST_WAIT_FOR (weak == NULL, KS_UI_TEST_PATIENCE_S);
   /* Nothing holds the window once it is closed, and it let go of the pipeline. */
   g_assert_null (weak);
   ks_ui_test_settle (pipeline);
@@ -261,9 +259,19 @@ test_custom_list_run (void)
   fastest = ks_sweep_window_get_fastest (window);
   g_assert_cmpint (fastest, >=, 0);
   g_assert_cmpint (fastest, ==, result->fastest);
+  /* The pick among the medians measured, whatever they came out as: the
+   * first of the smallest (a 64×64 invert can tie at 0). It says nothing of
+   * which shape is faster, which a loaded machine decides. */
   for (guint i = 0; i < 3; i++)
-    g_assert_cmpfloat (g_array_index (points, KsSweepPoint, fastest).timing.median_ms, <=,
-                       g_array_index (points, KsSweepPoint, i).timing.median_ms);
+    {
+      double best = g_array_index (points, KsSweepPoint, fastest).timing.median_ms;
+      double median = g_array_index (points, KsSweepPoint, i).timing.median_ms;
+
+      if (i < (guint) fastest)
+        g_assert_cmpfloat (median, >, best);
+      else
+        g_assert_cmpfloat (median, >=, best);
+    }
   g_assert_nonnull (strstr (label_text (window, "status_label"), "Fastest: "));
   g_assert_nonnull (strstr (gtk_progress_bar_get_text (child (window, "progress_bar")),
                             "3 of 3"));

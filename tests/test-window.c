@@ -23,9 +23,10 @@ displayed_output (KsWindow *window)
 {
   KsImageView *view = KS_IMAGE_VIEW (ks_window_get_view (window));
   KsPipeline *pipeline = ks_window_get_pipeline (window);
+  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
   g_autoptr (KsImage) expected = NULL;
 
-  for (int attempt = 0; attempt < 200; attempt++)
+  while (g_get_monotonic_time () < deadline)
     {
       g_autoptr (GError) error = NULL;
       g_autoptr (KsImage) shown = NULL;
@@ -178,8 +179,7 @@ test_corrupt_file_keeps_image (Fixture *f, gconstpointer data)
     junk[i] = g_test_rand_int_range (0, 256);
   g_assert_true (g_file_set_contents (path, (const char *) junk, sizeof junk, NULL));
   ks_window_open_file (f->window, file, KS_INPUT_A);
-  for (int i = 0; i < 200 && ks_window_get_last_message (f->window) == NULL; i++)
-    ks_ui_test_iterate_for (10);
+  KS_UI_TEST_WAIT_FOR (ks_window_get_last_message (f->window) != NULL, KS_UI_TEST_PATIENCE_S);
   g_assert_nonnull (ks_window_get_last_message (f->window));
   g_assert_nonnull (strstr (ks_window_get_last_message (f->window), "ks-test-corrupt.png"));
   g_assert_true (ks_pipeline_get_input (pipeline, KS_INPUT_A) == before);
@@ -190,9 +190,8 @@ test_corrupt_file_keeps_image (Fixture *f, gconstpointer data)
 static void
 wait_for_input_name (KsPipeline *pipeline, const char *name)
 {
-  for (int i = 0; i < 500 && g_strcmp0 (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), name);
-       i++)
-    ks_ui_test_iterate_for (10);
+  KS_UI_TEST_WAIT_FOR (g_strcmp0 (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), name) == 0,
+                       KS_UI_TEST_PATIENCE_S);
   g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, name);
 }
 
@@ -245,9 +244,8 @@ test_save_result (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   g_unlink (path);
   ks_window_save_result (f->window, file);
-  for (int i = 0; i < 500 && g_strcmp0 (ks_window_get_last_message (f->window),
-                                        "Saved ks-test-save.png") != 0; i++)
-    ks_ui_test_iterate_for (10);
+  KS_UI_TEST_WAIT_FOR (g_strcmp0 (ks_window_get_last_message (f->window),
+                                  "Saved ks-test-save.png") == 0, KS_UI_TEST_PATIENCE_S);
   g_assert_cmpstr (ks_window_get_last_message (f->window), ==, "Saved ks-test-save.png");
   saved = ks_image_load (path, &error);
   g_assert_no_error (error);
@@ -259,9 +257,8 @@ test_save_result (Fixture *f, gconstpointer data)
     g_autoptr (GFile) bad = g_file_new_for_path ("/nonexistent-ks-dir/result.png");
 
     ks_window_save_result (f->window, bad);
-    for (int i = 0; i < 500 && g_strcmp0 (ks_window_get_last_message (f->window),
-                                          "Saved ks-test-save.png") == 0; i++)
-      ks_ui_test_iterate_for (10);
+    KS_UI_TEST_WAIT_FOR (g_strcmp0 (ks_window_get_last_message (f->window),
+                                    "Saved ks-test-save.png") != 0, KS_UI_TEST_PATIENCE_S);
     g_assert_nonnull (strstr (ks_window_get_last_message (f->window), "nonexistent-ks-dir"));
   }
 }
@@ -365,16 +362,18 @@ static void
 wait_for_ownership (KsWindow *window, guint grid_x)
 {
   KsPipeline *pipeline = ks_window_get_pipeline (window);
+  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
   g_autoptr (KsImage) shown = NULL;
 
-  for (int i = 0; i < 500; i++)
+  for (;;)
     {
       const KsRunResult *r = ks_pipeline_get_result (pipeline);
 
       if (ks_pipeline_is_idle (pipeline) && ks_pipeline_get_ownership (pipeline) != NULL
           && r != NULL && (grid_x == 0 || r->launch.grid.x == grid_x))
         break;
-      ks_ui_test_iterate_for (10);
+      if (!ks_ui_test_wait_step (deadline))
+        break;
     }
   g_assert_nonnull (ks_pipeline_get_ownership (pipeline));
   shown = displayed_output (window);

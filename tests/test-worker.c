@@ -46,6 +46,10 @@ compile_text (KsWorker *worker, const char *file, const char *text, GError **err
   return result;
 }
 
+/* How long a worker may take to end: a safety net against a hang, not a
+ * timing (a loaded machine reaps slowly). */
+#define PATIENCE_MS 60000
+
 /* Until the process is gone and reaped (the test's own clock, not the worker's). */
 static gboolean
 wait_not_running (KsWorker *worker, guint ms)
@@ -205,7 +209,7 @@ test_killed_restarts (void)
   g_assert_cmpint (first, >, 0);
 
   g_assert_cmpint (kill (first, SIGKILL), ==, 0);
-  g_assert_true (wait_not_running (worker, 5000));
+  g_assert_true (wait_not_running (worker, PATIENCE_MS));
 
   result = compile_text (worker, "restart.cu", good_source, &error);
   g_assert_no_error (error);
@@ -301,7 +305,7 @@ assert_bad_bytes_end_worker (const void *data, gsize size)
   g_assert_true (_ks_worker_send_raw (worker, data, size, &error));
   g_assert_no_error (error);
   /* It exits by itself with its protocol status: no signal, no crash. */
-  g_assert_true (_ks_worker_wait_exit (worker, 10000, &status));
+  g_assert_true (_ks_worker_wait_exit (worker, PATIENCE_MS, &status));
   g_assert_cmpint (status, ==, KS_WORKER_EXIT_PROTOCOL);
 
   /* And the next request gets a new one. */
