@@ -789,7 +789,7 @@ on_point_activated_cb (KsSweepChart *chart, guint index, KsSweepWindow *self)
 
   block = dim3_text (&p->block);
   message = g_strdup_printf (_("The pipeline now launches with blocks of %s"), block);
-  toast = adw_toast_new (message);
+  toast = ks_ui_toast_new (message);
   adw_toast_set_timeout (toast, 3);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
@@ -908,7 +908,7 @@ on_exported_cb (GObject *object, GAsyncResult *res, gpointer user_data)
     return;
   else
     message = g_strdup_printf (_("Could not save the sweep: %s"), error->message);
-  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
+  adw_toast_overlay_add_toast (self->toast_overlay, ks_ui_toast_new (message));
 }
 
 static void

@@ -202,3 +202,11 @@ ks_ui_export_dialog_new (GtkWindow *parent, const char *title, const char *file_
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
   return dialog;
 }
+
+AdwToast *
+ks_ui_toast_new (const char *text)
+{
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+
+  return adw_toast_new (escaped);
+}

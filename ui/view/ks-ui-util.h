@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gtk/gtk.h>
+#include <adwaita.h>
 #include <gtksourceview/gtksource.h>
 
 G_BEGIN_DECLS
@@ -29,6 +30,10 @@ char  *ks_ui_format_ms       (double ms);
 char  *ks_ui_format_ms_short (double ms);
 
 void   ks_ui_source_buffer_init_cuda (GtkSourceBuffer *buffer);
+
+/* A toast showing text as it is: libadwaita 1.2 reads a toast's title as
+ * Pango markup, and messages carry file names and errors ("<data>", "&"). */
+AdwToast *ks_ui_toast_new (const char *text);
 
 GtkFileChooserNative *ks_ui_export_dialog_new (GtkWindow *parent, const char *title,
                                                const char *file_name, gboolean json);

@@ -58,6 +58,7 @@
 #include "ks-image-view.h"
 #include "ks-kernel-panel.h"
 #include "ks-timing-panel.h"
+#include "ks-ui-util.h"
 #include "ks-window.h"
 
 G_BEGIN_DECLS
@@ -130,7 +131,7 @@ _ks_window_toast (KsWindow *self, const char *message)
 
   g_free (self->last_message);
   self->last_message = g_strdup (message);
-  toast = adw_toast_new (message);
+  toast = ks_ui_toast_new (message);
   adw_toast_set_timeout (toast, 6);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
