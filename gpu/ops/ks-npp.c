@@ -1,3 +1,7 @@
+/* ks-npp.c: NPP loaded at run time (ks-npp.h), each function it calls one
+ * row of KS_NPP_FUNCTION_ROWS. One piece because NPP's ABI is declared here
+ * (its headers are not needed to build), and the loader, the table of
+ * entry points and the timed calls all use those declarations. */
 #include "config.h"
 
 #include "ks-npp.h"
@@ -12,20 +16,39 @@
 # include <cuda_runtime_api.h>
 #endif
 
+/* One row a function: its id, its name in reports, the entry point of KsNpp
+ * it calls (NULL there: this NPP lacks it), what a call must carry
+ * (NEEDS_*), and the function that converts the call's operands and calls
+ * NPP (CUDA builds only). A new peer is one row here, its entry point and
+ * its caller below. */
+#define KS_NPP_FUNCTION_ROWS(X)                                                                   \
+  X (KS_NPP_NOT_8U_AC4R, "nppiNot_8u_AC4R", not_ac4r, NEEDS_DST, run_not)                         \
+  X (KS_NPP_RGB_TO_GRAY_8U_AC4C1R, "nppiRGBToGray_8u_AC4C1R", rgb_to_gray, NEEDS_DST,             \
+     run_rgb_to_gray)                                                                             \
+  X (KS_NPP_ADD_8U_C4RSFS, "nppiAdd_8u_C4RSfs", add_c4rsfs, NEEDS_DST | NEEDS_SRC1, run_add)      \
+  X (KS_NPP_HISTOGRAM_EVEN_8U_C1R, "nppiHistogramEven_8u_C1R", hist_c1r,                          \
+     NEEDS_HIST1 | NEEDS_SCRATCH, run_hist_c1r)                                                   \
+  X (KS_NPP_HISTOGRAM_EVEN_8U_C4R, "nppiHistogramEven_8u_C4R", hist_c4r,                          \
+     NEEDS_HIST4 | NEEDS_SCRATCH, run_hist_c4r)                                                   \
+  X (KS_NPP_RESIZE_8U_C4R_LINEAR, "nppiResize_8u_C4R[linear]", resize_c4r,                        \
+     NEEDS_DST | NEEDS_SRC_SIZE, run_resize)                                                      \
+  X (KS_NPP_RESIZE_8U_C4R_NN, "nppiResize_8u_C4R[nn]", resize_c4r, NEEDS_DST | NEEDS_SRC_SIZE,    \
+     run_resize)                                                                                  \
+  X (KS_NPP_FILTER_GAUSS_BORDER_8U_C4R, "nppiFilterGaussBorder_8u_C4R", gauss_c4r, NEEDS_DST,     \
+     run_gauss)                                                                                   \
+  X (KS_NPP_FILTER_BOX_BORDER_8U_C4R, "nppiFilterBoxBorder_8u_C4R", box_c4r, NEEDS_DST, run_box)  \
+  X (KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R, "nppiFilterSobelHorizBorder_8u_C1R",                \
+     sobel_horiz_c1r, NEEDS_DST, run_sobel)                                                       \
+  X (KS_NPP_SWAP_CHANNELS_8U_C4R, "nppiSwapChannels_8u_C4R", swap_c4r, NEEDS_DST, run_swap)       \
+  X (KS_NPP_LUT_PALETTE_8U_AC4R, "nppiLUTPalette_8u_AC4R", lut_palette_ac4r,                      \
+     NEEDS_DST | NEEDS_TABLES, run_lut_palette)                                                   \
+  X (KS_NPP_THRESHOLD_8U_AC4R_GT, "nppiThreshold_8u_AC4R[gt]", threshold_ac4r, NEEDS_DST,         \
+     run_threshold)
+
 static const char *const function_names[KS_NPP_N_FUNCTIONS] = {
-  [KS_NPP_NOT_8U_AC4R] = "nppiNot_8u_AC4R",
-  [KS_NPP_RGB_TO_GRAY_8U_AC4C1R] = "nppiRGBToGray_8u_AC4C1R",
-  [KS_NPP_ADD_8U_C4RSFS] = "nppiAdd_8u_C4RSfs",
-  [KS_NPP_HISTOGRAM_EVEN_8U_C1R] = "nppiHistogramEven_8u_C1R",
-  [KS_NPP_HISTOGRAM_EVEN_8U_C4R] = "nppiHistogramEven_8u_C4R",
-  [KS_NPP_RESIZE_8U_C4R_LINEAR] = "nppiResize_8u_C4R[linear]",
-  [KS_NPP_RESIZE_8U_C4R_NN] = "nppiResize_8u_C4R[nn]",
-  [KS_NPP_FILTER_GAUSS_BORDER_8U_C4R] = "nppiFilterGaussBorder_8u_C4R",
-  [KS_NPP_FILTER_BOX_BORDER_8U_C4R] = "nppiFilterBoxBorder_8u_C4R",
-  [KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R] = "nppiFilterSobelHorizBorder_8u_C1R",
-  [KS_NPP_SWAP_CHANNELS_8U_C4R] = "nppiSwapChannels_8u_C4R",
-  [KS_NPP_LUT_PALETTE_8U_AC4R] = "nppiLUTPalette_8u_AC4R",
-  [KS_NPP_THRESHOLD_8U_AC4R_GT] = "nppiThreshold_8u_AC4R[gt]",
+#define KS_X_NAME(id, name, entry, needs, run) [id] = name,
+  KS_NPP_FUNCTION_ROWS (KS_X_NAME)
+#undef KS_X_NAME
 };
 
 const char *
@@ -368,35 +391,6 @@ ks_npp_get_version (KsNpp *npp)
   return npp->version;
 }
 
-gboolean
-ks_npp_has (KsNpp *npp, KsNppFunction function)
-{
-  g_return_val_if_fail (npp != NULL, FALSE);
-
-  switch (function)
-    {
-    case KS_NPP_RESIZE_8U_C4R_LINEAR:
-    case KS_NPP_RESIZE_8U_C4R_NN:
-      return npp->resize_c4r != NULL;
-    case KS_NPP_FILTER_GAUSS_BORDER_8U_C4R:
-      return npp->gauss_c4r != NULL;
-    case KS_NPP_FILTER_BOX_BORDER_8U_C4R:
-      return npp->box_c4r != NULL;
-    case KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R:
-      return npp->sobel_horiz_c1r != NULL;
-    case KS_NPP_SWAP_CHANNELS_8U_C4R:
-      return npp->swap_c4r != NULL;
-    case KS_NPP_LUT_PALETTE_8U_AC4R:
-      return npp->lut_palette_ac4r != NULL;
-    case KS_NPP_THRESHOLD_8U_AC4R_GT:
-      return npp->threshold_ac4r != NULL;
-    case KS_NPP_N_FUNCTIONS:
-      return FALSE;
-    default:
-      return TRUE;
-    }
-}
-
 static gboolean
 check_status (NppStatus status, KsNppFunction function, GError **error)
 {
@@ -492,49 +486,197 @@ to_step (gsize pitch, int *step, GError **error)
   return TRUE;
 }
 
+/* What a call must carry besides src[0]. */
+enum
+{
+  NEEDS_DST = 1 << 0,      /* dst, dst_pitch */
+  NEEDS_SRC1 = 1 << 1,     /* src[1], src_pitch[1] */
+  NEEDS_HIST1 = 1 << 2,    /* hist[0] */
+  NEEDS_HIST4 = 1 << 3,    /* hist[0..3] */
+  NEEDS_SCRATCH = 1 << 4,  /* scratch */
+  NEEDS_SRC_SIZE = 1 << 5, /* src_width × src_height */
+  NEEDS_TABLES = 1 << 6,   /* tables[0..2] */
+};
+
+/* A call's operands as NPP takes them. */
+typedef struct
+{
+  NppiSize roi;
+  int s0, s1, sd; /* the steps of src[0], src[1] and dst */
+} Operands;
+
+/* Each enqueues only: the timed loop calls them between two events, so they
+ * do nothing but convert arguments and call NPP. */
+typedef gboolean (*RunFunc) (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call,
+                             const Operands *o, NppStatus *status, GError **error);
+
+static gboolean
+run_not (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, const Operands *o,
+         NppStatus *status, GError **error)
+{
+  *status = npp->not_ac4r (call->src[0], o->s0, call->dst, o->sd, o->roi, *ctx);
+  return TRUE;
+}
+
+static gboolean
+run_rgb_to_gray (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call,
+                 const Operands *o, NppStatus *status, GError **error)
+{
+  *status = npp->rgb_to_gray (call->src[0], o->s0, call->dst, o->sd, o->roi, *ctx);
+  return TRUE;
+}
+
+static gboolean
+run_add (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, const Operands *o,
+         NppStatus *status, GError **error)
+{
+  *status = npp->add_c4rsfs (call->src[0], o->s0, call->src[1], o->s1, call->dst, o->sd, o->roi,
+                             0, *ctx);
+  return TRUE;
+}
+
+static gboolean
+run_hist_c1r (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, const Operands *o,
+              NppStatus *status, GError **error)
+{
+  *status = npp->hist_c1r (call->src[0], o->s0, o->roi, call->hist[0], HIST_LEVELS, HIST_LOWER,
+                           HIST_UPPER, call->scratch, *ctx);
+  return TRUE;
+}
+
+static gboolean
+run_hist_c4r (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, const Operands *o,
+              NppStatus *status, GError **error)
+{
+  gint32 *hist[4] = { call->hist[0], call->hist[1], call->hist[2], call->hist[3] };
+  int levels[4] = { HIST_LEVELS, HIST_LEVELS, HIST_LEVELS, HIST_LEVELS };
+  gint32 lower[4] = { HIST_LOWER, HIST_LOWER, HIST_LOWER, HIST_LOWER };
+  gint32 upper[4] = { HIST_UPPER, HIST_UPPER, HIST_UPPER, HIST_UPPER };
+
+  *status = npp->hist_c4r (call->src[0], o->s0, o->roi, hist, levels, lower, upper,
+                           call->scratch, *ctx);
+  return TRUE;
+}
+
+static gboolean
+run_resize (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, const Operands *o,
+            NppStatus *status, GError **error)
+{
+  NppiSize src_size;
+  NppiRect src_roi, dst_roi = { 0, 0, o->roi.width, o->roi.height };
+
+  if (!to_roi (call->src_width, call->src_height, &src_size, error))
+    return FALSE;
+  src_roi = (NppiRect) { 0, 0, src_size.width, src_size.height };
+  *status = npp->resize_c4r (call->src[0], o->s0, src_size, src_roi, call->dst, o->sd, o->roi,
+                             dst_roi, call->function == KS_NPP_RESIZE_8U_C4R_NN
+                                        ? NPP_INTER_NN : NPP_INTER_LINEAR, *ctx);
+  return TRUE;
+}
+
+static gboolean
+run_gauss (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, const Operands *o,
+           NppStatus *status, GError **error)
+{
+  *status = npp->gauss_c4r (call->src[0], o->s0, o->roi, (NppiPoint) { 0, 0 }, call->dst, o->sd,
+                            o->roi, NPP_MASK_5_X_5, NPP_BORDER_REPLICATE, *ctx);
+  return TRUE;
+}
+
+static gboolean
+run_box (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, const Operands *o,
+         NppStatus *status, GError **error)
+{
+  *status = npp->box_c4r (call->src[0], o->s0, o->roi, (NppiPoint) { 0, 0 }, call->dst, o->sd,
+                          o->roi, (NppiSize) { 5, 5 }, (NppiPoint) { 2, 2 },
+                          NPP_BORDER_REPLICATE, *ctx);
+  return TRUE;
+}
+
+static gboolean
+run_sobel (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, const Operands *o,
+           NppStatus *status, GError **error)
+{
+  *status = npp->sobel_horiz_c1r (call->src[0], o->s0, o->roi, (NppiPoint) { 0, 0 }, call->dst,
+                                  o->sd, o->roi, NPP_BORDER_REPLICATE, *ctx);
+  return TRUE;
+}
+
+static gboolean
+run_swap (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, const Operands *o,
+          NppStatus *status, GError **error)
+{
+  *status = npp->swap_c4r (call->src[0], o->s0, call->dst, o->sd, o->roi, call->order, *ctx);
+  return TRUE;
+}
+
+static gboolean
+run_lut_palette (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call,
+                 const Operands *o, NppStatus *status, GError **error)
+{
+  /* The array is on the host, what it points to on the device. */
+  const guint8 *tables[3] = { call->tables[0], call->tables[1], call->tables[2] };
+
+  *status = npp->lut_palette_ac4r (call->src[0], o->s0, call->dst, o->sd, o->roi, tables,
+                                   PALETTE_BITS, *ctx);
+  return TRUE;
+}
+
+static gboolean
+run_threshold (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, const Operands *o,
+               NppStatus *status, GError **error)
+{
+  *status = npp->threshold_ac4r (call->src[0], o->s0, call->dst, o->sd, o->roi, call->thresholds,
+                                 NPP_CMP_GREATER, *ctx);
+  return TRUE;
+}
+
+static const struct
+{
+  gsize entry; /* of the function pointer in KsNpp */
+  guint needs;
+  RunFunc run;
+} function_rows[KS_NPP_N_FUNCTIONS] = {
+#define KS_X_ROW(id, name, field, needs_, run_) \
+  [id] = { G_STRUCT_OFFSET (KsNpp, field), needs_, run_ },
+  KS_NPP_FUNCTION_ROWS (KS_X_ROW)
+#undef KS_X_ROW
+};
+
+gboolean
+ks_npp_has (KsNpp *npp, KsNppFunction function)
+{
+  g_return_val_if_fail (npp != NULL, FALSE);
+
+  /* The entry points NPP's core libraries must have are never NULL once
+   * loaded; the optional ones are where their library or symbol is. */
+  return function < KS_NPP_N_FUNCTIONS
+         && G_STRUCT_MEMBER (gpointer, npp, function_rows[function].entry) != NULL;
+}
+
 static gboolean
 check_call (KsNpp *npp, const KsNppCall *call, GError **error)
 {
+  guint needs;
   gboolean ok;
 
-  switch (call->function)
+  if (call->function >= KS_NPP_N_FUNCTIONS)
     {
-    case KS_NPP_NOT_8U_AC4R:
-    case KS_NPP_RGB_TO_GRAY_8U_AC4C1R:
-      ok = call->src[0] != NULL && call->dst != NULL;
-      break;
-    case KS_NPP_ADD_8U_C4RSFS:
-      ok = call->src[0] != NULL && call->src[1] != NULL && call->dst != NULL;
-      break;
-    case KS_NPP_HISTOGRAM_EVEN_8U_C1R:
-      ok = call->src[0] != NULL && call->hist[0] != NULL && call->scratch != NULL;
-      break;
-    case KS_NPP_HISTOGRAM_EVEN_8U_C4R:
-      ok = call->src[0] != NULL && call->scratch != NULL && call->hist[0] != NULL
-           && call->hist[1] != NULL && call->hist[2] != NULL && call->hist[3] != NULL;
-      break;
-    case KS_NPP_RESIZE_8U_C4R_LINEAR:
-    case KS_NPP_RESIZE_8U_C4R_NN:
-      ok = call->src[0] != NULL && call->dst != NULL && call->src_width != 0
-           && call->src_height != 0;
-      break;
-    case KS_NPP_FILTER_GAUSS_BORDER_8U_C4R:
-    case KS_NPP_FILTER_BOX_BORDER_8U_C4R:
-    case KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R:
-    case KS_NPP_SWAP_CHANNELS_8U_C4R:
-    case KS_NPP_THRESHOLD_8U_AC4R_GT:
-      ok = call->src[0] != NULL && call->dst != NULL;
-      break;
-    case KS_NPP_LUT_PALETTE_8U_AC4R:
-      ok = call->src[0] != NULL && call->dst != NULL && call->tables[0] != NULL
-           && call->tables[1] != NULL && call->tables[2] != NULL;
-      break;
-    case KS_NPP_N_FUNCTIONS:
-    default:
       g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "unknown NPP function %d",
                    (int) call->function);
       return FALSE;
     }
+  needs = function_rows[call->function].needs;
+  ok = call->src[0] != NULL
+       && (!(needs & NEEDS_DST) || call->dst != NULL)
+       && (!(needs & NEEDS_SRC1) || call->src[1] != NULL)
+       && (!(needs & NEEDS_SCRATCH) || call->scratch != NULL)
+       && (!(needs & (NEEDS_HIST1 | NEEDS_HIST4)) || call->hist[0] != NULL)
+       && (!(needs & NEEDS_HIST4)
+           || (call->hist[1] != NULL && call->hist[2] != NULL && call->hist[3] != NULL))
+       && (!(needs & NEEDS_SRC_SIZE) || (call->src_width != 0 && call->src_height != 0))
+       && (!(needs & NEEDS_TABLES)
+           || (call->tables[0] != NULL && call->tables[1] != NULL && call->tables[2] != NULL));
   if (ok && !ks_npp_has (npp, call->function))
     {
       g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE, "this NPP has no %s_Ctx",
@@ -547,110 +689,20 @@ check_call (KsNpp *npp, const KsNppCall *call, GError **error)
   return ok;
 }
 
-/* Enqueues only: the timed loop calls this between two events, so it does
- * nothing but convert arguments and call NPP. */
+/* Enqueues only: the timed loop calls this between two events. */
 static gboolean
 run_call (KsNpp *npp, const NppStreamContext *ctx, const KsNppCall *call, GError **error)
 {
-  NppiSize roi;
-  int s0 = 0, s1 = 0, sd = 0;
+  guint needs = function_rows[call->function].needs;
+  Operands o = { { 0, 0 }, 0, 0, 0 };
   NppStatus status = -1;
 
-  if (!to_roi (call->width, call->height, &roi, error) || !to_step (call->src_pitch[0], &s0, error))
+  if (!to_roi (call->width, call->height, &o.roi, error)
+      || !to_step (call->src_pitch[0], &o.s0, error)
+      || ((needs & NEEDS_SRC1) && !to_step (call->src_pitch[1], &o.s1, error))
+      || ((needs & NEEDS_DST) && !to_step (call->dst_pitch, &o.sd, error))
+      || !function_rows[call->function].run (npp, ctx, call, &o, &status, error))
     return FALSE;
-
-  switch (call->function)
-    {
-    case KS_NPP_NOT_8U_AC4R:
-      if (!to_step (call->dst_pitch, &sd, error))
-        return FALSE;
-      status = npp->not_ac4r (call->src[0], s0, call->dst, sd, roi, *ctx);
-      break;
-    case KS_NPP_RGB_TO_GRAY_8U_AC4C1R:
-      if (!to_step (call->dst_pitch, &sd, error))
-        return FALSE;
-      status = npp->rgb_to_gray (call->src[0], s0, call->dst, sd, roi, *ctx);
-      break;
-    case KS_NPP_ADD_8U_C4RSFS:
-      if (!to_step (call->src_pitch[1], &s1, error) || !to_step (call->dst_pitch, &sd, error))
-        return FALSE;
-      status = npp->add_c4rsfs (call->src[0], s0, call->src[1], s1, call->dst, sd, roi, 0, *ctx);
-      break;
-    case KS_NPP_HISTOGRAM_EVEN_8U_C1R:
-      status = npp->hist_c1r (call->src[0], s0, roi, call->hist[0], HIST_LEVELS, HIST_LOWER,
-                              HIST_UPPER, call->scratch, *ctx);
-      break;
-    case KS_NPP_HISTOGRAM_EVEN_8U_C4R:
-      {
-        gint32 *hist[4] = { call->hist[0], call->hist[1], call->hist[2], call->hist[3] };
-        int levels[4] = { HIST_LEVELS, HIST_LEVELS, HIST_LEVELS, HIST_LEVELS };
-        gint32 lower[4] = { HIST_LOWER, HIST_LOWER, HIST_LOWER, HIST_LOWER };
-        gint32 upper[4] = { HIST_UPPER, HIST_UPPER, HIST_UPPER, HIST_UPPER };
-
-        status = npp->hist_c4r (call->src[0], s0, roi, hist, levels, lower, upper, call->scratch,
-                                *ctx);
-      }
-      break;
-    case KS_NPP_RESIZE_8U_C4R_LINEAR:
-    case KS_NPP_RESIZE_8U_C4R_NN:
-      {
-        NppiSize src_size;
-        NppiRect src_roi, dst_roi = { 0, 0, roi.width, roi.height };
-
-        if (!to_roi (call->src_width, call->src_height, &src_size, error)
-            || !to_step (call->dst_pitch, &sd, error))
-          return FALSE;
-        src_roi = (NppiRect) { 0, 0, src_size.width, src_size.height };
-        status = npp->resize_c4r (call->src[0], s0, src_size, src_roi, call->dst, sd, roi,
-                                  dst_roi, call->function == KS_NPP_RESIZE_8U_C4R_NN
-                                             ? NPP_INTER_NN : NPP_INTER_LINEAR, *ctx);
-      }
-      break;
-    case KS_NPP_FILTER_GAUSS_BORDER_8U_C4R:
-      if (!to_step (call->dst_pitch, &sd, error))
-        return FALSE;
-      status = npp->gauss_c4r (call->src[0], s0, roi, (NppiPoint) { 0, 0 }, call->dst, sd, roi,
-                               NPP_MASK_5_X_5, NPP_BORDER_REPLICATE, *ctx);
-      break;
-    case KS_NPP_FILTER_BOX_BORDER_8U_C4R:
-      if (!to_step (call->dst_pitch, &sd, error))
-        return FALSE;
-      status = npp->box_c4r (call->src[0], s0, roi, (NppiPoint) { 0, 0 }, call->dst, sd, roi,
-                             (NppiSize) { 5, 5 }, (NppiPoint) { 2, 2 }, NPP_BORDER_REPLICATE,
-                             *ctx);
-      break;
-    case KS_NPP_FILTER_SOBEL_HORIZ_BORDER_8U_C1R:
-      if (!to_step (call->dst_pitch, &sd, error))
-        return FALSE;
-      status = npp->sobel_horiz_c1r (call->src[0], s0, roi, (NppiPoint) { 0, 0 }, call->dst, sd,
-                                     roi, NPP_BORDER_REPLICATE, *ctx);
-      break;
-    case KS_NPP_SWAP_CHANNELS_8U_C4R:
-      if (!to_step (call->dst_pitch, &sd, error))
-        return FALSE;
-      status = npp->swap_c4r (call->src[0], s0, call->dst, sd, roi, call->order, *ctx);
-      break;
-    case KS_NPP_LUT_PALETTE_8U_AC4R:
-      {
-        /* The array is on the host, what it points to on the device. */
-        const guint8 *tables[3] = { call->tables[0], call->tables[1], call->tables[2] };
-
-        if (!to_step (call->dst_pitch, &sd, error))
-          return FALSE;
-        status = npp->lut_palette_ac4r (call->src[0], s0, call->dst, sd, roi, tables,
-                                        PALETTE_BITS, *ctx);
-      }
-      break;
-    case KS_NPP_THRESHOLD_8U_AC4R_GT:
-      if (!to_step (call->dst_pitch, &sd, error))
-        return FALSE;
-      status = npp->threshold_ac4r (call->src[0], s0, call->dst, sd, roi, call->thresholds,
-                                    NPP_CMP_GREATER, *ctx);
-      break;
-    case KS_NPP_N_FUNCTIONS:
-    default:
-      g_assert_not_reached ();
-    }
   return check_status (status, call->function, error);
 }
 
