@@ -1,6 +1,6 @@
 /* kernelscope-worker: the process user kernels compile and run in
- * (gpu/ks-worker.h), and vector images are rendered in (--render, under a
- * budget: gpu/ks-worker-private.h). Started by Kernelscope; not meant to be
+ * (gpu/worker/ks-worker.h), and vector images are rendered in (--render, under a
+ * budget: gpu/io/ks-image-render.c). Started by Kernelscope; not meant to be
  * run by hand. */
 #include "config.h"
 

@@ -20,7 +20,7 @@
  * times, and the barrier after it held every block's first loads back. So the
  * block copies only the tables its op reads (768 bytes for KS_EW_LUT, 256 for
  * KS_EW_LUMA_LUT, against the 1072 of the whole parameters), and the colour
- * ops default to a grid-stride launch (gpu/ks-ops-color.c), in which each
+ * ops default to a grid-stride launch (gpu/ops/ks-op-color.c), in which each
  * block copies once for many spans. (Loading the first span before the copy
  * does not survive compilation: nvcc sinks the read-only loads below the
  * barrier.)

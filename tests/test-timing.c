@@ -1,4 +1,4 @@
-/* The timing protocol (gpu/ks-timing.h) on the CPU engine: the warm-up is
+/* The timing protocol (gpu/engine/ks-timing.h) on the CPU engine: the warm-up is
  * flagged and never a sample, progress counts every run, cancellation stops
  * between runs, and a clock adds up its spans. */
 #include "config.h"

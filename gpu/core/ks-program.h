@@ -5,7 +5,7 @@
 G_BEGIN_DECLS
 
 /* The worker program, kernelscope-worker: it compiles and runs user kernels
- * (gpu/worker/) and renders vector images (gpu/io/ks-image-io.c). */
+ * (gpu/worker/) and renders vector images (gpu/io/ks-image-render.c). */
 #define KS_WORKER_PROGRAM "kernelscope-worker"
 
 /* Its path: KS_WORKER_PATH when set, else beside the running executable

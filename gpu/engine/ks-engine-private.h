@@ -24,7 +24,7 @@ struct cudaFuncAttributes;
 
 /* How the engines run one kind of op: element-wise, histogram, filter, … —
  * the only place either engine, the benchmark or the UI learns what a kind
- * does. A kind is one gpu/ks-op-*.c file (this table, its ops, its CPU code)
+ * does. A kind is one gpu/ops/ks-op-*.c file (this table, its ops, its CPU code)
  * and its kernels in kernels/. */
 typedef struct _KsOpKind
 {

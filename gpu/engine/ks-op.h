@@ -58,7 +58,7 @@ struct _KsOp
   guint n_params;
   KsLaunchConfig default_launch;
   guint default_pixels_per_thread;
-  /* How the engines run it (engine-private, gpu/ks-engine-private.h). */
+  /* How the engines run it (engine-private, gpu/engine/ks-engine-private.h). */
   const struct _KsOpImpl *impl;
 };
 
