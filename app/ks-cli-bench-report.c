@@ -133,8 +133,7 @@ add_launch (JsonBuilder *b, const KsLaunchConfig *launch)
   json_builder_set_member_name (b, "pixels_per_thread");
   json_builder_add_int_value (b, launch->pixels_per_thread);
   json_builder_set_member_name (b, "mapping");
-  json_builder_add_string_value (b, launch->mode == KS_LAUNCH_GRID_STRIDE ? "grid-stride"
-                                                                          : "per-pixel");
+  json_builder_add_string_value (b, ks_launch_mode_to_string (launch->mode));
   json_builder_end_object (b);
 }
 

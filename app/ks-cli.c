@@ -119,27 +119,13 @@ void
 ks_cli_json_add_launch (JsonBuilder *b, const char *name, const KsLaunchConfig *config,
                         guint default_ppt, gboolean resolved)
 {
-  guint ppt = config->pixels_per_thread != 0 ? config->pixels_per_thread : default_ppt;
+  KsLaunchConfig shown = *config;
 
-  json_builder_set_member_name (b, name);
-  json_builder_begin_object (b);
-  ks_json_add_dim3 (b, "block", &config->block);
-  if (config->auto_grid && !resolved)
-    {
-      json_builder_set_member_name (b, "grid");
-      json_builder_add_string_value (b, "auto");
-    }
-  else
-    ks_json_add_dim3 (b, "grid", &config->grid);
-  json_builder_set_member_name (b, "auto_grid");
-  json_builder_add_boolean_value (b, config->auto_grid);
-  json_builder_set_member_name (b, "mode");
-  json_builder_add_string_value (b, config->mode == KS_LAUNCH_GRID_STRIDE ? "grid-stride"
-                                                                          : "per-pixel");
   /* 0: 16 bytes of pixels per thread, whatever the format. */
-  json_builder_set_member_name (b, "pixels_per_thread");
-  json_builder_add_int_value (b, ppt);
-  json_builder_end_object (b);
+  if (shown.pixels_per_thread == 0)
+    shown.pixels_per_thread = default_ppt;
+  ks_json_add_launch (b, name, &shown,
+                      resolved ? KS_JSON_LAUNCH_NONE : KS_JSON_LAUNCH_AUTO_GRID_AS_WORD);
 }
 
 void

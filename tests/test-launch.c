@@ -536,6 +536,55 @@ test_cpu_device_limits (void)
   g_assert_cmpuint (cpu_limits.warp_size, ==, 32);
 }
 
+/* The rule for a launch restored without a device (sessions, settings,
+ * lessons): the same limits and words as validation, the member at fault. */
+static void
+test_check_limits (void)
+{
+  static const struct
+  {
+    KsDim3 block, grid;
+    gboolean auto_grid;
+    guint ppt;
+    const char *field, *says;
+  } cases[] = {
+    { { 16, 16, 1 }, { 0, 0, 0 }, TRUE, 0, NULL, NULL },
+    { { 1024, 1, 1 }, { 2147483647u, 65535, 65535 }, FALSE, 16, NULL, NULL },
+    { { 2048, 1, 1 }, { 1, 1, 1 }, TRUE, 1, "block", "this device allows at most 1024 in x" },
+    { { 64, 32, 1 }, { 1, 1, 1 }, TRUE, 1, "block", "2048 threads per block" },
+    { { 1, 1, 65 }, { 1, 1, 1 }, TRUE, 1, "block", "at most 64 in z" },
+    { { 0, 8, 1 }, { 1, 1, 1 }, TRUE, 1, "block", "x is 0" },
+    { { 16, 16, 1 }, { 0, 4, 1 }, FALSE, 1, "grid", "x is 0" },
+    { { 16, 16, 1 }, { 1, 65536, 1 }, FALSE, 1, "grid", "at most 65535 in y" },
+    { { 16, 16, 1 }, { 1, 1, 1 }, TRUE, 3, "pixels_per_thread", "not 3" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      const char *field = "unset";
+      KsLaunchConfig c;
+      gboolean ok;
+
+      ks_launch_config_init (&c, 1, 1);
+      c.block = cases[i].block;
+      c.grid = cases[i].grid;
+      c.auto_grid = cases[i].auto_grid;
+      c.pixels_per_thread = cases[i].ppt;
+      ok = ks_launch_config_check_limits (&c, limits (), &field, &error);
+      g_assert_cmpstr (field, ==, cases[i].field);
+      if (cases[i].field == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          continue;
+        }
+      g_assert_false (ok);
+      g_assert_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG);
+      g_assert_nonnull (strstr (error->message, cases[i].says));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -564,6 +613,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/launch/occupancy", test_occupancy);
   g_test_add_func ("/ks/launch/geometry", test_geometry);
   g_test_add_func ("/ks/launch/cpu-device-limits", test_cpu_device_limits);
+  g_test_add_func ("/ks/launch/check-limits", test_check_limits);
 
   return g_test_run ();
 }

@@ -454,6 +454,10 @@ static const struct
   { "block-negative", "{\"format\": \"kernelscope-session\", \"version\": 1, \"launch\":"
     " {\"block\": [-16, 16, 1], \"grid\": [1, 1, 1], \"auto_grid\": true, \"mode\": \"per-pixel\","
     " \"pixels_per_thread\": 1}}", "launch.block" },
+  /* Within what the launch panel accepts, but past CUDA's 1024 threads a block. */
+  { "block-2048", "{\"format\": \"kernelscope-session\", \"version\": 1, \"launch\":"
+    " {\"block\": [2048, 1, 1], \"grid\": [1, 1, 1], \"auto_grid\": true,"
+    " \"mode\": \"per-pixel\", \"pixels_per_thread\": 1}}", "launch.block" },
   { "grid-zero", "{\"format\": \"kernelscope-session\", \"version\": 1, \"launch\":"
     " {\"block\": [16, 16, 1], \"grid\": [0, 4, 1], \"auto_grid\": false, \"mode\": \"per-pixel\","
     " \"pixels_per_thread\": 1}}", "launch.grid" },

@@ -143,3 +143,29 @@ ks_json_add_dim3 (JsonBuilder *builder, const char *name, const KsDim3 *dim)
   json_builder_add_int_value (builder, dim->z);
   json_builder_end_array (builder);
 }
+
+void
+ks_json_add_launch (JsonBuilder *builder, const char *name, const KsLaunchConfig *launch,
+                    KsJsonLaunchFlags flags)
+{
+  g_return_if_fail (JSON_IS_BUILDER (builder));
+  g_return_if_fail (name != NULL && launch != NULL);
+
+  json_builder_set_member_name (builder, name);
+  json_builder_begin_object (builder);
+  ks_json_add_dim3 (builder, "block", &launch->block);
+  if (launch->auto_grid && (flags & KS_JSON_LAUNCH_AUTO_GRID_AS_WORD) != 0)
+    {
+      json_builder_set_member_name (builder, "grid");
+      json_builder_add_string_value (builder, "auto");
+    }
+  else
+    ks_json_add_dim3 (builder, "grid", &launch->grid);
+  json_builder_set_member_name (builder, "auto_grid");
+  json_builder_add_boolean_value (builder, launch->auto_grid);
+  json_builder_set_member_name (builder, "mode");
+  json_builder_add_string_value (builder, ks_launch_mode_to_string (launch->mode));
+  json_builder_set_member_name (builder, "pixels_per_thread");
+  json_builder_add_int_value (builder, launch->pixels_per_thread);
+  json_builder_end_object (builder);
+}

@@ -29,6 +29,20 @@ void      ks_json_add_timing     (JsonBuilder *builder, const KsTiming *timing,
                                   const char *count_key);
 /* A block or grid as a member: name: [x, y, z]. */
 void      ks_json_add_dim3       (JsonBuilder *builder, const char *name, const KsDim3 *dim);
+typedef enum
+{
+  KS_JSON_LAUNCH_NONE = 0,
+  /* An automatic grid not yet resolved is written "grid": "auto" rather
+   * than the manual grid it keeps (the command-line tool's reports). */
+  KS_JSON_LAUNCH_AUTO_GRID_AS_WORD = 1 << 0,
+} KsJsonLaunchFlags;
+
+/* A launch as a member: name: {"block": [x, y, z], "grid": [x, y, z],
+ * "auto_grid": bool, "mode": "per-pixel" | "grid-stride",
+ * "pixels_per_thread": n}, in that order: the shape of sessions
+ * (docs/sessions.md) and of the command-line tool's JSON. */
+void      ks_json_add_launch     (JsonBuilder *builder, const char *name,
+                                  const KsLaunchConfig *launch, KsJsonLaunchFlags flags);
 /* Pretty-printed, ending with a newline. */
 char     *ks_json_to_data        (JsonNode *root);
 gboolean  ks_json_write          (JsonNode *root, const char *path, GError **error);

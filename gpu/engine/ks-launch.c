@@ -58,6 +58,25 @@ ks_dim3_parse (const char *text, KsDim3 *out, GError **error)
   return FALSE;
 }
 
+const char *
+ks_launch_mode_to_string (KsLaunchMode mode)
+{
+  return mode == KS_LAUNCH_GRID_STRIDE ? "grid-stride" : "per-pixel";
+}
+
+gboolean
+ks_launch_mode_from_string (const char *text, KsLaunchMode *mode)
+{
+  g_return_val_if_fail (text != NULL && mode != NULL, FALSE);
+  if (g_str_equal (text, "per-pixel"))
+    *mode = KS_LAUNCH_PER_PIXEL;
+  else if (g_str_equal (text, "grid-stride"))
+    *mode = KS_LAUNCH_GRID_STRIDE;
+  else
+    return FALSE;
+  return TRUE;
+}
+
 void
 ks_launch_config_init (KsLaunchConfig *config, guint bx, guint by)
 {
@@ -210,28 +229,53 @@ format_bytes (guint64 n)
   return g_strdup_printf ("%" G_GUINT64_FORMAT " bytes", n);
 }
 
-/* The first limit the configuration breaks, in plain words; NULL when valid. */
-static char *
-first_violation (const KsLaunchConfig *c, const KsDeviceLimits *l, const KsKernelAttributes *a)
-{
-  static const char axis[3] = { 'x', 'y', 'z' };
-  const guint b[3] = { c->block.x, c->block.y, c->block.z };
-  const guint g[3] = { c->grid.x, c->grid.y, c->grid.z };
-  guint64 threads = block_threads (c);
-  char bs[64];
+static const char axis[3] = { 'x', 'y', 'z' };
 
-  ks_dim3_format (&c->block, bs, sizeof bs);
+/* The pieces of the launch rule, each the first limit broken in plain words,
+ * NULL when none: first_violation and ks_launch_config_check_limits put them
+ * together, so that a launch judged with a kernel and one judged on its own
+ * (restored from a file) meet the same limits with the same words. */
+static char *
+block_zero_violation (const KsLaunchConfig *c)
+{
+  const guint b[3] = { c->block.x, c->block.y, c->block.z };
+
   for (int i = 0; i < 3; i++)
     if (b[i] == 0)
       return g_strdup_printf ("A block needs at least one thread in each dimension; "
                               "%c is 0", axis[i]);
+  return NULL;
+}
+
+static char *
+grid_zero_violation (const KsLaunchConfig *c)
+{
+  const guint g[3] = { c->grid.x, c->grid.y, c->grid.z };
+
   for (int i = 0; i < 3; i++)
     if (g[i] == 0)
       return g_strdup_printf ("A grid needs at least one block in each dimension; %c is 0",
                               axis[i]);
-  if (!valid_ppt (c->pixels_per_thread))
-    return g_strdup_printf ("Each thread can handle 1, 2, 4, 8 or 16 pixels, not %u",
-                            c->pixels_per_thread);
+  return NULL;
+}
+
+/* 0 is the op's own number, allowed before the launch is resolved. */
+static char *
+ppt_violation (guint ppt, gboolean allow_default)
+{
+  if (valid_ppt (ppt) || (allow_default && ppt == 0))
+    return NULL;
+  return g_strdup_printf ("Each thread can handle 1, 2, 4, 8 or 16 pixels, not %u", ppt);
+}
+
+static char *
+block_limits_violation (const KsLaunchConfig *c, const KsDeviceLimits *l)
+{
+  const guint b[3] = { c->block.x, c->block.y, c->block.z };
+  guint64 threads = block_threads (c);
+  char bs[64];
+
+  ks_dim3_format (&c->block, bs, sizeof bs);
   for (int i = 0; i < 3; i++)
     if (b[i] > l->max_block_dim[i])
       return g_strdup_printf ("A block of %s has %u threads in %c; this device allows at most %u "
@@ -239,6 +283,35 @@ first_violation (const KsLaunchConfig *c, const KsDeviceLimits *l, const KsKerne
   if (threads > l->max_threads_per_block)
     return g_strdup_printf ("%s = %" G_GUINT64_FORMAT " threads per block; this device allows %u",
                             bs, threads, l->max_threads_per_block);
+  return NULL;
+}
+
+static char *
+grid_limits_violation (const KsLaunchConfig *c, const KsDeviceLimits *l)
+{
+  const guint g[3] = { c->grid.x, c->grid.y, c->grid.z };
+
+  for (int i = 0; i < 3; i++)
+    if (g[i] > l->max_grid_dim[i])
+      return g_strdup_printf ("A grid of %u blocks in %c is too large; this device allows at most "
+                              "%u in %c", g[i], axis[i], l->max_grid_dim[i], axis[i]);
+  return NULL;
+}
+
+/* The first limit the configuration breaks, in plain words; NULL when valid. */
+static char *
+first_violation (const KsLaunchConfig *c, const KsDeviceLimits *l, const KsKernelAttributes *a)
+{
+  guint64 threads = block_threads (c);
+  char *problem;
+  char bs[64];
+
+  ks_dim3_format (&c->block, bs, sizeof bs);
+  if ((problem = block_zero_violation (c)) != NULL
+      || (problem = grid_zero_violation (c)) != NULL
+      || (problem = ppt_violation (c->pixels_per_thread, FALSE)) != NULL
+      || (problem = block_limits_violation (c, l)) != NULL)
+    return problem;
   if (a != NULL && a->max_threads_per_block > 0 && threads > a->max_threads_per_block)
     return g_strdup_printf ("%s = %" G_GUINT64_FORMAT " threads per block; this kernel can run at "
                             "most %u per block (it uses %u registers per thread)",
@@ -263,11 +336,34 @@ first_violation (const KsLaunchConfig *c, const KsDeviceLimits *l, const KsKerne
                                   "block; this device allows %s", bs, need, have);
         }
     }
-  for (int i = 0; i < 3; i++)
-    if (g[i] > l->max_grid_dim[i])
-      return g_strdup_printf ("A grid of %u blocks in %c is too large; this device allows at most "
-                              "%u in %c", g[i], axis[i], l->max_grid_dim[i], axis[i]);
-  return NULL;
+  return grid_limits_violation (c, l);
+}
+
+gboolean
+ks_launch_config_check_limits (const KsLaunchConfig *config, const KsDeviceLimits *limits,
+                               const char **field, GError **error)
+{
+  g_autofree char *problem = NULL;
+  const char *where = NULL;
+
+  g_return_val_if_fail (config != NULL && limits != NULL, FALSE);
+  /* An automatic grid is derived later: the manual one it keeps may be anything. */
+  if ((problem = block_zero_violation (config)) != NULL)
+    where = "block";
+  else if (!config->auto_grid && (problem = grid_zero_violation (config)) != NULL)
+    where = "grid";
+  else if ((problem = ppt_violation (config->pixels_per_thread, TRUE)) != NULL)
+    where = "pixels_per_thread";
+  else if ((problem = block_limits_violation (config, limits)) != NULL)
+    where = "block";
+  else if (!config->auto_grid && (problem = grid_limits_violation (config, limits)) != NULL)
+    where = "grid";
+  if (field != NULL)
+    *field = where;
+  if (problem == NULL)
+    return TRUE;
+  g_set_error_literal (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG, problem);
+  return FALSE;
 }
 
 /* Shrinks the block until it fits the device and the kernel, then lets the

@@ -65,6 +65,10 @@ void         ks_dim3_format              (const KsDim3 *d, char *buf, gsize len)
 /* "16x16", "256", "32x8x1": 1 to 3 positive integers. */
 gboolean     ks_dim3_parse               (const char *text, KsDim3 *out, GError **error);
 
+/* A mapping's name in every file Kernelscope writes: "per-pixel", "grid-stride". */
+const char  *ks_launch_mode_to_string    (KsLaunchMode mode);
+gboolean     ks_launch_mode_from_string  (const char *text, KsLaunchMode *mode);
+
 void         ks_launch_config_init       (KsLaunchConfig *config, guint bx, guint by);
 /* Fills in the grid (when auto) and pixels_per_thread (when 0) for the image. */
 void         ks_launch_config_resolve    (KsLaunchConfig *config, guint width, guint height,
@@ -91,6 +95,20 @@ gboolean     ks_launch_config_validate   (const KsLaunchConfig *resolved,
                                           const KsKernelAttributes *attrs,
                                           KsLaunchConfig *suggestion,
                                           GError **error);
+
+/* The launch rule for a configuration that is not resolved and has no kernel
+ * (one restored from a session or the settings, a lesson's): a block of at
+ * least one thread in each dimension within the device's block dimensions and
+ * threads per block, a manual grid of at least one block in each dimension
+ * within its grid dimensions, and 0 (the op's own) or 1, 2, 4, 8 or 16 pixels
+ * per thread. The same limits, in the same words, as ks_launch_config_validate.
+ * Code without a device at hand passes the CPU device's limits, which are
+ * CUDA's. On failure: KS_ERROR_LAUNCH_CONFIG, and in *field (when not NULL)
+ * the member at fault: "block", "grid" or "pixels_per_thread"; NULL when valid. */
+gboolean     ks_launch_config_check_limits (const KsLaunchConfig *config,
+                                            const KsDeviceLimits *limits,
+                                            const char **field,
+                                            GError **error);
 
 /* The kernel's needs for another configuration (shared memory can depend on
  * the block and the pixels per thread). */

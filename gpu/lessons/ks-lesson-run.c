@@ -148,45 +148,54 @@ ks_lesson_get_launch (const KsLesson *lesson, const KsLessonVariant *variant,
   g_ptr_array_unref (report.notes);
 }
 
-/* What any CUDA device refuses; checked before either engine runs, so that
- * the CPU engine teaches the same limits. */
+/* What any CUDA device refuses, by the launch rule against the CPU device's
+ * limits (CUDA's); checked before either engine runs, so that the CPU engine
+ * teaches the same limits. Then what only the CPU model limits: how many
+ * threads it runs one by one. */
 static gboolean
 check_launch (const KsLessonRun *run, GError **error)
 {
+  g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
+  const KsDeviceLimits *limits = ks_device_get_limits (cpu);
   guint64 threads = (guint64) run->block.x * run->block.y * run->block.z;
-  guint64 total = threads * run->grid.x * run->grid.y * run->grid.z;
+  guint64 total = threads;
+  const guint grid[3] = { run->grid.x, run->grid.y, run->grid.z };
+  g_autoptr (GError) local = NULL;
+  const char *field = NULL;
+  gboolean overflow = FALSE;
+  KsLaunchConfig launch;
 
-  if (threads == 0 || run->grid.x == 0 || run->grid.y == 0 || run->grid.z == 0)
+  ks_launch_config_init (&launch, 1, 1);
+  launch.block = run->block;
+  launch.grid = run->grid;
+  launch.auto_grid = FALSE;
+  launch.pixels_per_thread = 1;
+  if (!ks_launch_config_check_limits (&launch, limits, &field, &local))
     {
-      g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG, "the launch has no threads");
+      /* A block too large is the lesson's usual mistake: say the way out. */
+      g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG, "%s%s", local->message,
+                   g_strcmp0 (field, "block") == 0 && threads > 0
+                     ? "; use a grid of several blocks" : "");
       return FALSE;
     }
-  if (threads > 1024 || run->block.x > 1024 || run->block.y > 1024 || run->block.z > 64)
+  /* A grid at CUDA's limits times a full block does not fit in 64 bits. */
+  for (guint i = 0; i < 3 && !overflow; i++)
+    overflow = !g_uint64_checked_mul (&total, total, grid[i]);
+  if (overflow || total > KS_LESSON_MAX_THREADS)
     {
       g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG,
-                   "a block of %u×%u×%u = %" G_GUINT64_FORMAT " threads cannot run: a block "
-                   "holds at most 1024 threads (x and y up to 1024, z up to 64); use a grid of "
-                   "several blocks", run->block.x, run->block.y, run->block.z, threads);
+                   "%s%" G_GUINT64_FORMAT " threads: the CPU model runs at most %" G_GUINT64_FORMAT
+                   " in a lesson (it runs them one by one)", overflow ? "more than " : "",
+                   overflow ? G_MAXUINT64 : total, KS_LESSON_MAX_THREADS);
       return FALSE;
     }
-  if (run->grid.y > 65535 || run->grid.z > 65535)
+  /* The lessons' launches do not opt in to more. */
+  if (run->shared > limits->shared_mem_per_block)
     {
       g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG,
-                   "a grid's y and z are at most 65535, not %u and %u", run->grid.y, run->grid.z);
-      return FALSE;
-    }
-  if (total > KS_LESSON_MAX_THREADS)
-    {
-      g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG,
-                   "%" G_GUINT64_FORMAT " threads: the CPU model runs at most %" G_GUINT64_FORMAT
-                   " in a lesson (it runs them one by one)", total, KS_LESSON_MAX_THREADS);
-      return FALSE;
-    }
-  if (run->shared > 48 * 1024)
-    {
-      g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG,
-                   "%" G_GUINT64_FORMAT " bytes of dynamic shared memory: at most 49152 without "
-                   "opting in", run->shared);
+                   "%" G_GUINT64_FORMAT " bytes of dynamic shared memory: at most "
+                   "%" G_GUINT64_FORMAT " without opting in", run->shared,
+                   limits->shared_mem_per_block);
       return FALSE;
     }
   return TRUE;

@@ -14,10 +14,6 @@
 #include "ks-json.h"
 #include "ks-session-private.h"
 
-/* The launch panel's ranges: what a user can set, whatever the device allows. */
-#define BLOCK_XY_MAX 65536
-#define BLOCK_Z_MAX 1024
-#define GRID_MAX 2147483647
 #define ZOOM_MIN (1.0 / 64.0)
 #define ZOOM_MAX 256.0
 
@@ -219,41 +215,44 @@ get_dim3 (JsonObject *parent, const char *name, const char *where, guint64 min,
   return TRUE;
 }
 
+/* The members' shapes here; their values by the launch rule
+ * (ks_launch_config_check_limits) against the CPU device's limits, which are
+ * CUDA's: a file names no device it must run on, and the settings' last
+ * launch is judged the same way. */
 static gboolean
 read_launch (JsonObject *object, KsLaunchConfig *l, GError **error)
 {
-  static const guint64 block_max[3] = { BLOCK_XY_MAX, BLOCK_XY_MAX, BLOCK_Z_MAX };
-  static const guint64 grid_max[3] = { GRID_MAX, GRID_MAX, GRID_MAX };
+  static const guint64 dim_max[3] = { G_MAXUINT32, G_MAXUINT32, G_MAXUINT32 };
+  g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
+  g_autoptr (GError) local = NULL;
   gboolean present = FALSE, auto_grid = FALSE;
-  const char *mode = NULL;
+  const char *mode = NULL, *field = NULL;
   JsonNode *ppt;
 
-  if (!get_dim3 (object, "block", "launch.block", 1, block_max, &l->block, error)
+  if (!get_dim3 (object, "block", "launch.block", 0, dim_max, &l->block, error)
       || !get_boolean (object, "auto_grid", "launch.auto_grid", &present, &auto_grid, error))
     return FALSE;
   if (!present)
     return refuse (error, _("“%s” is missing"), "launch.auto_grid");
   l->auto_grid = auto_grid;
-  /* An automatic grid is derived from the image: the manual one it keeps for
-   * later may be 0 there. */
-  if (!get_dim3 (object, "grid", "launch.grid", auto_grid ? 0 : 1, grid_max, &l->grid, error)
+  if (!get_dim3 (object, "grid", "launch.grid", 0, dim_max, &l->grid, error)
       || !get_string (object, "mode", "launch.mode", &mode, error))
     return FALSE;
   if (mode == NULL)
     return refuse (error, _("“%s” is missing"), "launch.mode");
-  if (g_str_equal (mode, "per-pixel"))
-    l->mode = KS_LAUNCH_PER_PIXEL;
-  else if (g_str_equal (mode, "grid-stride"))
-    l->mode = KS_LAUNCH_GRID_STRIDE;
-  else
+  if (!ks_launch_mode_from_string (mode, &l->mode))
     return refuse (error, _("“%s” must be one of %s"), "launch.mode", "per-pixel, grid-stride");
   ppt = member (object, "pixels_per_thread");
   if (ppt == NULL)
     return refuse (error, _("“%s” is missing"), "launch.pixels_per_thread");
-  if (!node_whole (ppt, 0, 16, &l->pixels_per_thread)
-      || (l->pixels_per_thread & (l->pixels_per_thread - 1)) != 0)
-    return refuse (error, _("“%s” must be one of %s"), "launch.pixels_per_thread",
-                   "0, 1, 2, 4, 8, 16");
+  if (!node_whole (ppt, 0, G_MAXUINT32, &l->pixels_per_thread))
+    return refuse (error, _("“%s” must be a whole number"), "launch.pixels_per_thread");
+  if (!ks_launch_config_check_limits (l, ks_device_get_limits (cpu), &field, &local))
+    {
+      g_autofree char *where = g_strconcat ("launch.", field, NULL);
+
+      return refuse (error, _("“%s” cannot be launched: %s"), where, local->message);
+    }
   return TRUE;
 }
 

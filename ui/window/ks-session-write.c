@@ -268,22 +268,7 @@ ks_session_to_json (const KsSession *session, gsize *length, GError **error)
     }
 
   if (session->has_launch)
-    {
-      const KsLaunchConfig *l = &session->launch;
-
-      json_builder_set_member_name (builder, "launch");
-      json_builder_begin_object (builder);
-      ks_json_add_dim3 (builder, "block", &l->block);
-      ks_json_add_dim3 (builder, "grid", &l->grid);
-      json_builder_set_member_name (builder, "auto_grid");
-      json_builder_add_boolean_value (builder, l->auto_grid);
-      json_builder_set_member_name (builder, "mode");
-      json_builder_add_string_value (builder, l->mode == KS_LAUNCH_GRID_STRIDE ? "grid-stride"
-                                                                              : "per-pixel");
-      json_builder_set_member_name (builder, "pixels_per_thread");
-      json_builder_add_int_value (builder, l->pixels_per_thread);
-      json_builder_end_object (builder);
-    }
+    ks_json_add_launch (builder, "launch", &session->launch, KS_JSON_LAUNCH_NONE);
 
   if (session->device_id != NULL)
     {

@@ -45,18 +45,19 @@ _ks_window_settings_save (GSettings *settings, KsPipeline *pipeline)
   g_settings_apply (settings);
 }
 
+/* The launch rule of sessions (ks-session-parse.c), against the CPU device's
+ * limits, which are CUDA's: the device the launch will meet is not known yet,
+ * and the pipeline's validation judges it against that one once it is. */
 static gboolean
 launch_fits (const KsLaunchConfig *l)
 {
-  gboolean ppt_ok = l->pixels_per_thread == 0 || l->pixels_per_thread == 1
-                    || l->pixels_per_thread == 2 || l->pixels_per_thread == 4
-                    || l->pixels_per_thread == 8 || l->pixels_per_thread == 16;
+  g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
+  g_autoptr (GError) error = NULL;
 
-  /* The pipeline's validation judges a launch against the device; here only
-   * what no device could run is left out. */
-  return l->block.x >= 1 && l->block.y >= 1 && l->block.z >= 1 && l->block.x <= 1024
-         && l->block.y <= 1024 && l->block.z <= 64
-         && (l->auto_grid || (l->grid.x >= 1 && l->grid.y >= 1 && l->grid.z >= 1)) && ppt_ok;
+  if (ks_launch_config_check_limits (l, ks_device_get_limits (cpu), NULL, &error))
+    return TRUE;
+  g_debug ("The last launch is left out: %s", error->message);
+  return FALSE;
 }
 
 void
