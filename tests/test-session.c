@@ -454,10 +454,6 @@ static const struct
   { "block-negative", "{\"format\": \"kernelscope-session\", \"version\": 1, \"launch\":"
     " {\"block\": [-16, 16, 1], \"grid\": [1, 1, 1], \"auto_grid\": true, \"mode\": \"per-pixel\","
     " \"pixels_per_thread\": 1}}", "launch.block" },
-  /* Within what the launch panel accepts, but past CUDA's 1024 threads a block. */
-  { "block-2048", "{\"format\": \"kernelscope-session\", \"version\": 1, \"launch\":"
-    " {\"block\": [2048, 1, 1], \"grid\": [1, 1, 1], \"auto_grid\": true,"
-    " \"mode\": \"per-pixel\", \"pixels_per_thread\": 1}}", "launch.block" },
   { "grid-zero", "{\"format\": \"kernelscope-session\", \"version\": 1, \"launch\":"
     " {\"block\": [16, 16, 1], \"grid\": [0, 4, 1], \"auto_grid\": false, \"mode\": \"per-pixel\","
     " \"pixels_per_thread\": 1}}", "launch.grid" },
@@ -554,7 +550,9 @@ test_partly_applied (void)
   g_autoptr (GSettings) settings = fresh_settings ();
   g_autofree char *path = tmp_path ("partly" KS_SESSION_EXTENSION);
   g_autofree char *path2 = tmp_path ("sigma" KS_SESSION_EXTENSION);
+  g_autofree char *path3 = tmp_path ("block" KS_SESSION_EXTENSION);
   KsWindow *window = open_window (TRUE);
+  KsLaunchConfig before;
   KsPipeline *pipeline = ks_window_get_pipeline (window);
   KsImage *input = ks_pipeline_get_input (pipeline, KS_INPUT_A);
   const char *message;
@@ -604,6 +602,30 @@ test_partly_applied (void)
   g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "sharpen");
   g_assert_cmpfloat (param (pipeline, "amount"), ==, 1);
   g_assert_cmpfloat (param (pipeline, "radius"), ==, 2.5);
+
+  /* A block the launch panel accepts but no device can run (past CUDA's 1024
+   * threads a block): the launch stays, with the device's rule as the
+   * reason, and the rest of the file applies. */
+  before = *ks_pipeline_get_launch (pipeline);
+  g_assert_true (g_file_set_contents (path3,
+    "{\"format\": \"kernelscope-session\", \"version\": 1, \"op\": {\"id\": \"gray\"},"
+    " \"launch\": {\"block\": [2048, 1, 1], \"grid\": [1, 1, 1], \"auto_grid\": true,"
+    " \"mode\": \"per-pixel\", \"pixels_per_thread\": 1}}", -1, NULL));
+  {
+    g_autoptr (GFile) file = g_file_new_for_path (path3);
+
+    ks_session_open (window, file, KS_SESSION_APPLY_ALL);
+  }
+  message = wait_message (window, "block.kscope.json");
+  g_test_message ("%s", message);
+  g_assert_true (g_str_has_prefix (message, "Opened the session block.kscope.json, except"));
+  g_assert_nonnull (strstr (message, "“launch.block”"));
+  g_assert_nonnull (strstr (message, "at most 1024"));
+  wait_idle (window);
+  g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gray");
+  g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.x, ==, before.block.x);
+  g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.y, ==, before.block.y);
+  g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.z, ==, before.block.z);
   ks_ui_test_close_window (window);
 }
 

@@ -346,7 +346,7 @@ ks_launch_config_check_limits (const KsLaunchConfig *config, const KsDeviceLimit
   g_autofree char *problem = NULL;
   const char *where = NULL;
 
-  g_return_val_if_fail (config != NULL && limits != NULL, FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
   /* An automatic grid is derived later: the manual one it keeps may be anything. */
   if ((problem = block_zero_violation (config)) != NULL)
     where = "block";
@@ -354,9 +354,10 @@ ks_launch_config_check_limits (const KsLaunchConfig *config, const KsDeviceLimit
     where = "grid";
   else if ((problem = ppt_violation (config->pixels_per_thread, TRUE)) != NULL)
     where = "pixels_per_thread";
-  else if ((problem = block_limits_violation (config, limits)) != NULL)
+  else if (limits != NULL && (problem = block_limits_violation (config, limits)) != NULL)
     where = "block";
-  else if (!config->auto_grid && (problem = grid_limits_violation (config, limits)) != NULL)
+  else if (limits != NULL && !config->auto_grid
+           && (problem = grid_limits_violation (config, limits)) != NULL)
     where = "grid";
   if (field != NULL)
     *field = where;

@@ -103,8 +103,10 @@ gboolean     ks_launch_config_validate   (const KsLaunchConfig *resolved,
  * within its grid dimensions, and 0 (the op's own) or 1, 2, 4, 8 or 16 pixels
  * per thread. The same limits, in the same words, as ks_launch_config_validate.
  * Code without a device at hand passes the CPU device's limits, which are
- * CUDA's. On failure: KS_ERROR_LAUNCH_CONFIG, and in *field (when not NULL)
- * the member at fault: "block", "grid" or "pixels_per_thread"; NULL when valid. */
+ * CUDA's; limits NULL checks the shape alone (no zero side, a valid number
+ * of pixels per thread): what any launch must be, whatever the device. On
+ * failure: KS_ERROR_LAUNCH_CONFIG, and in *field (when not NULL) the member at
+ * fault: "block", "grid" or "pixels_per_thread"; NULL when valid. */
 gboolean     ks_launch_config_check_limits (const KsLaunchConfig *config,
                                             const KsDeviceLimits *limits,
                                             const char **field,

@@ -237,6 +237,9 @@ _ks_session_apply (const KsSession *session, KsWindow *window, KsSessionApplyFla
   apply_op (session, window, problems);
   if (session->has_launch)
     ks_pipeline_set_launch (window->pipeline, &session->launch);
+  else if (session->launch_refused != NULL)
+    g_ptr_array_add (problems, g_strdup_printf (_("its launch stays as it was (%s)"),
+                                                session->launch_refused));
   apply_kernel (session, window);
   apply_view (session, window);
   if (input_a_set != NULL)

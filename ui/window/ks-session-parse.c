@@ -58,6 +58,7 @@ ks_session_free (KsSession *session)
   g_free (session->op_id);
   g_array_unref (session->params);
   g_free (session->device_id);
+  g_free (session->launch_refused);
   g_free (session->kernel_source);
   g_array_unref (session->kernel_params);
   g_free (session);
@@ -215,12 +216,15 @@ get_dim3 (JsonObject *parent, const char *name, const char *where, guint64 min,
   return TRUE;
 }
 
-/* The members' shapes here; their values by the launch rule
- * (ks_launch_config_check_limits) against the CPU device's limits, which are
- * CUDA's: a file names no device it must run on, and the settings' last
- * launch is judged the same way. */
+/* By the launch rule (ks_launch_config_check_limits): a launch of the wrong
+ * shape (a zero side, 3 pixels a thread) is a broken file, refused; one past
+ * the CPU device's limits, which are CUDA's (a file names no device it must
+ * run on, and the settings' last launch is judged the same way), is one the
+ * launch panel can hold but no device can run: a problem of the restore,
+ * not of the file. *refused then says why, and the rest of the session
+ * comes back. */
 static gboolean
-read_launch (JsonObject *object, KsLaunchConfig *l, GError **error)
+read_launch (JsonObject *object, KsLaunchConfig *l, char **refused, GError **error)
 {
   static const guint64 dim_max[3] = { G_MAXUINT32, G_MAXUINT32, G_MAXUINT32 };
   g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
@@ -247,11 +251,17 @@ read_launch (JsonObject *object, KsLaunchConfig *l, GError **error)
     return refuse (error, _("“%s” is missing"), "launch.pixels_per_thread");
   if (!node_whole (ppt, 0, G_MAXUINT32, &l->pixels_per_thread))
     return refuse (error, _("“%s” must be a whole number"), "launch.pixels_per_thread");
-  if (!ks_launch_config_check_limits (l, ks_device_get_limits (cpu), &field, &local))
+  if (!ks_launch_config_check_limits (l, NULL, &field, &local))
     {
       g_autofree char *where = g_strconcat ("launch.", field, NULL);
 
       return refuse (error, _("“%s” cannot be launched: %s"), where, local->message);
+    }
+  if (!ks_launch_config_check_limits (l, ks_device_get_limits (cpu), &field, &local))
+    {
+      g_autofree char *where = g_strconcat ("launch.", field, NULL);
+
+      *refused = g_strdup_printf (_("“%s” cannot be launched: %s"), where, local->message);
     }
   return TRUE;
 }
@@ -496,9 +506,9 @@ read_document (JsonNode *root, GFile *base_dir, KsSession *session, GError **err
     return FALSE;
   if (launch != NULL)
     {
-      if (!read_launch (launch, &session->launch, error))
+      if (!read_launch (launch, &session->launch, &session->launch_refused, error))
         return FALSE;
-      session->has_launch = TRUE;
+      session->has_launch = session->launch_refused == NULL;
     }
 
   if (!get_object (top, "engine", "engine", &engine, error)

@@ -72,6 +72,7 @@ struct _KsSession
 
   gboolean has_launch;
   KsLaunchConfig launch;
+  char *launch_refused;  /* why the file's launch is not restored; NULL: it is */
 
   char *device_id;
 
