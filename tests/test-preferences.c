@@ -1,8 +1,9 @@
-/* test-preferences.c: what the window keeps between starts — the last op,
- * its parameters, launch and engine come back, a value that does not fit is
- * skipped on its own — and the preferences window's rows change the settings
- * the window follows (style, timed runs, teaching launches). Settings live in
- * GLib's memory backend, with the schema compiled in the build tree. */
+/* test-preferences.c: what the window takes from the settings — not its
+ * last state, which only the last session keeps (test-last-session.c), but the
+ * defaults a window starts from — and the preferences window's rows change
+ * the settings the window follows (style, timed runs, teaching launches).
+ * Settings live in GLib's memory backend, with the schema compiled in the
+ * build tree. */
 #include "config.h"
 
 #include <adwaita.h>
@@ -14,8 +15,7 @@
 #include "ks-op-registry.h"
 
 /* What the tests set: reset before each. */
-static const char *const keys[] = { "last-op", "last-params", "last-launch", "last-engine",
-                                    "restore-last", "launch-defaults", "measure-repeats",
+static const char *const keys[] = { "restore-last", "launch-defaults", "measure-repeats",
                                     "color-scheme", "default-engine", NULL };
 
 static double
@@ -24,77 +24,49 @@ param (KsPipeline *pipeline, const char *name)
   return ks_params_get (ks_pipeline_get_params (pipeline), ks_pipeline_get_op (pipeline), name);
 }
 
-/* What one window had, the next one starts with; what it changed is saved
- * when it closes. */
+/* The last state is the last session's alone (test-last-session.c): the
+ * settings have no key for it, and a window that closes leaves nothing in
+ * them for the next, which starts on the default op with its own defaults. */
 static void
-test_restores_last (void)
+test_no_last_state (void)
 {
+  static const char *const gone[] = { "last-op", "last-params", "last-launch", "last-engine" };
   g_autoptr (GSettings) settings = ks_ui_test_fresh_settings (keys);
-  GVariantBuilder params;
+  g_autoptr (GSettingsSchema) schema = NULL;
+  const KsOp *op;
+  KsParams defaults;
   KsWindow *window;
   KsPipeline *pipeline;
-  const KsLaunchConfig *l;
-  g_autofree char *op = NULL;
-  double sigma = 0;
+  KsLaunchConfig l;
 
-  g_variant_builder_init (&params, G_VARIANT_TYPE ("a{sd}"));
-  g_variant_builder_add (&params, "{sd}", "sigma", 3.5);
-  g_variant_builder_add (&params, "{sd}", "no-such-parameter", 1.0);
-  g_settings_set_string (settings, "last-op", "gaussian_blur");
-  g_settings_set_value (settings, "last-params", g_variant_builder_end (&params));
-  g_settings_set (settings, "last-launch", "(uuuuuubbu)", 8, 8, 1, 0, 0, 0, TRUE, TRUE, 2);
+  g_object_get (settings, "settings-schema", &schema, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (gone); i++)
+    g_assert_false (g_settings_schema_has_key (schema, gone[i]));
+  g_assert_true (g_settings_get_boolean (settings, "restore-last"));
 
   window = ks_ui_test_open_window ();
   pipeline = ks_window_get_pipeline (window);
-  g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gaussian_blur");
-  g_assert_cmpfloat (param (pipeline, "sigma"), ==, 3.5);
-  l = ks_pipeline_get_launch (pipeline);
-  g_assert_cmpuint (l->block.x, ==, 8);
-  g_assert_cmpuint (l->block.y, ==, 8);
-  g_assert_true (l->auto_grid);
-  g_assert_cmpint (l->mode, ==, KS_LAUNCH_GRID_STRIDE);
-  g_assert_cmpuint (l->pixels_per_thread, ==, 2);
-  g_assert_false (ks_engine_is_cuda (ks_pipeline_get_engine (pipeline)));
-
-  ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("box_blur"));
-  ks_pipeline_set_param (pipeline, 0, 7);
+  ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("gaussian_blur"));
+  ks_pipeline_set_param (pipeline, 0, 3.5);
+  l = *ks_pipeline_get_launch (pipeline);
+  l.block.x = 8;
+  l.block.y = 8;
+  ks_pipeline_set_launch (pipeline, &l);
   ks_ui_test_close_window (window);
-  op = g_settings_get_string (settings, "last-op");
-  g_assert_cmpstr (op, ==, "box_blur");
-  g_assert_true (g_variant_lookup (g_settings_get_value (settings, "last-params"), "radius", "d",
-                                   &sigma));
-  g_assert_cmpfloat (sigma, ==, 7);
-}
 
-/* An op that is gone, a parameter out of its range and a launch no device
- * runs are each left out; the window starts on the defaults for them. */
-static void
-test_corrupt_values_skipped (void)
-{
-  g_autoptr (GSettings) settings = ks_ui_test_fresh_settings (keys);
-  GVariantBuilder params;
-  KsWindow *window;
-  KsPipeline *pipeline;
-  const KsOp *op;
-
-  g_settings_set_string (settings, "last-op", "no-such-op");
   window = ks_ui_test_open_window ();
   pipeline = ks_window_get_pipeline (window);
   op = ks_pipeline_get_op (pipeline);
   g_assert_nonnull (op);
-  g_assert_cmpstr (op->id, !=, "no-such-op");
-  ks_ui_test_close_window (window);
-
-  g_variant_builder_init (&params, G_VARIANT_TYPE ("a{sd}"));
-  g_variant_builder_add (&params, "{sd}", "sigma", 999.0);
-  g_settings_set_string (settings, "last-op", "gaussian_blur");
-  g_settings_set_value (settings, "last-params", g_variant_builder_end (&params));
-  g_settings_set (settings, "last-launch", "(uuuuuubbu)", 0, 8, 1, 0, 0, 0, TRUE, FALSE, 3);
-  window = ks_ui_test_open_window ();
-  pipeline = ks_window_get_pipeline (window);
-  g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gaussian_blur");
+  g_assert_cmpstr (op->id, ==, "invert");
+  ks_params_init (&defaults, op);
+  for (guint p = 0; p < op->n_params; p++)
+    g_assert_cmpfloat (ks_pipeline_get_params (pipeline)->values[p], ==, defaults.values[p]);
+  g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.x, !=, 8);
+  g_assert_false (ks_engine_is_cuda (ks_pipeline_get_engine (pipeline)));
+  /* Nor does the blur's sigma of the window before come back with the op. */
+  ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("gaussian_blur"));
   g_assert_cmpfloat (param (pipeline, "sigma"), ==, 1.5);
-  g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.x, !=, 0);
   ks_ui_test_close_window (window);
 
   /* Past CUDA's 1024 threads a block: refused as a session refuses it. */
@@ -204,8 +176,7 @@ main (int argc, char *argv[])
   if (!ks_ui_test_have_build_schemas (schemas))
     return 77;
 
-  g_test_add_func ("/ks/ui/preferences/restores-last", test_restores_last);
-  g_test_add_func ("/ks/ui/preferences/corrupt-values-skipped", test_corrupt_values_skipped);
+  g_test_add_func ("/ks/ui/preferences/no-last-state", test_no_last_state);
   g_test_add_func ("/ks/ui/preferences/teaching-launch", test_teaching_launch);
   g_test_add_func ("/ks/ui/preferences/rows", test_preferences_rows);
   return g_test_run ();

@@ -2,10 +2,13 @@
  * opened again gives the same pixels, op, parameters, launch, view and
  * editor; a pasted image travels inside it; a damaged, foreign or newer file
  * is refused and changes nothing; what only this machine lacks is left out
- * and named; the last session comes back at the next start; the bundle
- * holds the run's files; and the "Recent" menu offers what was opened.
- * Runs on the CPU engine, with the state and data folders (last session,
- * recent files) in a temporary folder. */
+ * and named; the bundle holds the run's files; and the "Recent" menu offers
+ * what was opened (the last session is test-last-session.c's). Runs on
+ * the CPU engine, with the state and data folders (recent files) in a
+ * temporary folder. Over 800 lines as one piece: every test here goes
+ * through the same helpers (waiting for the pipeline and the toasts,
+ * saving, parsing the file written), each one a thing a user does with a
+ * session file. */
 #include "config.h"
 
 #include <adwaita.h>
@@ -68,8 +71,7 @@ wait_input_name (KsWindow *window, const char *name)
 static GSettings *
 fresh_settings (void)
 {
-  static const char *const keys[] = { "last-op", "last-params", "last-launch", "last-engine",
-                                      "restore-last", "launch-defaults", NULL };
+  static const char *const keys[] = { "restore-last", "launch-defaults", NULL };
 
   return ks_ui_test_fresh_settings (keys);
 }
@@ -629,86 +631,6 @@ test_partly_applied (void)
   ks_ui_test_close_window (window);
 }
 
-/* A window that closes leaves its session in the state folder; the next
- * one starts from it — from all of it without images on the command line,
- * from all but its inputs with them; with restore-last off, from the sample. */
-static void
-test_last_session (void)
-{
-  g_autoptr (GSettings) settings = fresh_settings ();
-  g_autoptr (GFile) last = ks_session_get_last_file ();
-  g_autofree char *expected_path = g_build_filename (tmp_root, "state", "kernelscope",
-                                                     "last-session.kscope.json", NULL);
-  g_autofree char *last_path = g_file_get_path (last);
-  KsWindow *window;
-  KsPipeline *pipeline;
-  KsLaunchConfig launch;
-
-  g_assert_cmpstr (last_path, ==, expected_path);
-  g_unlink (last_path);
-
-  /* No last session yet: the sample. */
-  window = ks_window_new (NULL);
-  gtk_window_present (GTK_WINDOW (window));
-  ks_session_start_window (window, NULL, FALSE);
-  wait_input_name (window, "astronaut.png");
-  pipeline = ks_window_get_pipeline (window);
-  ks_window_open_named_sample (window, "coffee");
-  wait_input_name (window, "coffee.png");
-  ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("gamma"));
-  set_param (pipeline, "gamma", 0.75);
-  ks_launch_config_init (&launch, 64, 2);
-  ks_pipeline_set_launch (pipeline, &launch);
-  wait_idle (window);
-  ks_ui_test_close_window (window);
-  KS_UI_TEST_WAIT_FOR (g_file_test (last_path, G_FILE_TEST_EXISTS), KS_UI_TEST_PATIENCE_S);
-  g_assert_true (g_file_test (last_path, G_FILE_TEST_EXISTS));
-
-  /* Only the session can bring these back: the settings forget them. */
-  g_settings_reset (settings, "last-op");
-  g_settings_reset (settings, "last-params");
-  g_settings_reset (settings, "last-launch");
-  window = ks_window_new (NULL);
-  gtk_window_present (GTK_WINDOW (window));
-  ks_session_start_window (window, NULL, FALSE);
-  wait_input_name (window, "coffee.png");
-  pipeline = ks_window_get_pipeline (window);
-  g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gamma");
-  g_assert_cmpfloat (param (pipeline, "gamma"), ==, 0.75);
-  g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.x, ==, 64);
-  wait_idle (window);
-  ks_ui_test_close_window (window);
-  for (int i = 0; i < 100; i++)
-    ks_ui_test_iterate_for (10);
-
-  /* Images on the command line win over the session's inputs. */
-  g_settings_reset (settings, "last-op");
-  window = ks_window_new (NULL);
-  gtk_window_present (GTK_WINDOW (window));
-  ks_session_start_window (window, NULL, TRUE);
-  pipeline = ks_window_get_pipeline (window);
-  KS_UI_TEST_WAIT_FOR (g_strcmp0 (ks_pipeline_get_op (pipeline)->id, "gamma") == 0,
-                       KS_UI_TEST_PATIENCE_S);
-  g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gamma");
-  ks_ui_test_iterate_for (200);
-  g_assert_null (ks_pipeline_get_input (pipeline, KS_INPUT_A));
-  ks_ui_test_close_window (window);
-  ks_ui_test_iterate_for (200);
-
-  /* restore-last off: the sample and the default op. */
-  g_settings_set_boolean (settings, "restore-last", FALSE);
-  g_settings_reset (settings, "last-op");
-  window = ks_window_new (NULL);
-  gtk_window_present (GTK_WINDOW (window));
-  ks_session_start_window (window, NULL, FALSE);
-  wait_input_name (window, "astronaut.png");
-  ks_ui_test_iterate_for (200);
-  g_assert_cmpstr (ks_pipeline_get_op (ks_window_get_pipeline (window))->id, ==, "invert");
-  ks_ui_test_close_window (window);
-  ks_ui_test_iterate_for (200);
-  g_settings_reset (settings, "restore-last");
-}
-
 static GPtrArray *
 folder_entries (const char *dir)
 {
@@ -1011,7 +933,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/ks/ui/session/embedded-input", test_embedded_input);
   g_test_add_func ("/ks/ui/session/refused", test_refused);
   g_test_add_func ("/ks/ui/session/partly-applied", test_partly_applied);
-  g_test_add_func ("/ks/ui/session/last-session", test_last_session);
   g_test_add_func ("/ks/ui/session/bundle", test_bundle);
   g_test_add_func ("/ks/ui/session/recent", test_recent);
   status = g_test_run ();

@@ -2,7 +2,9 @@
  * in a thread, applied only once it is valid, a toast that names the file
  * or says what was left out), saving one (captured, written in a thread,
  * added to the recent files), and the last session, written when a window
- * that ks_session_start_window set up closes. */
+ * that ks_session_start_window set up closes. The last session is the one
+ * place the last state of a window is kept: its op, parameters, launch and
+ * engine as well as its inputs, view and kernel. */
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -181,6 +183,7 @@ _ks_window_session_dispose (KsWindow *self)
 {
   g_autoptr (GFile) file = g_object_steal_data (G_OBJECT (self), LAST_FILE_KEY);
   GApplication *application = g_object_steal_data (G_OBJECT (self), APPLICATION_KEY);
+  KsSession *session;
 
   g_signal_handlers_disconnect_by_data (gtk_recent_manager_get_default (), self);
   if (file == NULL || !_ks_session_window_alive (self))
@@ -192,6 +195,10 @@ _ks_window_session_dispose (KsWindow *self)
    * by the callback, which also drops this reference). */
   if (application != NULL)
     g_application_hold (application);
-  _ks_session_save_async (_ks_session_capture (self), file, TRUE, NULL, on_last_saved_cb,
-                          application);
+  session = _ks_session_capture (self);
+  /* The CPU engine as a choice, not as the fallback of a machine without
+   * CUDA: that one must not keep a GPU installed later off. */
+  if (g_strcmp0 (session->device_id, "cpu") == 0 && !ks_cuda_available (NULL))
+    g_clear_pointer (&session->device_id, g_free);
+  _ks_session_save_async (session, file, TRUE, NULL, on_last_saved_cb, application);
 }

@@ -239,12 +239,11 @@ void _ks_window_session_dispose (KsWindow *self);
 
 /* ---- ks-window-settings.c --------------------------------------------------- */
 
-/* The last op, parameters, launch and engine, saved when the window closes
- * and given back when one opens (restore-last); the device a new window
- * starts on (NULL: the pipeline's own choice); the style following
- * color-scheme for as long as owner lives. */
-void      _ks_window_settings_save         (GSettings *settings, KsPipeline *pipeline);
-void      _ks_window_settings_restore      (GSettings *settings, KsPipeline *pipeline);
+/* The launch a new window starts with (launch-defaults); the device it
+ * starts on (default-engine; NULL: the pipeline's own choice); the style
+ * following color-scheme for as long as owner lives. The last state comes
+ * from the last session (ks-session-window.c), not from here. */
+void      _ks_window_settings_apply_launch_defaults (GSettings *settings, KsPipeline *pipeline);
 KsDevice *_ks_window_settings_start_device (GSettings *settings, GError **error);
 void      _ks_window_settings_follow_style (GSettings *settings, gpointer owner);
 /* The launch follows a change of launch-defaults while the pipeline lives. */

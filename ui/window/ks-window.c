@@ -172,8 +172,6 @@ ks_window_dispose (GObject *object)
                               _ks_window_get_left_visible (self));
       g_settings_set_boolean (self->settings, "show-right-panel",
                               _ks_window_get_right_visible (self));
-      if (self->pipeline != NULL)
-        _ks_window_settings_save (self->settings, self->pipeline);
     }
   _ks_window_session_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_WINDOW);
@@ -312,8 +310,8 @@ on_start_device_cb (GObject *object, GAsyncResult *result, gpointer user_data)
     }
 }
 
-/* The engine of the preferences (or of the last window), where it is not
- * the one the pipeline chose itself. */
+/* The engine of the preferences, where it is not the one the pipeline chose
+ * itself; a last session applied later may move it to the last window's. */
 static void
 start_on_preferred_device (KsWindow *self)
 {
@@ -370,7 +368,7 @@ ks_window_init (KsWindow *self)
                        ks_timing_panel_get_repeats_adjustment (self->timing_panel), "value",
                        G_SETTINGS_BIND_DEFAULT);
       _ks_window_settings_follow_style (self->settings, self);
-      _ks_window_settings_restore (self->settings, self->pipeline);
+      _ks_window_settings_apply_launch_defaults (self->settings, self->pipeline);
       _ks_window_settings_follow_launch_defaults (self->settings, self->pipeline);
       start_on_preferred_device (self);
     }
