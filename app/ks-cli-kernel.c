@@ -9,7 +9,13 @@
 
 /* `kernel`: the user's own kernel, compiled and run in the worker process,
  * on images (expression and image modes) or on arrays bound to its
- * arguments (the "any" mode). */
+ * arguments (the "any" mode).
+ *
+ * One piece because one invocation fills one KernelReport, from the source
+ * and its launch through the compile or the run to the --json report:
+ * kernel_main picks --check, the array run or the image run, and all three
+ * write the fields report_json reads, so the options, the runs and the
+ * report change together. */
 
 typedef struct
 {

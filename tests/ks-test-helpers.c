@@ -433,3 +433,22 @@ ks_test_remove_tree (const char *dir)
     }
   g_rmdir (dir);
 }
+
+KsLessonReport *
+ks_test_run_lesson (const char *name, const char *variant, guint size)
+{
+  g_autoptr (GError) error = NULL;
+  const KsLesson *lesson = ks_lesson_lookup (name);
+  KsLessonReport *report = NULL;
+  KsLessonOptions options;
+
+  g_assert_nonnull (lesson);
+  ks_lesson_options_init (&options);
+  options.repeats = 2;
+  options.size = size;
+  g_assert_true (ks_lesson_run (lesson, ks_lesson_lookup_variant (lesson, variant), NULL, NULL,
+                                &options, &report, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (report);
+  return report;
+}

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kernelscope.h"
+#include "ks-lesson.h"
 
 G_BEGIN_DECLS
 
@@ -113,5 +114,9 @@ void        ks_test_run_program       (KsTestProgramResult *result, const char *
                                        char **envp, const char *const *args);
 /* Removes a directory and the files in it. */
 void        ks_test_remove_tree       (const char *dir);
+
+/* A lesson's variant (NULL: the fixed one) on the CPU engine, timed twice at
+ * `size` (0: the lesson's own); the run must succeed. */
+KsLessonReport *ks_test_run_lesson    (const char *name, const char *variant, guint size);
 
 G_END_DECLS

@@ -1,3 +1,13 @@
+/* ks-bench.c: the benchmark of every op (see ks-bench.h): which rows a
+ * selection names, the inputs they share, and each row measured: our kernel
+ * with the timing protocol, the shared histogram's limits, and NPP's
+ * equivalent on the same device buffers, checked against ours.
+ *
+ * One piece because every row is measured against one BenchState (the
+ * inputs uploaded once, the timing options, the NPP handle), and that is
+ * what makes NPP's time and the limits comparable with ours: the selection
+ * parser makes the BenchItems that measure_item consumes, and a change to
+ * how a row is run changes how its NPP peer and its limits are run. */
 #include "config.h"
 
 #include "ks-bench.h"

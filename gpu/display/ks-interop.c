@@ -7,7 +7,14 @@
  * and written as a CUDA array. Registration costs about 1.5 ms for 1080p, so
  * it happens once per size and format, never per frame. Shared-memory mode
  * (ks-interop.h) copies nothing: GL imports the op's output memory and
- * samples it as a buffer texture. */
+ * samples it as a buffer texture.
+ *
+ * One piece because the three modes are one KsInterop: ks_interop_new checks
+ * once that GL renders on the engine's CUDA device and, for shared memory,
+ * probes with the same share and resolve functions a view then calls; the
+ * registered resource, the pixel buffer and the imported buffers are fields
+ * of one struct that ks_interop_free and every mode's upload keep in step;
+ * and the builds without CUDA answer the same API in one #else. */
 #include "config.h"
 
 /* Before cuda_gl_interop.h, which includes <GL/gl.h> unless a GL header came first. */

@@ -1,3 +1,16 @@
+/* ks-device.c: KsDevice, what the engine can run on, and the process-wide
+ * CUDA state behind it: whether CUDA works here (probed once), whether it
+ * was lost (the sticky errors _ks_cuda_check watches for), the CPU device,
+ * whose limits are an sm_90 multiprocessor's, and each CUDA device with the
+ * deviceQuery rows the device panel shows.
+ *
+ * One piece because the devices and the CUDA state decide together what
+ * this process may run on: the device list asks ks_cuda_available and the
+ * probed count (under the cuda_state lock) before it builds a device,
+ * _ks_cuda_check marks CUDA lost and the list then offers no GPU, and the
+ * CPU device fills the same KsDeviceLimits the CUDA limit rows fill, so that
+ * both engines validate a launch alike. The property table, a third of the
+ * lines, is the constructor of one CUDA device, not a concept of its own. */
 #include "config.h"
 
 #include <string.h>

@@ -1,3 +1,13 @@
+/* ks-engine.c: KsEngine, the front both backends sit behind: its buffers
+ * and their transfers, coverage, and the path of a run (the request
+ * checked, the launch resolved and fitted, buffers prepared, the backend
+ * run between the clock's marks, warm-ups told apart), timed or not.
+ *
+ * One piece because it is the one place that chooses between the CPU engine
+ * (ks-cpu-engine.c) and the CUDA one (ks-cuda-engine.c): each section is a
+ * dispatch on self->cuda around the same checks (ks_engine_check_usable,
+ * check_buffer_owner), and a run allocates its output and coverage with the
+ * rules the public allocators use, so buffers and runs change together. */
 #include "config.h"
 
 #include <math.h>

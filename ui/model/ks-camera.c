@@ -2,7 +2,13 @@
  * a time. Three kinds of thread meet here: GStreamer's streaming threads
  * (the appsink callback), short-lived GTask threads that open and release
  * the source, and the main loop, which alone touches the KsCamera's
- * properties and the KsPipeline. */
+ * properties and the KsPipeline.
+ *
+ * One piece because those threads share one Session, whose fields are
+ * grouped by the thread that may write them, and one state_lock that makes
+ * a start wait for every earlier release: which thread touches what is read
+ * off that struct in this file, and a change to one thread's part (a frame
+ * in flight, a counter, the release) changes what the others may assume. */
 #include "config.h"
 
 #include <glib/gi18n.h>

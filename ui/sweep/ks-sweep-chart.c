@@ -4,7 +4,13 @@
  * GskPath), text with PangoLayouts appended to the snapshot, as in
  * ks-timing-chart.c. The geometry is computed by one function from the
  * widget's size, for drawing, hit tests and the position accessor alike, so
- * what a click hits is what was drawn there. */
+ * what a click hits is what was drawn there.
+ *
+ * That is why it is one file: the Layout compute_layout makes is read by
+ * the drawing, the pointer and keyboard, the tooltip and the public
+ * accessors, so a change to where a point sits changes all of them at
+ * once; apart, each would have to agree on a Layout shared through a
+ * private header. */
 #include "config.h"
 
 #include <glib/gi18n.h>

@@ -7,7 +7,15 @@
  * back through a queue that at most one idle in the main context drains, so
  * a fast sweep does not flood the main loop, and between two shapes the
  * worker runs the newest live run, so a change made meanwhile (a click on a
- * point) still reaches the screen. */
+ * point) still reaches the screen.
+ *
+ * One piece because every section reads the window's record of the sweep:
+ * the running job, its points, the last result and what they measured
+ * (measured_op, _params, _launch). The status compares that record with the
+ * pipeline to say it has moved on, a click on a point changes the block the
+ * comparison leaves out, the pipeline's signals mark the inputs changed, the
+ * export writes the last result, and set_state refreshes status, progress
+ * and actions together. */
 #include "config.h"
 
 #include <glib/gi18n.h>
