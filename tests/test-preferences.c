@@ -68,13 +68,6 @@ test_no_last_state (void)
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("gaussian_blur"));
   g_assert_cmpfloat (param (pipeline, "sigma"), ==, 1.5);
   ks_ui_test_close_window (window);
-
-  /* Past CUDA's 1024 threads a block: refused as a session refuses it. */
-  g_settings_set (settings, "last-launch", "(uuuuuubbu)", 2048, 1, 1, 0, 0, 0, TRUE, FALSE, 1);
-  window = ks_ui_test_open_window ();
-  pipeline = ks_window_get_pipeline (window);
-  g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.x, !=, 2048);
-  ks_ui_test_close_window (window);
 }
 
 /* Teaching defaults: a window that restores nothing launches one pixel per
