@@ -405,3 +405,47 @@ ks_ui_test_save_screenshot (GtkWidget *widget, const char *name)
 
   ks_ui_test_save_screenshot_in (widget, dir, name);
 }
+
+void
+ks_ui_test_wait_window_idle (KsWindow *window)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (window);
+  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
+
+  /* Twice idle in a row: an upload's completion queues the run after it. */
+  for (int calm = 0; calm < 3 && g_get_monotonic_time () < deadline;)
+    {
+      ks_ui_test_iterate_for (10);
+      calm = ks_pipeline_is_idle (pipeline) ? calm + 1 : 0;
+    }
+  g_assert_true (ks_pipeline_is_idle (pipeline));
+}
+
+/* Waits for a toast that contains `text`. */
+const char *
+ks_ui_test_wait_message (KsWindow *window, const char *text)
+{
+  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
+
+  do
+    {
+      const char *message = ks_window_get_last_message (window);
+
+      if (message != NULL && strstr (message, text) != NULL)
+        return message;
+    }
+  while (ks_ui_test_wait_step (deadline));
+  g_test_message ("last message: %s", ks_window_get_last_message (window));
+  g_assert_not_reached ();
+  return NULL;
+}
+
+void
+ks_ui_test_wait_input_name (KsWindow *window, const char *name)
+{
+  KsPipeline *pipeline = ks_window_get_pipeline (window);
+
+  KS_UI_TEST_WAIT_FOR (g_strcmp0 (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), name) == 0,
+                       KS_UI_TEST_PATIENCE_S);
+  g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, name);
+}

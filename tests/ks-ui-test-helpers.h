@@ -117,6 +117,13 @@ GSettings  *ks_ui_test_fresh_settings        (const char *const *keys);
 /* A main window of its own (no application), presented, a tenth of a
  * second into its start. */
 KsWindow   *ks_ui_test_open_window           (void);
+/* The window's pipeline idle three checks in a row (an upload's completion
+ * queues the run after it); fails the test if it never is. */
+void        ks_ui_test_wait_window_idle      (KsWindow *window);
+/* Waits for a toast that contains `text`, and returns it. */
+const char *ks_ui_test_wait_message          (KsWindow *window, const char *text);
+/* Waits until input A carries this name. */
+void        ks_ui_test_wait_input_name       (KsWindow *window, const char *name);
 /* Destroys a window and runs the loop a while for what it held to let go. */
 void        ks_ui_test_close_window          (gpointer window);
 

@@ -19,50 +19,6 @@
 
 static char *tmp_root;
 
-static void
-wait_idle (KsWindow *window)
-{
-  KsPipeline *pipeline = ks_window_get_pipeline (window);
-  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
-
-  /* Twice idle in a row: an upload's completion queues the run after it. */
-  for (int calm = 0; calm < 3 && g_get_monotonic_time () < deadline;)
-    {
-      ks_ui_test_iterate_for (10);
-      calm = ks_pipeline_is_idle (pipeline) ? calm + 1 : 0;
-    }
-  g_assert_true (ks_pipeline_is_idle (pipeline));
-}
-
-/* Waits for a toast that contains `text`. */
-static const char *
-wait_message (KsWindow *window, const char *text)
-{
-  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
-
-  do
-    {
-      const char *message = ks_window_get_last_message (window);
-
-      if (message != NULL && strstr (message, text) != NULL)
-        return message;
-    }
-  while (ks_ui_test_wait_step (deadline));
-  g_test_message ("last message: %s", ks_window_get_last_message (window));
-  g_assert_not_reached ();
-  return NULL;
-}
-
-static void
-wait_input_name (KsWindow *window, const char *name)
-{
-  KsPipeline *pipeline = ks_window_get_pipeline (window);
-
-  KS_UI_TEST_WAIT_FOR (g_strcmp0 (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), name) == 0,
-                       KS_UI_TEST_PATIENCE_S);
-  g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, name);
-}
-
 static GSettings *
 fresh_settings (void)
 {
@@ -132,17 +88,17 @@ test_last_session (void)
   window = ks_window_new (NULL);
   gtk_window_present (GTK_WINDOW (window));
   ks_session_start_window (window, NULL, FALSE);
-  wait_input_name (window, "astronaut.png");
+  ks_ui_test_wait_input_name (window, "astronaut.png");
   pipeline = ks_window_get_pipeline (window);
   g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "invert");
   g_assert_null (ks_window_get_last_message (window));
   ks_window_open_named_sample (window, "coffee");
-  wait_input_name (window, "coffee.png");
+  ks_ui_test_wait_input_name (window, "coffee.png");
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("gamma"));
   set_param (pipeline, "gamma", 0.75);
   ks_launch_config_init (&launch, 64, 2);
   ks_pipeline_set_launch (pipeline, &launch);
-  wait_idle (window);
+  ks_ui_test_wait_window_idle (window);
   ks_ui_test_close_window (window);
   KS_UI_TEST_WAIT_FOR (g_file_test (last_path, G_FILE_TEST_EXISTS), KS_UI_TEST_PATIENCE_S);
   g_assert_true (g_file_test (last_path, G_FILE_TEST_EXISTS));
@@ -152,12 +108,12 @@ test_last_session (void)
   window = ks_window_new (NULL);
   gtk_window_present (GTK_WINDOW (window));
   ks_session_start_window (window, NULL, FALSE);
-  wait_input_name (window, "coffee.png");
+  ks_ui_test_wait_input_name (window, "coffee.png");
   pipeline = ks_window_get_pipeline (window);
   g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gamma");
   g_assert_cmpfloat (param (pipeline, "gamma"), ==, 0.75);
   g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.x, ==, 64);
-  wait_idle (window);
+  ks_ui_test_wait_window_idle (window);
   ks_ui_test_close_window (window);
   for (int i = 0; i < 100; i++)
     ks_ui_test_iterate_for (10);
@@ -180,7 +136,7 @@ test_last_session (void)
   window = ks_window_new (NULL);
   gtk_window_present (GTK_WINDOW (window));
   ks_session_start_window (window, NULL, FALSE);
-  wait_input_name (window, "astronaut.png");
+  ks_ui_test_wait_input_name (window, "astronaut.png");
   ks_ui_test_iterate_for (200);
   g_assert_cmpstr (ks_pipeline_get_op (ks_window_get_pipeline (window))->id, ==, "invert");
   ks_ui_test_close_window (window);
@@ -216,12 +172,12 @@ test_last_session_refused (void)
   window = ks_window_new (NULL);
   gtk_window_present (GTK_WINDOW (window));
   ks_session_start_window (window, NULL, FALSE);
-  message = wait_message (window, "Could not open the session last-session.kscope.json");
+  message = ks_ui_test_wait_message (window, "Could not open the session last-session.kscope.json");
   g_test_message ("%s", message);
-  wait_input_name (window, "astronaut.png");
+  ks_ui_test_wait_input_name (window, "astronaut.png");
   pipeline = ks_window_get_pipeline (window);
   g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "invert");
-  wait_idle (window);
+  ks_ui_test_wait_window_idle (window);
   ks_ui_test_close_window (window);
   /* The window's close writes a good one over it. */
   KS_UI_TEST_WAIT_FOR (session_file_valid (last), KS_UI_TEST_PATIENCE_S);

@@ -24,50 +24,6 @@
 
 static char *tmp_root;
 
-static void
-wait_idle (KsWindow *window)
-{
-  KsPipeline *pipeline = ks_window_get_pipeline (window);
-  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
-
-  /* Twice idle in a row: an upload's completion queues the run after it. */
-  for (int calm = 0; calm < 3 && g_get_monotonic_time () < deadline;)
-    {
-      ks_ui_test_iterate_for (10);
-      calm = ks_pipeline_is_idle (pipeline) ? calm + 1 : 0;
-    }
-  g_assert_true (ks_pipeline_is_idle (pipeline));
-}
-
-/* Waits for a toast that contains `text`. */
-static const char *
-wait_message (KsWindow *window, const char *text)
-{
-  const gint64 deadline = ks_ui_test_deadline (KS_UI_TEST_PATIENCE_S);
-
-  do
-    {
-      const char *message = ks_window_get_last_message (window);
-
-      if (message != NULL && strstr (message, text) != NULL)
-        return message;
-    }
-  while (ks_ui_test_wait_step (deadline));
-  g_test_message ("last message: %s", ks_window_get_last_message (window));
-  g_assert_not_reached ();
-  return NULL;
-}
-
-static void
-wait_input_name (KsWindow *window, const char *name)
-{
-  KsPipeline *pipeline = ks_window_get_pipeline (window);
-
-  KS_UI_TEST_WAIT_FOR (g_strcmp0 (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), name) == 0,
-                       KS_UI_TEST_PATIENCE_S);
-  g_assert_cmpstr (ks_pipeline_get_input_name (pipeline, KS_INPUT_A), ==, name);
-}
-
 static GSettings *
 fresh_settings (void)
 {
@@ -86,9 +42,9 @@ open_window (gboolean sample)
   if (sample)
     {
       ks_window_open_sample (window);
-      wait_input_name (window, "astronaut.png");
+      ks_ui_test_wait_input_name (window, "astronaut.png");
     }
-  wait_idle (window);
+  ks_ui_test_wait_window_idle (window);
   return window;
 }
 
@@ -104,7 +60,7 @@ output_of (KsWindow *window)
   g_autoptr (GError) error = NULL;
   KsImage *image;
 
-  wait_idle (window);
+  ks_ui_test_wait_window_idle (window);
   image = ks_pipeline_download_output (ks_window_get_pipeline (window), &error);
   g_assert_no_error (error);
   return image;
@@ -151,7 +107,7 @@ save_session (KsWindow *window, const char *path)
   g_autofree char *expected = g_strdup_printf ("Saved the session %s", base);
 
   ks_session_save (window, file);
-  g_assert_cmpstr (wait_message (window, expected), ==, expected);
+  g_assert_cmpstr (ks_ui_test_wait_message (window, expected), ==, expected);
 }
 
 static JsonObject *
@@ -183,7 +139,7 @@ test_round_trip (void)
   JsonObject *root, *inputs;
 
   ks_window_open_named_sample (a, "coffee");
-  wait_input_name (a, "coffee.png");
+  ks_ui_test_wait_input_name (a, "coffee.png");
   ks_pipeline_set_op (pa, ks_op_registry_lookup ("threshold"));
   set_param (pa, "level", 77);
   set_param (pa, "mode", 2);
@@ -217,9 +173,9 @@ test_round_trip (void)
 
     ks_session_open (b, file, KS_SESSION_APPLY_ALL);
   }
-  g_assert_cmpstr (wait_message (b, "Opened the session"), ==,
+  g_assert_cmpstr (ks_ui_test_wait_message (b, "Opened the session"), ==,
                    "Opened the session round-trip.kscope.json");
-  wait_input_name (b, "coffee.png");
+  ks_ui_test_wait_input_name (b, "coffee.png");
   g_assert_cmpstr (ks_pipeline_get_op (pb)->id, ==, "threshold");
   g_assert_cmpfloat (param (pb, "level"), ==, 77);
   g_assert_cmpfloat (param (pb, "mode"), ==, 2);
@@ -295,7 +251,7 @@ test_kernel_params (void)
 
     ks_session_open (b, file, KS_SESSION_APPLY_ALL);
   }
-  wait_message (b, "Opened the session");
+  ks_ui_test_wait_message (b, "Opened the session");
 
   /* Saved before the kernel compiled: the session's values, not the defaults. */
   save_session (b, again_path);
@@ -337,7 +293,7 @@ test_embedded_input (void)
 
   ks_image_fill_random (pasted, 1234);
   ks_window_open_image (a, pasted, "Pasted image", KS_INPUT_A);
-  wait_input_name (a, "Pasted image");
+  ks_ui_test_wait_input_name (a, "Pasted image");
   ks_pipeline_set_op (ks_window_get_pipeline (a), ks_op_registry_lookup ("box_blur"));
   expected = output_of (a);
   save_session (a, path);
@@ -352,8 +308,8 @@ test_embedded_input (void)
 
     ks_session_open (b, file, KS_SESSION_APPLY_ALL);
   }
-  wait_message (b, "Opened the session embedded.kscope.json");
-  wait_input_name (b, "Pasted image");
+  ks_ui_test_wait_message (b, "Opened the session embedded.kscope.json");
+  ks_ui_test_wait_input_name (b, "Pasted image");
   g_assert_true (ks_image_equal (ks_pipeline_get_input (ks_window_get_pipeline (b), KS_INPUT_A),
                                  pasted));
   restored = output_of (b);
@@ -501,7 +457,7 @@ test_refused (void)
   gtk_adjustment_set_value (split_adjustment (window), 0.125);
   save_session (window, good_path);
   g_assert_true (g_file_get_contents (good_path, &good, &good_length, NULL));
-  wait_idle (window);
+  ks_ui_test_wait_window_idle (window);
   state_take (&before, window);
 
   for (guint i = 0; i < G_N_ELEMENTS (bad_files); i++)
@@ -523,7 +479,7 @@ test_refused (void)
       g_test_message ("  %s", error->message);
 
       ks_session_open (window, file, KS_SESSION_APPLY_ALL);
-      message = wait_message (window, name);
+      message = ks_ui_test_wait_message (window, name);
       g_assert_true (g_str_has_prefix (message, "Could not open the session"));
       g_assert_nonnull (strstr (message, "nothing changed"));
       g_assert_nonnull (strstr (message, bad_files[i].reason));
@@ -531,7 +487,7 @@ test_refused (void)
       g_assert_null (strchr (message, '\n'));
       g_assert_null (strstr (message, ". "));
       ks_ui_test_iterate_for (100);
-      wait_idle (window);
+      ks_ui_test_wait_window_idle (window);
       state_assert_same (&before, window);
     }
   /* The good file still opens: the refusals were the files' fault. */
@@ -539,7 +495,7 @@ test_refused (void)
     g_autoptr (GFile) file = g_file_new_for_path (good_path);
 
     ks_session_open (window, file, KS_SESSION_APPLY_ALL);
-    wait_message (window, "Opened the session good.kscope.json");
+    ks_ui_test_wait_message (window, "Opened the session good.kscope.json");
   }
   state_clear (&before);
   ks_ui_test_close_window (window);
@@ -572,13 +528,13 @@ test_partly_applied (void)
 
     ks_session_open (window, file, KS_SESSION_APPLY_ALL);
   }
-  message = wait_message (window, "partly.kscope.json");
+  message = ks_ui_test_wait_message (window, "partly.kscope.json");
   g_test_message ("%s", message);
   g_assert_true (g_str_has_prefix (message, "Opened the session partly.kscope.json, except"));
   g_assert_nonnull (strstr (message, "no_such_op"));
   g_assert_nonnull (strstr (message, "/nonexistent-ks-dir/photo.png"));
   g_assert_nonnull (strstr (message, "cuda:7"));
-  wait_idle (window);
+  ks_ui_test_wait_window_idle (window);
   /* The launch and the split applied; the op, the image and the engine stayed. */
   g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.x, ==, 32);
   g_assert_cmpint (ks_pipeline_get_launch (pipeline)->mode, ==, KS_LAUNCH_GRID_STRIDE);
@@ -597,7 +553,7 @@ test_partly_applied (void)
 
     ks_session_open (window, file, KS_SESSION_APPLY_ALL);
   }
-  message = wait_message (window, "sigma.kscope.json");
+  message = ks_ui_test_wait_message (window, "sigma.kscope.json");
   g_test_message ("%s", message);
   g_assert_nonnull (strstr (message, "“amount”"));
   g_assert_nonnull (strstr (message, "“no_such_parameter”"));
@@ -618,12 +574,12 @@ test_partly_applied (void)
 
     ks_session_open (window, file, KS_SESSION_APPLY_ALL);
   }
-  message = wait_message (window, "block.kscope.json");
+  message = ks_ui_test_wait_message (window, "block.kscope.json");
   g_test_message ("%s", message);
   g_assert_true (g_str_has_prefix (message, "Opened the session block.kscope.json, except"));
   g_assert_nonnull (strstr (message, "“launch.block”"));
   g_assert_nonnull (strstr (message, "at most 1024"));
-  wait_idle (window);
+  ks_ui_test_wait_window_idle (window);
   g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gray");
   g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.x, ==, before.block.x);
   g_assert_cmpuint (ks_pipeline_get_launch (pipeline)->block.y, ==, before.block.y);
@@ -795,7 +751,7 @@ test_bundle (void)
 
     ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("invert"));
     ks_session_export_bundle (window, missing);
-    wait_message (window, "Could not export the bundle");
+    ks_ui_test_wait_message (window, "Could not export the bundle");
     g_assert_false (g_file_test ("/nonexistent-ks-dir", G_FILE_TEST_EXISTS));
   }
   ks_ui_test_close_window (window);
@@ -847,7 +803,7 @@ test_recent (void)
   ks_image_fill_random (image, 77);
   g_assert_true (ks_image_save (image, image_path, NULL));
   ks_window_open_file (window, image_file, KS_INPUT_A);
-  wait_input_name (window, "recent-image.png");
+  ks_ui_test_wait_input_name (window, "recent-image.png");
   wait_menu_has (menu, image_uri);
   g_assert_true (menu_has (menu, image_uri, &label));
   g_assert_cmpstr (label, ==, "recent-image.png");
@@ -865,22 +821,22 @@ test_recent (void)
   ks_pipeline_set_op (pipeline, ks_op_registry_lookup ("invert"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open-recent", "s",
                                              session_uri));
-  wait_message (window, "Opened the session recent_one.kscope.json");
+  ks_ui_test_wait_message (window, "Opened the session recent_one.kscope.json");
   g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "sobel");
 
   /* The image, after another one. */
   ks_window_open_sample (window);
-  wait_input_name (window, "astronaut.png");
+  ks_ui_test_wait_input_name (window, "astronaut.png");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open-recent", "s",
                                              image_uri));
-  wait_input_name (window, "recent-image.png");
+  ks_ui_test_wait_input_name (window, "recent-image.png");
   g_assert_true (ks_image_equal (ks_pipeline_get_input (pipeline, KS_INPUT_A), image));
 
   /* Gone: a toast, and it leaves the menu. */
   g_unlink (session_path);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open-recent", "s",
                                              session_uri));
-  wait_message (window, "is not there any more");
+  ks_ui_test_wait_message (window, "is not there any more");
   KS_UI_TEST_WAIT_FOR (!menu_has (menu, session_uri, NULL), KS_UI_TEST_PATIENCE_S);
   g_assert_false (menu_has (menu, session_uri, NULL));
   ks_ui_test_close_window (window);
