@@ -82,3 +82,77 @@ ks_gl_read_texture_rgba (GLuint texture, guint width, guint height, guint8 *rgba
     }
   return TRUE;
 }
+
+static char *
+shader_log (GLuint shader)
+{
+  GLint length = 0;
+  char *log;
+
+  glGetShaderiv (shader, GL_INFO_LOG_LENGTH, &length);
+  log = g_malloc0 (MAX (length, 1));
+  if (length > 0)
+    glGetShaderInfoLog (shader, length, NULL, log);
+  return log;
+}
+
+static GLuint
+compile_shader (GLenum type, const char *const *pieces, char **log)
+{
+  GLuint shader = glCreateShader (type);
+  GLint n = 0, ok = GL_FALSE;
+
+  while (pieces[n] != NULL)
+    n++;
+  glShaderSource (shader, n, (const GLchar *const *) pieces, NULL);
+  glCompileShader (shader);
+  glGetShaderiv (shader, GL_COMPILE_STATUS, &ok);
+  if (ok)
+    return shader;
+  *log = shader_log (shader);
+  glDeleteShader (shader);
+  return 0;
+}
+
+GLuint
+ks_gl_program_new (const char *const *vertex, const char *const *fragment, KsGlStage *failed,
+                   char **log)
+{
+  GLuint vs, fs, program;
+  GLint ok = GL_FALSE, length = 0;
+
+  g_return_val_if_fail (vertex != NULL && fragment != NULL && failed != NULL && log != NULL, 0);
+  *log = NULL;
+  *failed = KS_GL_STAGE_VERTEX;
+  if ((vs = compile_shader (GL_VERTEX_SHADER, vertex, log)) == 0)
+    return 0;
+  *failed = KS_GL_STAGE_FRAGMENT;
+  if ((fs = compile_shader (GL_FRAGMENT_SHADER, fragment, log)) == 0)
+    {
+      glDeleteShader (vs);
+      return 0;
+    }
+  program = glCreateProgram ();
+  glAttachShader (program, vs);
+  glAttachShader (program, fs);
+  glLinkProgram (program);
+  glGetProgramiv (program, GL_LINK_STATUS, &ok);
+  if (ok)
+    {
+      glDetachShader (program, vs);
+      glDetachShader (program, fs);
+    }
+  else
+    {
+      *failed = KS_GL_STAGE_LINK;
+      glGetProgramiv (program, GL_INFO_LOG_LENGTH, &length);
+      *log = g_malloc0 (MAX (length, 1));
+      if (length > 0)
+        glGetProgramInfoLog (program, length, NULL, *log);
+      glDeleteProgram (program);
+      program = 0;
+    }
+  glDeleteShader (vs);
+  glDeleteShader (fs);
+  return program;
+}

@@ -1,6 +1,7 @@
-/* ks-gl.h: what the interop and the headless EGL context share of OpenGL:
- * errors by name, and a texture read back into host memory. The caller's
- * context must be current. */
+/* ks-gl.h: what the interop, the headless EGL context and the image view
+ * share of OpenGL: errors by name, a texture read back into host memory, a
+ * program built from its shaders' sources. The caller's context must be
+ * current. */
 #pragma once
 
 #include <epoxy/gl.h>
@@ -24,5 +25,20 @@ void        ks_gl_drain_errors (void);
  * KS_ERROR_FAILED when the framebuffer is incomplete or glReadPixels fails. */
 gboolean    ks_gl_read_texture_rgba (GLuint texture, guint width, guint height, guint8 *rgba,
                                      GError **error);
+
+typedef enum
+{
+  KS_GL_STAGE_VERTEX,
+  KS_GL_STAGE_FRAGMENT,
+  KS_GL_STAGE_LINK,
+} KsGlStage;
+
+/* Compiles a vertex and a fragment shader, each from its pieces (a
+ * NULL-terminated list, joined in order: a version header, then the body),
+ * and links them into a program. 0 on failure, with the stage that failed
+ * and the driver's log (to g_free; "" when it gave none) for the caller's own
+ * message. */
+GLuint      ks_gl_program_new       (const char *const *vertex, const char *const *fragment,
+                                     KsGlStage *failed, char **log);
 
 G_END_DECLS

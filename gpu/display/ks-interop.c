@@ -734,32 +734,6 @@ static const char resolve_fragment[] =
   "  frag_color = texelFetch (u_pixels, p.y * u_row + p.x);\n"
   "}\n";
 
-static GLuint
-compile_shader (GLenum kind, const char *body, GError **error)
-{
-  const char *header = epoxy_is_desktop_gl ()
-                       ? "#version 140\n"
-                       : "#version 320 es\nprecision highp float;\nprecision highp int;\n";
-  const char *sources[2] = { header, body };
-  GLuint shader = glCreateShader (kind);
-  GLint ok = GL_FALSE;
-
-  glShaderSource (shader, 2, sources, NULL);
-  glCompileShader (shader);
-  glGetShaderiv (shader, GL_COMPILE_STATUS, &ok);
-  if (!ok)
-    {
-      char log[1024] = "";
-
-      glGetShaderInfoLog (shader, sizeof log, NULL, log);
-      g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "The buffer texture's read-back shader "
-                   "does not compile: %s", log);
-      glDeleteShader (shader);
-      return 0;
-    }
-  return shader;
-}
-
 static const char sample_fragment[] =
   "uniform highp samplerBuffer u_pixels;\n"
   "uniform int u_index[16];\n"
@@ -771,32 +745,19 @@ static const char sample_fragment[] =
 static GLuint
 link_program (const char *fragment, GError **error)
 {
-  GLuint vs, fs, program;
-  GLint ok = GL_FALSE;
+  const char *header = epoxy_is_desktop_gl ()
+                       ? "#version 140\n"
+                       : "#version 320 es\nprecision highp float;\nprecision highp int;\n";
+  const char *const vertex_pieces[] = { header, resolve_vertex, NULL };
+  const char *const fragment_pieces[] = { header, fragment, NULL };
+  g_autofree char *log = NULL;
+  KsGlStage failed;
+  GLuint program = ks_gl_program_new (vertex_pieces, fragment_pieces, &failed, &log);
 
-  vs = compile_shader (GL_VERTEX_SHADER, resolve_vertex, error);
-  if (vs == 0)
-    return 0;
-  fs = compile_shader (GL_FRAGMENT_SHADER, fragment, error);
-  if (fs == 0)
-    {
-      glDeleteShader (vs);
-      return 0;
-    }
-  program = glCreateProgram ();
-  glAttachShader (program, vs);
-  glAttachShader (program, fs);
-  glLinkProgram (program);
-  glDeleteShader (vs);
-  glDeleteShader (fs);
-  glGetProgramiv (program, GL_LINK_STATUS, &ok);
-  if (!ok)
-    {
-      glDeleteProgram (program);
-      g_set_error_literal (error, KS_ERROR, KS_ERROR_FAILED,
-                           "The buffer texture's read-back shader does not link");
-      return 0;
-    }
+  if (program == 0)
+    g_set_error (error, KS_ERROR, KS_ERROR_FAILED, failed == KS_GL_STAGE_LINK
+                   ? "The buffer texture's read-back shader does not link: %s"
+                   : "The buffer texture's read-back shader does not compile: %s", log);
   return program;
 }
 

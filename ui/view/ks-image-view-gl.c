@@ -8,6 +8,7 @@
 
 #include <epoxy/gl.h>
 
+#include "ks-gl.h"
 #include "ks-image-view-private.h"
 
 static char *
@@ -25,83 +26,45 @@ load_shader_source (const char *name, gboolean use_es, GError **error)
                           (const char *) g_bytes_get_data (bytes, NULL));
 }
 
-static guint
-compile_shader (GLenum type, const char *source, GError **error)
-{
-  guint shader = glCreateShader (type);
-  int status;
-
-  glShaderSource (shader, 1, &source, NULL);
-  glCompileShader (shader);
-  glGetShaderiv (shader, GL_COMPILE_STATUS, &status);
-  if (status == GL_FALSE)
-    {
-      int len = 0;
-      g_autofree char *log = NULL;
-
-      glGetShaderiv (shader, GL_INFO_LOG_LENGTH, &len);
-      log = g_malloc0 (MAX (len, 1));
-      glGetShaderInfoLog (shader, len, NULL, log);
-      g_set_error (error, GDK_GL_ERROR, GDK_GL_ERROR_COMPILATION_FAILED,
-                   type == GL_VERTEX_SHADER
-                     ? _("The vertex shader of the image view does not compile: %s")
-                     : _("The fragment shader of the image view does not compile: %s"),
-                   log);
-      glDeleteShader (shader);
-      return 0;
-    }
-  return shader;
-}
-
 guint
 _ks_image_view_create_program (gboolean use_es, GError **error)
 {
   g_autofree char *vs_source = load_shader_source ("image-view.vert.glsl", use_es, error);
   g_autofree char *fs_source = NULL;
-  guint vs = 0, fs = 0, program = 0;
-  int status;
+  g_autofree char *log = NULL;
+  KsGlStage failed;
+  guint program;
 
   if (vs_source == NULL)
     return 0;
   fs_source = load_shader_source ("image-view.frag.glsl", use_es, error);
   if (fs_source == NULL)
     return 0;
-  vs = compile_shader (GL_VERTEX_SHADER, vs_source, error);
-  if (vs == 0)
-    return 0;
-  fs = compile_shader (GL_FRAGMENT_SHADER, fs_source, error);
-  if (fs == 0)
-    {
-      glDeleteShader (vs);
-      return 0;
-    }
+  {
+    const char *const vertex[] = { vs_source, NULL };
+    const char *const fragment[] = { fs_source, NULL };
 
-  program = glCreateProgram ();
-  glAttachShader (program, vs);
-  glAttachShader (program, fs);
-  glLinkProgram (program);
-  glGetProgramiv (program, GL_LINK_STATUS, &status);
-  if (status == GL_FALSE)
+    program = ks_gl_program_new (vertex, fragment, &failed, &log);
+  }
+  if (program != 0)
+    return program;
+  switch (failed)
     {
-      int len = 0;
-      g_autofree char *log = NULL;
-
-      glGetProgramiv (program, GL_INFO_LOG_LENGTH, &len);
-      log = g_malloc0 (MAX (len, 1));
-      glGetProgramInfoLog (program, len, NULL, log);
+    case KS_GL_STAGE_VERTEX:
+      g_set_error (error, GDK_GL_ERROR, GDK_GL_ERROR_COMPILATION_FAILED,
+                   _("The vertex shader of the image view does not compile: %s"), log);
+      break;
+    case KS_GL_STAGE_FRAGMENT:
+      g_set_error (error, GDK_GL_ERROR, GDK_GL_ERROR_COMPILATION_FAILED,
+                   _("The fragment shader of the image view does not compile: %s"), log);
+      break;
+    case KS_GL_STAGE_LINK:
+    default:
       g_set_error (error, GDK_GL_ERROR, GDK_GL_ERROR_LINK_FAILED,
                    _("The image view's shaders do not link: %s"), log);
-      glDeleteProgram (program);
-      program = 0;
+      break;
     }
-  else
-    {
-      glDetachShader (program, vs);
-      glDetachShader (program, fs);
-    }
-  glDeleteShader (vs);
-  glDeleteShader (fs);
-  return program;
+  return 0;
 }
 
 guint
