@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ks-array-run.h"
 #include "ks-cli.h"
 #include "ks-user-run.h"
 
 /* `kernel`: the user's own kernel, compiled and run in the worker process,
  * on images (expression and image modes) or on arrays bound to its
- * arguments (the "any" mode).
+ * arguments (the "any" mode). The runs themselves are the worker library's
+ * (ks-user-run.c, ks-array-run.c).
  *
  * One piece because one invocation fills one KernelReport, from the source
  * and its launch through the compile or the run to the --json report:
@@ -472,19 +474,6 @@ out:
   return ok;
 }
 
-static const KsBinding *
-find_binding (const GPtrArray *bindings, const char *name)
-{
-  for (guint i = 0; i < bindings->len; i++)
-    {
-      const KsBinding *b = g_ptr_array_index (bindings, i);
-
-      if (g_strcmp0 (b->name, name) == 0)
-        return b;
-    }
-  return NULL;
-}
-
 static gboolean
 save_arrays (const KernelOptions *o, const KernelReport *r, GError **error)
 {
@@ -552,12 +541,9 @@ run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
     g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
   g_autoptr (GPtrArray) messages =
     g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
-  g_autoptr (GPtrArray) arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
-  g_autoptr (KsWorkerLaunch) wl = NULL;
-  const KsDeviceLimits *limits = ks_device_get_limits (ks_engine_get_device (engine));
-  KsKernelAttributes attrs;
-  KsLaunchConfig resolved = *launch;
-  KsBindingCheck check;
+  KsArrayRunRequest request;
+  KsArrayRunResult result = { 0 };
+  gboolean ran;
 
   for (guint i = 0; o->bindings != NULL && o->bindings[i] != NULL; i++)
     {
@@ -571,75 +557,48 @@ run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
         }
       g_ptr_array_add (bindings, b);
     }
-  check = ks_bindings_check (args, bindings, messages);
-  print_diagnostics (messages);
-  if (check == KS_BINDING_ERROR)
+  if (ks_bindings_check (args, bindings, messages) == KS_BINDING_ERROR)
     {
+      print_diagnostics (messages);
       ks_cli_usage_error (error, "the arguments are not bound as the kernel needs them (--arg "
                           "NAME=TYPE[LENGTH]:INIT for pointers, NAME=VALUE for scalars)");
       return FALSE;
     }
+  print_diagnostics (messages);
 
-  r->compiled = ks_worker_compile (worker, r->source, &resolved, FALSE, NULL, error);
-  if (r->compiled == NULL)
-    return FALSE;
-  print_diagnostics (r->compiled->diagnostics);
-  if (!r->compiled->success)
+  ks_array_run_request_init (&request, r->source);
+  request.bindings = bindings;
+  request.launch = *launch;
+  request.repeats = (guint) o->repeat;
+  ran = ks_array_kernel_run (worker, ks_device_get_limits (ks_engine_get_device (engine)),
+                             &request, &result, NULL, error);
+  r->compiled = g_steal_pointer (&result.compiled);
+  r->out_names = g_steal_pointer (&result.out_names);
+  r->run = result.run;
+  memset (&result.run, 0, sizeof result.run);
+  r->launch = result.launch;
+  ks_array_run_result_clear (&result);
+  if (r->compiled != NULL)
     {
-      g_set_error_literal (error, KS_ERROR, KS_ERROR_COMPILE, "the kernel does not compile");
-      return FALSE;
+      print_diagnostics (r->compiled->diagnostics);
+      if (!r->compiled->success)
+        {
+          g_clear_error (error);
+          g_set_error_literal (error, KS_ERROR, KS_ERROR_COMPILE, "the kernel does not compile");
+          return FALSE;
+        }
+      for (guint i = 0; i < r->compiled->kernels->len; i++)
+        print_resources (g_ptr_array_index (r->compiled->kernels, i));
     }
-  for (guint i = 0; i < r->compiled->kernels->len; i++)
-    print_resources (g_ptr_array_index (r->compiled->kernels, i));
-
-  /* One array per pointer argument, in order (a checked binding has one). */
-  for (guint i = 0; i < args->len; i++)
-    {
-      const KsKernelArg *arg = g_ptr_array_index (args, i);
-      KsArray *array;
-
-      if (!arg->pointer)
-        continue;
-      array = ks_binding_create_array (find_binding (bindings, arg->name), error);
-      if (array == NULL)
-        return FALSE;
-      g_ptr_array_add (arrays, array);
-    }
-  if (resolved.auto_grid)
-    resolved.grid = ks_worker_auto_grid (&resolved.block, arrays);
-  resolved.auto_grid = FALSE;
-  resolved.mode = KS_LAUNCH_PER_PIXEL;
-  resolved.pixels_per_thread = 1;
-  if (!ks_worker_kernel_attributes (worker, r->compiled, 0,
-                                    ks_kernel_source_get_dynamic_shared (r->source), &attrs,
-                                    error))
-    return FALSE;
-  {
-    /* The device's and the kernel's limits on the block and the grid; the
-     * data's extent plays no part (arrays have no width to cover). */
-    guint64 threads = (guint64) resolved.grid.x * resolved.block.x;
-
-    if (!ks_launch_config_validate (&resolved, (guint) MIN (threads, G_MAXUINT32), 1, limits,
-                                    &attrs, NULL, error))
-      return FALSE;
-  }
-
-  wl = ks_worker_launch_new (r->compiled, 0, resolved.grid, resolved.block,
-                             ks_kernel_source_get_dynamic_shared (r->source));
-  r->out_names = g_ptr_array_new_with_free_func (g_free);
-  if (!ks_worker_launch_bind (wl, args, bindings, arrays, r->out_names, error))
-    return FALSE;
-  ks_worker_launch_set_repeats (wl, (guint) o->repeat);
-  if (!ks_worker_run (worker, wl, NULL, &r->run, error))
+  if (!ran)
     return FALSE;
   r->ran = TRUE;
-  r->launch = resolved;
 
   {
     char grid[32], block[32];
 
-    ks_dim3_format (&resolved.grid, grid, sizeof grid);
-    ks_dim3_format (&resolved.block, block, sizeof block);
+    ks_dim3_format (&r->launch.grid, grid, sizeof grid);
+    ks_dim3_format (&r->launch.block, block, sizeof block);
     ks_cli_print ("launch: grid %s, block %s\n", grid, block);
   }
   print_timing (&r->run, (guint) o->repeat);

@@ -2,7 +2,8 @@
  * an error typed into the editor is marked on its line and listed, fixing it
  * makes a new version live, breaking it again keeps the last good one
  * running; every template compiles; on a machine without a GPU running says
- * so in the console. Compilation is real (NVRTC in the worker); the tests
+ * so in the console; an array kernel's launch the device refuses is refused
+ * before it runs. Compilation is real (NVRTC in the worker); the tests
  * that need it skip where NVRTC is missing. */
 #include "config.h"
 
@@ -595,6 +596,58 @@ test_gpu_arrays (Fixture *f, gconstpointer data)
   }
 }
 
+/* What an "arrays-ran" report said: the error's message, or "" after a run. */
+static void
+keep_report (char **message, const KsUserRunReport *report, KsKernelPanel *panel)
+{
+  g_free (*message);
+  *message = g_strdup (report->error != NULL ? report->error->message : "");
+}
+
+/* A launch the device refuses is refused before the kernel runs, with the
+ * message the command line gives, on the pipeline's device: on the CPU
+ * engine too, where a launch that fits would be refused for want of a GPU. */
+static void
+test_arrays_impossible_launch (Fixture *f, gconstpointer data)
+{
+  const char *bindings[] = { "result=f32[5000]:zeros:out", "a=f32[5000]:range",
+                             "b=f32[5000]:range(0, 2)", "n=5000", NULL };
+  g_autoptr (GPtrArray) views = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *message = NULL;
+  const char *needle = "A block of 2048×1 has 2048 threads in x; this device allows at most "
+                       "1024 in x";
+  KsArrayView *view;
+  KsLaunchConfig launch;
+
+  if (!ks_test_have_nvrtc ())
+    return;
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
+  g_assert_true (ks_kernel_panel_load_template (f->panel, "add-arrays", NULL));
+  wait_compiled (f->panel);
+  g_assert_cmpint (ks_kernel_panel_get_mode (f->panel), ==, KS_KERNEL_MODE_ANY);
+  ks_ui_test_find_widgets (GTK_WIDGET (f->panel), KS_TYPE_ARRAY_VIEW, views);
+  g_assert_cmpuint (views->len, ==, 1);
+  view = g_ptr_array_index (views, 0);
+  g_assert_true (ks_array_view_set_bindings (view, bindings, &error));
+  g_assert_no_error (error);
+
+  launch = *ks_pipeline_get_launch (f->pipeline);
+  launch.block = (KsDim3) { 2048, 1, 1 };
+  launch.auto_grid = TRUE;
+  ks_pipeline_set_launch (f->pipeline, &launch);
+
+  g_signal_connect_swapped (f->panel, "arrays-ran", G_CALLBACK (keep_report), &message);
+  gtk_widget_activate_action (GTK_WIDGET (f->panel), "kernel.run-arrays", NULL);
+  KS_UI_TEST_WAIT_FOR (message != NULL, KS_UI_TEST_PATIENCE_S);
+  g_assert_nonnull (message);
+  g_test_message ("run: %s", message);
+  g_assert_nonnull (strstr (message, needle));
+  g_assert_nonnull (strstr (message, "Try a block of"));
+  g_assert_nonnull (strstr (ks_kernel_panel_get_status (f->panel), needle));
+  g_signal_handlers_disconnect_by_func (f->panel, keep_report, &message);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -615,5 +668,7 @@ main (int argc, char **argv)
               test_gpu_fault_and_fix, fixture_teardown);
   g_test_add ("/ks/kernel-editor/gpu-arrays", Fixture, NULL, fixture_setup,
               test_gpu_arrays, fixture_teardown);
+  g_test_add ("/ks/kernel-editor/arrays-impossible-launch", Fixture, NULL, fixture_setup,
+              test_arrays_impossible_launch, fixture_teardown);
   return g_test_run ();
 }

@@ -2,12 +2,14 @@
  * answers, compiles (good and broken sources, cached), survives a missing
  * NVRTC, is restarted after being killed, refuses runs without a GPU with
  * the plain reason, exits on a malformed message, and the compile watchdog
- * stops it. The compile tests skip where NVRTC cannot be loaded. */
+ * stops it; an array kernel's launch the device refuses is refused before
+ * any GPU is needed. The compile tests skip where NVRTC cannot be loaded. */
 #include "config.h"
 
 #include <signal.h>
 #include <string.h>
 
+#include "ks-array-run.h"
 #include "ks-test-helpers.h"
 #include "ks-worker-private.h"
 
@@ -293,6 +295,59 @@ test_run_without_gpu (void)
   g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
 }
 
+/* A block of 2048 threads exceeds every device's 1024: the array-run
+ * service refuses it with the device's limit and a fix, on a compile-only
+ * worker, where a launch that fits goes on to be refused for want of a GPU. */
+static void
+test_array_run_refuses_launch (void)
+{
+  const char *texts[] = { "out=f32[5000]:zeros:out", "a=f32[5000]:range", "b=f32[5000]:range",
+                          "n=5000" };
+  g_autoptr (KsWorker) worker = ks_worker_new (-1);
+  g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
+  g_autoptr (KsKernelSource) source =
+    ks_kernel_source_new (KS_KERNEL_MODE_ANY, "add.cu", good_source);
+  g_autoptr (GPtrArray) bindings =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
+  g_autoptr (GError) error = NULL;
+  KsArrayRunRequest request;
+  KsArrayRunResult result = { 0 };
+
+  if (!ks_test_have_nvrtc ())
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      KsBinding *b = ks_binding_parse (texts[i], &error);
+
+      g_assert_no_error (error);
+      g_ptr_array_add (bindings, b);
+    }
+  ks_array_run_request_init (&request, source);
+  request.bindings = bindings;
+  request.launch.block = (KsDim3) { 2048, 1, 1 };
+  request.launch.auto_grid = TRUE;
+  g_assert_false (ks_array_kernel_run (worker, ks_device_get_limits (cpu), &request, &result,
+                                       NULL, &error));
+  g_test_message ("%s", error->message);
+  g_assert_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG);
+  ks_test_assert_message_has (error, "A block of 2048×1 has 2048 threads in x",
+                              "this device allows at most 1024 in x", "Try a block of", NULL);
+  /* Resolved for the arrays: one thread per element. */
+  g_assert_cmpuint (result.launch.grid.x, ==, 3);
+  g_assert_nonnull (result.compiled);
+  g_assert_true (result.compiled->success);
+  g_assert_null (result.run.arrays);
+  ks_array_run_result_clear (&result);
+  g_clear_error (&error);
+
+  request.launch.block = (KsDim3) { 256, 1, 1 };
+  g_assert_false (ks_array_kernel_run (worker, ks_device_get_limits (cpu), &request, &result,
+                                       NULL, &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE);
+  g_assert_cmpuint (result.launch.grid.x, ==, 20);
+  ks_array_run_result_clear (&result);
+}
+
 static void
 assert_bad_bytes_end_worker (const void *data, gsize size)
 {
@@ -464,6 +519,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/worker/compile/cancelled", test_cancelled);
   g_test_add_func ("/ks/worker/killed-restarts", test_killed_restarts);
   g_test_add_func ("/ks/worker/run/without-gpu", test_run_without_gpu);
+  g_test_add_func ("/ks/worker/array-run/refuses-launch", test_array_run_refuses_launch);
   g_test_add_func ("/ks/worker/protocol/bad-message-ends-worker", test_bad_message);
   g_test_add_func ("/ks/worker/protocol/compile-result-round-trip", test_result_round_trip);
   g_test_add_func ("/ks/worker/describe-fault", test_describe_fault);

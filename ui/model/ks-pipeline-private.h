@@ -4,8 +4,10 @@
  *
  * Calls go one way, so that no two files call each other:
  *
- *   ks-pipeline-kernel.c  ks-pipeline-measure.c  ks-pipeline-results.c
- *        (the kernel panel, Measure and Compare, the results: public API)
+ *   ks-pipeline-kernel.c  ks-pipeline-arrays.c  ks-pipeline-measure.c
+ *   ks-pipeline-results.c
+ *        (the kernel panel, its runs on arrays, Measure and Compare, the
+ *         results: public API)
  *                          |
  *                    ks-pipeline.c  (the model: GObject, setters)
  *                          |

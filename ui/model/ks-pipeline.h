@@ -36,6 +36,7 @@
 
 #include "kernelscope.h"
 #include "ks-runner.h"
+#include "ks-array-run.h"
 #include "ks-user-run.h"
 
 G_BEGIN_DECLS
@@ -217,6 +218,24 @@ void               ks_pipeline_forget_user_params   (KsPipeline *self);
 /* The values remembered and not yet taken: name → const double *, the
  * pipeline's; NULL: none. */
 GHashTable        *ks_pipeline_get_remembered_user_params (KsPipeline *self);
+
+/* Runs an "any" kernel on arrays bound to its arguments, on the runner after
+ * the work queued before it: its launch (the block, and the grid unless
+ * auto_grid) is validated with the current device's limits and the compiled
+ * kernel's attributes first, as on the command line, so a launch the device
+ * refuses fails with KS_ERROR_LAUNCH_CONFIG and never runs. bindings: the
+ * KsBinding of every argument; arrays: a KsArray per pointer argument, in
+ * order (references taken). */
+void               ks_pipeline_run_arrays_async     (KsPipeline *self, KsKernelSource *source,
+                                                     GPtrArray *bindings, GPtrArray *arrays,
+                                                     const KsLaunchConfig *launch,
+                                                     GCancellable *cancellable,
+                                                     GAsyncReadyCallback callback,
+                                                     gpointer user_data);
+/* *out is filled as far as the run got, on failure too (its launch is the
+ * resolved one); ks_array_run_result_clear it either way. */
+gboolean           ks_pipeline_run_arrays_finish    (KsPipeline *self, GAsyncResult *result,
+                                                     KsArrayRunResult *out, GError **error);
 
 /* One launch of the user's kernel, as the console shows it. */
 typedef struct

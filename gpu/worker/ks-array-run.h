@@ -1,0 +1,59 @@
+/* ks-array-run.h: a user kernel of the "any" mode run on arrays bound to
+ * its arguments, through the worker.
+ *
+ * One place resolves and validates such a launch: the automatic grid comes
+ * from the longest array, and the block and grid are checked against the
+ * device's limits and the compiled kernel's real attributes before anything
+ * runs, with the same messages as for image kernels (ks-user-run.h). The
+ * check needs the compiler, never a GPU: a launch the device refuses is
+ * refused the same way on a machine without one. */
+#pragma once
+
+#include "ks-engine.h"
+#include "ks-worker.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  KsKernelSource *source;         /* borrowed; the "any" mode */
+  const GPtrArray *bindings;      /* KsBinding, borrowed: checked against the signature */
+  const GPtrArray *arrays;        /* KsArray, borrowed: one per pointer argument in order;
+                                   * NULL: made here from the bindings */
+  KsLaunchConfig launch;          /* as chosen: the block, and the grid unless auto_grid */
+  guint repeats;                  /* timed runs in the worker; 0 or 1: once */
+} KsArrayRunRequest;
+
+typedef struct
+{
+  KsLaunchConfig launch;          /* resolved: the grid that ran, or would have */
+  KsCompileResult *compiled;      /* the compilation, also when it failed or the run did */
+  KsKernelAttributes attributes;  /* as the worker reported them */
+  KsWorkerRunResult run;          /* kernel time, printf, the out and inout arrays */
+  GPtrArray *out_names;           /* char *: the argument names of run.arrays, in order */
+} KsArrayRunResult;
+
+void          ks_array_run_request_init  (KsArrayRunRequest *request, KsKernelSource *source);
+void          ks_array_run_result_clear  (KsArrayRunResult *result);
+
+/* Compiles (cached), resolves the launch for the arrays and checks it
+ * against the limits and the kernel (KS_ERROR_LAUNCH_CONFIG, with a valid
+ * *suggestion when not NULL). A source that does not compile:
+ * KS_ERROR_COMPILE, the compilation still in *compiled. */
+gboolean      ks_array_kernel_prepare    (KsWorker *worker, const KsDeviceLimits *limits,
+                                          const KsArrayRunRequest *request,
+                                          const GPtrArray *arrays, KsLaunchConfig *resolved,
+                                          KsCompileResult **compiled,
+                                          KsKernelAttributes *attributes,
+                                          KsLaunchConfig *suggestion, GCancellable *cancellable,
+                                          GError **error);
+
+/* Prepares, binds the arguments and runs. result is filled as far as the
+ * run got, on failure too (ks_array_run_result_clear it either way). The
+ * worker says when it has no GPU to run on. */
+gboolean      ks_array_kernel_run        (KsWorker *worker, const KsDeviceLimits *limits,
+                                          const KsArrayRunRequest *request,
+                                          KsArrayRunResult *result, GCancellable *cancellable,
+                                          GError **error);
+
+G_END_DECLS
