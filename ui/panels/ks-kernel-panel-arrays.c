@@ -133,6 +133,7 @@ on_arrays_ran_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 void
 _ks_kernel_panel_run_arrays (KsKernelPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   g_autoptr (GTask) task = NULL;
   g_autoptr (GError) error = NULL;
   KsLaunchConfig launch;
@@ -159,8 +160,8 @@ _ks_kernel_panel_run_arrays (KsKernelPanel *self)
     }
   /* The block and grid of the launch panel, as for image kernels; the
    * source's //@block and //@grid when there is no pipeline. */
-  if (self->pipeline != NULL)
-    launch = *ks_pipeline_get_launch (self->pipeline);
+  if (pipeline != NULL)
+    launch = *ks_pipeline_get_launch (pipeline);
   else
     ks_kernel_source_get_default_launch (job->source, &launch);
   job->launch = launch;
