@@ -10,7 +10,7 @@
 
 struct _KsConsolePanel
 {
-  GtkWidget parent_instance;
+  KsPanel parent_instance;
 
   /* template widgets */
   GtkLabel *summary_label;
@@ -18,8 +18,6 @@ struct _KsConsolePanel
   GtkTextView *text_view;
 
   /* owned references */
-  KsPipeline *pipeline;
-  GSignalGroup *pipeline_signals;
   char *last_failure;       /* the message of the last entry when it was a failure */
 
   /* borrowed: marks in the view's buffer */
@@ -27,16 +25,7 @@ struct _KsConsolePanel
   guint n_launches;
 };
 
-G_DEFINE_FINAL_TYPE (KsConsolePanel, ks_console_panel, GTK_TYPE_WIDGET)
-
-enum
-{
-  PROP_0,
-  PROP_PIPELINE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (KsConsolePanel, ks_console_panel, KS_TYPE_PANEL)
 
 static GtkTextBuffer *
 buffer_of (KsConsolePanel *self)
@@ -235,25 +224,6 @@ on_user_run_cb (KsPipeline *pipeline, gpointer report, KsConsolePanel *self)
   ks_console_panel_add_report (self, report);
 }
 
-void
-ks_console_panel_set_pipeline (KsConsolePanel *self, KsPipeline *pipeline)
-{
-  g_return_if_fail (KS_IS_CONSOLE_PANEL (self));
-  g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
-
-  if (!g_set_object (&self->pipeline, pipeline))
-    return;
-  g_signal_group_set_target (self->pipeline_signals, pipeline);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PIPELINE]);
-}
-
-KsPipeline *
-ks_console_panel_get_pipeline (KsConsolePanel *self)
-{
-  g_return_val_if_fail (KS_IS_CONSOLE_PANEL (self), NULL);
-  return self->pipeline;
-}
-
 GtkWidget *
 ks_console_panel_new (void)
 {
@@ -264,13 +234,8 @@ static void
 ks_console_panel_dispose (GObject *object)
 {
   KsConsolePanel *self = KS_CONSOLE_PANEL (object);
-  GtkWidget *child;
 
-  g_signal_group_set_target (self->pipeline_signals, NULL);
-  g_clear_object (&self->pipeline);
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_CONSOLE_PANEL);
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
   G_OBJECT_CLASS (ks_console_panel_parent_class)->dispose (object);
 }
 
@@ -280,40 +245,7 @@ ks_console_panel_finalize (GObject *object)
   KsConsolePanel *self = KS_CONSOLE_PANEL (object);
 
   g_free (self->last_failure);
-  g_object_unref (self->pipeline_signals);
   G_OBJECT_CLASS (ks_console_panel_parent_class)->finalize (object);
-}
-
-static void
-ks_console_panel_get_property (GObject *object, guint prop_id, GValue *value,
-                               GParamSpec *pspec)
-{
-  KsConsolePanel *self = KS_CONSOLE_PANEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PIPELINE:
-      g_value_set_object (value, self->pipeline);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-ks_console_panel_set_property (GObject *object, guint prop_id, const GValue *value,
-                               GParamSpec *pspec)
-{
-  KsConsolePanel *self = KS_CONSOLE_PANEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PIPELINE:
-      ks_console_panel_set_pipeline (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
 }
 
 static void
@@ -324,13 +256,6 @@ ks_console_panel_class_init (KsConsolePanelClass *klass)
 
   object_class->dispose = ks_console_panel_dispose;
   object_class->finalize = ks_console_panel_finalize;
-  object_class->get_property = ks_console_panel_get_property;
-  object_class->set_property = ks_console_panel_set_property;
-
-  properties[PROP_PIPELINE] =
-    g_param_spec_object ("pipeline", NULL, NULL, KS_TYPE_PIPELINE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (
     widget_class, "/org/kernelscope/Kernelscope/ui/ks-console-panel.ui");
@@ -339,7 +264,6 @@ ks_console_panel_class_init (KsConsolePanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsConsolePanel, text_view);
   gtk_widget_class_bind_template_callback (widget_class, on_clear_clicked_cb);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void
@@ -348,8 +272,9 @@ ks_console_panel_init (KsConsolePanel *self)
   GtkTextBuffer *buffer;
   GtkTextIter start;
 
-  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
-  g_signal_group_connect_object (self->pipeline_signals, "user-run",
+  GSignalGroup *pipeline_signals = ks_panel_get_signals (KS_PANEL (self));
+
+  g_signal_group_connect_object (pipeline_signals, "user-run",
                                  G_CALLBACK (on_user_run_cb), self, G_CONNECT_DEFAULT);
   gtk_widget_init_template (GTK_WIDGET (self));
 

@@ -6,17 +6,14 @@
 
 #include <gtk/gtk.h>
 
-#include "ks-pipeline.h"
+#include "ks-panel.h"
 
 G_BEGIN_DECLS
 
 #define KS_TYPE_CONSOLE_PANEL (ks_console_panel_get_type ())
-G_DECLARE_FINAL_TYPE (KsConsolePanel, ks_console_panel, KS, CONSOLE_PANEL, GtkWidget)
+G_DECLARE_FINAL_TYPE (KsConsolePanel, ks_console_panel, KS, CONSOLE_PANEL, KsPanel)
 
 GtkWidget  *ks_console_panel_new            (void);
-/* Property "pipeline": the panel shows its "user-run" reports. */
-void        ks_console_panel_set_pipeline   (KsConsolePanel *self, KsPipeline *pipeline);
-KsPipeline *ks_console_panel_get_pipeline   (KsConsolePanel *self);
 
 /* One launch; the same failure as the previous launch's replaces it, so that
  * typing in the editor does not fill the console with one message. */

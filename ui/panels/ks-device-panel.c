@@ -8,7 +8,7 @@
 
 struct _KsDevicePanel
 {
-  GtkWidget parent_instance;
+  KsPanel parent_instance;
 
   /* template widgets */
   GtkWidget *cpu_reason_box;
@@ -21,8 +21,6 @@ struct _KsDevicePanel
   AdwActionRow *interop_row;
 
   /* owned references */
-  KsPipeline *pipeline;
-  GSignalGroup *pipeline_signals;
   KsDevice *shown_device; /* whose properties are shown */
   char *gl_renderer;
   char *interop_status;
@@ -32,16 +30,7 @@ struct _KsDevicePanel
   gboolean syncing;
 };
 
-G_DEFINE_FINAL_TYPE (KsDevicePanel, ks_device_panel, GTK_TYPE_WIDGET)
-
-enum
-{
-  PROP_0,
-  PROP_PIPELINE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (KsDevicePanel, ks_device_panel, KS_TYPE_PANEL)
 
 enum
 {
@@ -170,7 +159,8 @@ set_row_value (AdwActionRow *row, const char *value)
 static void
 update_display (KsDevicePanel *self)
 {
-  const char *reason = self->pipeline != NULL ? ks_pipeline_get_cpu_reason (self->pipeline)
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
+  const char *reason = pipeline != NULL ? ks_pipeline_get_cpu_reason (pipeline)
                                               : NULL;
 
   gtk_widget_set_visible (self->cpu_reason_box, reason != NULL);
@@ -181,7 +171,7 @@ update_display (KsDevicePanel *self)
     }
 
   set_row_value (self->display_path_row,
-                 self->pipeline != NULL ? ks_pipeline_get_display_path (self->pipeline) : NULL);
+                 pipeline != NULL ? ks_pipeline_get_display_path (pipeline) : NULL);
   set_row_value (self->gl_renderer_row, self->gl_renderer);
   set_row_value (self->interop_row, self->interop_status);
 }
@@ -201,14 +191,15 @@ device_title (KsDevice *device, gpointer user_data)
 static void
 select_current_device (KsDevicePanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   GListModel *devices;
   KsDevice *current;
   guint n;
 
-  if (self->pipeline == NULL)
+  if (pipeline == NULL)
     return;
-  devices = ks_pipeline_get_devices (self->pipeline);
-  current = ks_pipeline_get_device (self->pipeline);
+  devices = ks_pipeline_get_devices (pipeline);
+  current = ks_pipeline_get_device (pipeline);
   n = devices != NULL ? g_list_model_get_n_items (devices) : 0;
 
   for (guint i = 0; i < n; i++)
@@ -249,18 +240,19 @@ on_device_switched_cb (GObject *object, GAsyncResult *result, gpointer user_data
 static void
 on_device_selected_cb (GtkDropDown *dropdown, GParamSpec *pspec, KsDevicePanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   KsDevice *device;
 
-  if (self->syncing || self->pipeline == NULL)
+  if (self->syncing || pipeline == NULL)
     return;
   device = gtk_drop_down_get_selected_item (dropdown);
-  if (device == NULL || device == ks_pipeline_get_device (self->pipeline))
+  if (device == NULL || device == ks_pipeline_get_device (pipeline))
     return;
 
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
   /* Opening an engine and uploading the images again happen on the worker;
    * the panel follows when the pipeline's "device" changes. */
-  ks_pipeline_set_device_async (self->pipeline, device, NULL, on_device_switched_cb,
+  ks_pipeline_set_device_async (pipeline, device, NULL, on_device_switched_cb,
                                 g_object_ref (self));
 }
 
@@ -269,7 +261,8 @@ on_device_selected_cb (GtkDropDown *dropdown, GParamSpec *pspec, KsDevicePanel *
 static void
 update_all (KsDevicePanel *self)
 {
-  KsDevice *device = self->pipeline != NULL ? ks_pipeline_get_device (self->pipeline) : NULL;
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
+  KsDevice *device = pipeline != NULL ? ks_pipeline_get_device (pipeline) : NULL;
 
   select_current_device (self);
   if (device != self->shown_device)
@@ -289,15 +282,11 @@ on_device_lost_cb (KsPipeline *pipeline, const char *reason, KsDevicePanel *self
   update_all (self);
 }
 
-void
-ks_device_panel_set_pipeline (KsDevicePanel *self, KsPipeline *pipeline)
+static void
+ks_device_panel_pipeline_changed (KsPanel *panel, KsPipeline *old_pipeline,
+                                  KsPipeline *pipeline)
 {
-  g_return_if_fail (KS_IS_DEVICE_PANEL (self));
-  g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
-
-  if (!g_set_object (&self->pipeline, pipeline))
-    return;
-  g_signal_group_set_target (self->pipeline_signals, pipeline);
+  KsDevicePanel *self = KS_DEVICE_PANEL (panel);
 
   self->syncing = TRUE;
   gtk_drop_down_set_model (self->device_dropdown,
@@ -306,15 +295,13 @@ ks_device_panel_set_pipeline (KsDevicePanel *self, KsPipeline *pipeline)
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
 
   update_all (self);
-
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PIPELINE]);
 }
 
-KsPipeline *
-ks_device_panel_get_pipeline (KsDevicePanel *self)
+void
+ks_device_panel_set_pipeline (KsDevicePanel *self, KsPipeline *pipeline)
 {
-  g_return_val_if_fail (KS_IS_DEVICE_PANEL (self), NULL);
-  return self->pipeline;
+  g_return_if_fail (KS_IS_DEVICE_PANEL (self));
+  ks_panel_set_pipeline (KS_PANEL (self), pipeline);
 }
 
 void
@@ -343,16 +330,10 @@ static void
 ks_device_panel_dispose (GObject *object)
 {
   KsDevicePanel *self = KS_DEVICE_PANEL (object);
-  GtkWidget *child;
 
-  g_signal_group_set_target (self->pipeline_signals, NULL);
-  g_clear_object (&self->pipeline);
   g_clear_object (&self->shown_device);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_DEVICE_PANEL);
-  /* The template's top box is not bound, so dispose_template leaves it. */
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
 
   G_OBJECT_CLASS (ks_device_panel_parent_class)->dispose (object);
 }
@@ -365,39 +346,7 @@ ks_device_panel_finalize (GObject *object)
   g_free (self->gl_renderer);
   g_free (self->interop_status);
 
-  g_object_unref (self->pipeline_signals);
   G_OBJECT_CLASS (ks_device_panel_parent_class)->finalize (object);
-}
-
-static void
-ks_device_panel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  KsDevicePanel *self = KS_DEVICE_PANEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PIPELINE:
-      g_value_set_object (value, self->pipeline);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-ks_device_panel_set_property (GObject *object, guint prop_id, const GValue *value,
-                              GParamSpec *pspec)
-{
-  KsDevicePanel *self = KS_DEVICE_PANEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PIPELINE:
-      ks_device_panel_set_pipeline (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
 }
 
 static void
@@ -405,16 +354,11 @@ ks_device_panel_class_init (KsDevicePanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  KsPanelClass *panel_class = KS_PANEL_CLASS (klass);
 
   object_class->dispose = ks_device_panel_dispose;
   object_class->finalize = ks_device_panel_finalize;
-  object_class->get_property = ks_device_panel_get_property;
-  object_class->set_property = ks_device_panel_set_property;
-
-  properties[PROP_PIPELINE] =
-    g_param_spec_object ("pipeline", NULL, NULL, KS_TYPE_PIPELINE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  panel_class->pipeline_changed = ks_device_panel_pipeline_changed;
 
   signals[SIGNAL_ERROR] =
     g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -432,7 +376,6 @@ ks_device_panel_class_init (KsDevicePanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsDevicePanel, interop_row);
   gtk_widget_class_bind_template_callback (widget_class, on_device_selected_cb);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void
@@ -440,12 +383,13 @@ ks_device_panel_init (KsDevicePanel *self)
 {
   g_autoptr (GtkExpression) title = NULL;
 
-  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
-  g_signal_group_connect_object (self->pipeline_signals, "config-changed",
+  GSignalGroup *pipeline_signals = ks_panel_get_signals (KS_PANEL (self));
+
+  g_signal_group_connect_object (pipeline_signals, "config-changed",
                                  G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "ran",
+  g_signal_group_connect_object (pipeline_signals, "ran",
                                  G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "device-lost",
+  g_signal_group_connect_object (pipeline_signals, "device-lost",
                                  G_CALLBACK (on_device_lost_cb), self, G_CONNECT_DEFAULT);
   gtk_widget_init_template (GTK_WIDGET (self));
 

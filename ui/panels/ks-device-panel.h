@@ -5,17 +5,16 @@
 
 #include <gtk/gtk.h>
 
-#include "ks-pipeline.h"
+#include "ks-panel.h"
 
 G_BEGIN_DECLS
 
 #define KS_TYPE_DEVICE_PANEL (ks_device_panel_get_type ())
-G_DECLARE_FINAL_TYPE (KsDevicePanel, ks_device_panel, KS, DEVICE_PANEL, GtkWidget)
+G_DECLARE_FINAL_TYPE (KsDevicePanel, ks_device_panel, KS, DEVICE_PANEL, KsPanel)
 
 GtkWidget  *ks_device_panel_new              (void);
-/* Property "pipeline". */
+/* KsPanel's "pipeline", with the panel's type checked (the tests call it). */
 void        ks_device_panel_set_pipeline     (KsDevicePanel *self, KsPipeline *pipeline);
-KsPipeline *ks_device_panel_get_pipeline     (KsDevicePanel *self);
 /* What the window knows about the display: the GL renderer string and the
  * interop status ("CUDA–OpenGL interop active", or why not). NULL: unknown. */
 void        ks_device_panel_set_display_info (KsDevicePanel *self, const char *gl_renderer,

@@ -9,7 +9,7 @@
 
 struct _KsHistogramPanel
 {
-  GtkWidget parent_instance;
+  KsPanel parent_instance;
 
   /* template widgets */
   GtkToggleButton *red_toggle;
@@ -24,20 +24,9 @@ struct _KsHistogramPanel
   GtkLabel *output_stats_label;
 
   /* owned references */
-  KsPipeline *pipeline;
-  GSignalGroup *pipeline_signals;
 };
 
-G_DEFINE_FINAL_TYPE (KsHistogramPanel, ks_histogram_panel, GTK_TYPE_WIDGET)
-
-enum
-{
-  PROP_0,
-  PROP_PIPELINE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (KsHistogramPanel, ks_histogram_panel, KS_TYPE_PANEL)
 
 static const char *const channel_names[] = { N_("Red"), N_("Green"), N_("Blue"), N_("Luma") };
 
@@ -96,15 +85,16 @@ update_stats (KsHistogramPanel *self, GtkLabel *label, const guint32 *bins)
 static void
 update_histograms (KsHistogramPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   const guint32 *input = NULL;
   const guint32 *output = NULL;
   const KsOp *op = NULL;
 
-  if (self->pipeline != NULL)
+  if (pipeline != NULL)
     {
-      input = ks_pipeline_get_input_histogram (self->pipeline);
-      output = ks_pipeline_get_output_histogram (self->pipeline);
-      op = ks_pipeline_get_op (self->pipeline);
+      input = ks_pipeline_get_input_histogram (pipeline);
+      output = ks_pipeline_get_output_histogram (pipeline);
+      op = ks_pipeline_get_op (pipeline);
     }
 
   ks_histogram_view_set_bins (self->input_view, input);
@@ -143,26 +133,20 @@ on_device_lost_cb (KsPipeline *pipeline, const char *reason, KsHistogramPanel *s
   update_histograms (self);
 }
 
+static void
+ks_histogram_panel_pipeline_changed (KsPanel *panel, KsPipeline *old_pipeline,
+                                     KsPipeline *pipeline)
+{
+  KsHistogramPanel *self = KS_HISTOGRAM_PANEL (panel);
+
+  update_histograms (self);
+}
+
 void
 ks_histogram_panel_set_pipeline (KsHistogramPanel *self, KsPipeline *pipeline)
 {
   g_return_if_fail (KS_IS_HISTOGRAM_PANEL (self));
-  g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
-
-  if (!g_set_object (&self->pipeline, pipeline))
-    return;
-  g_signal_group_set_target (self->pipeline_signals, pipeline);
-
-  update_histograms (self);
-
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PIPELINE]);
-}
-
-KsPipeline *
-ks_histogram_panel_get_pipeline (KsHistogramPanel *self)
-{
-  g_return_val_if_fail (KS_IS_HISTOGRAM_PANEL (self), NULL);
-  return self->pipeline;
+  ks_panel_set_pipeline (KS_PANEL (self), pipeline);
 }
 
 GtkWidget *
@@ -177,58 +161,11 @@ static void
 ks_histogram_panel_dispose (GObject *object)
 {
   KsHistogramPanel *self = KS_HISTOGRAM_PANEL (object);
-  GtkWidget *child;
 
-  g_signal_group_set_target (self->pipeline_signals, NULL);
-  g_clear_object (&self->pipeline);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_HISTOGRAM_PANEL);
-  /* The template's top box is not bound, so dispose_template leaves it. */
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
 
   G_OBJECT_CLASS (ks_histogram_panel_parent_class)->dispose (object);
-}
-
-static void
-ks_histogram_panel_finalize (GObject *object)
-{
-  KsHistogramPanel *self = KS_HISTOGRAM_PANEL (object);
-
-  g_object_unref (self->pipeline_signals);
-  G_OBJECT_CLASS (ks_histogram_panel_parent_class)->finalize (object);
-}
-
-static void
-ks_histogram_panel_get_property (GObject *object, guint prop_id, GValue *value,
-                                 GParamSpec *pspec)
-{
-  KsHistogramPanel *self = KS_HISTOGRAM_PANEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PIPELINE:
-      g_value_set_object (value, self->pipeline);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-ks_histogram_panel_set_property (GObject *object, guint prop_id, const GValue *value,
-                                 GParamSpec *pspec)
-{
-  KsHistogramPanel *self = KS_HISTOGRAM_PANEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PIPELINE:
-      ks_histogram_panel_set_pipeline (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
 }
 
 static void
@@ -236,16 +173,10 @@ ks_histogram_panel_class_init (KsHistogramPanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  KsPanelClass *panel_class = KS_PANEL_CLASS (klass);
 
   object_class->dispose = ks_histogram_panel_dispose;
-  object_class->finalize = ks_histogram_panel_finalize;
-  object_class->get_property = ks_histogram_panel_get_property;
-  object_class->set_property = ks_histogram_panel_set_property;
-
-  properties[PROP_PIPELINE] =
-    g_param_spec_object ("pipeline", NULL, NULL, KS_TYPE_PIPELINE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  panel_class->pipeline_changed = ks_histogram_panel_pipeline_changed;
 
   g_type_ensure (KS_TYPE_HISTOGRAM_VIEW);
   gtk_widget_class_set_template_from_resource (
@@ -262,18 +193,18 @@ ks_histogram_panel_class_init (KsHistogramPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsHistogramPanel, output_stats_label);
   gtk_widget_class_bind_template_callback (widget_class, on_channel_toggled_cb);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void
 ks_histogram_panel_init (KsHistogramPanel *self)
 {
-  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
-  g_signal_group_connect_object (self->pipeline_signals, "ran",
+  GSignalGroup *pipeline_signals = ks_panel_get_signals (KS_PANEL (self));
+
+  g_signal_group_connect_object (pipeline_signals, "ran",
                                  G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "inputs-changed",
+  g_signal_group_connect_object (pipeline_signals, "inputs-changed",
                                  G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "device-lost",
+  g_signal_group_connect_object (pipeline_signals, "device-lost",
                                  G_CALLBACK (on_device_lost_cb), self, G_CONNECT_DEFAULT);
   gtk_widget_init_template (GTK_WIDGET (self));
 

@@ -5,16 +5,15 @@
 
 #include <gtk/gtk.h>
 
-#include "ks-pipeline.h"
+#include "ks-panel.h"
 
 G_BEGIN_DECLS
 
 #define KS_TYPE_HISTOGRAM_PANEL (ks_histogram_panel_get_type ())
-G_DECLARE_FINAL_TYPE (KsHistogramPanel, ks_histogram_panel, KS, HISTOGRAM_PANEL, GtkWidget)
+G_DECLARE_FINAL_TYPE (KsHistogramPanel, ks_histogram_panel, KS, HISTOGRAM_PANEL, KsPanel)
 
 GtkWidget  *ks_histogram_panel_new          (void);
-/* Property "pipeline". */
+/* KsPanel's "pipeline", with the panel's type checked (the tests call it). */
 void        ks_histogram_panel_set_pipeline (KsHistogramPanel *self, KsPipeline *pipeline);
-KsPipeline *ks_histogram_panel_get_pipeline (KsHistogramPanel *self);
 
 G_END_DECLS

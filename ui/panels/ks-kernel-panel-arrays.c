@@ -100,6 +100,7 @@ on_arrays_ran_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 void
 _ks_kernel_panel_run_arrays (KsKernelPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) bindings = NULL;
   g_autoptr (GPtrArray) arrays = NULL;
@@ -111,7 +112,7 @@ _ks_kernel_panel_run_arrays (KsKernelPanel *self)
                                      _("Compile a kernel in the “Any kernel” mode first"));
       return;
     }
-  if (self->pipeline == NULL)
+  if (pipeline == NULL)
     {
       /* The device whose limits the launch must meet is the pipeline's;
        * without one the panel's worker only compiles. */
@@ -130,7 +131,7 @@ _ks_kernel_panel_run_arrays (KsKernelPanel *self)
   closure->panel = g_object_ref (self);
   closure->source = ks_kernel_source_ref (self->last_good);
   /* The block and grid of the launch panel, as for image kernels. */
-  ks_pipeline_run_arrays_async (self->pipeline, self->last_good, bindings, arrays,
-                                ks_pipeline_get_launch (self->pipeline), NULL, on_arrays_ran_cb,
+  ks_pipeline_run_arrays_async (pipeline, self->last_good, bindings, arrays,
+                                ks_pipeline_get_launch (pipeline), NULL, on_arrays_ran_cb,
                                 closure);
 }

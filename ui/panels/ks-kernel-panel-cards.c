@@ -81,16 +81,20 @@ _ks_kernel_panel_show_resources (KsKernelPanel *self, const KsKernelResources *r
 static void
 on_param_changed_cb (KsParamEditor *editor, guint index, double value, KsKernelPanel *self)
 {
-  if (self->pipeline != NULL)
-    ks_pipeline_set_user_param (self->pipeline, index, value);
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
+
+  if (pipeline != NULL)
+    ks_pipeline_set_user_param (pipeline, index, value);
 }
 
 void
 _ks_kernel_panel_sync_param_values (KsKernelPanel *self)
 {
-  if (self->pipeline == NULL || ks_pipeline_get_user_kernel (self->pipeline) == NULL)
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
+
+  if (pipeline == NULL || ks_pipeline_get_user_kernel (pipeline) == NULL)
     return;
-  ks_param_editor_set_values (self->params_group, ks_pipeline_get_user_params (self->pipeline));
+  ks_param_editor_set_values (self->params_group, ks_pipeline_get_user_params (pipeline));
 }
 
 void

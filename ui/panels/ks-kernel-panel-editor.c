@@ -270,7 +270,7 @@ compiled (KsKernelPanel *self, KsKernelSource *source, KsCompileResult *result)
   if (self->mode == KS_KERNEL_MODE_ANY)
     status = g_strdup_printf (_("Version %u compiled (%s): bind its arguments under Arrays and "
                                 "run it"), self->version, words);
-  else if (self->active && self->pipeline != NULL)
+  else if (self->active && ks_panel_get_pipeline (KS_PANEL (self)) != NULL)
     status = g_strdup_printf (_("Version %u is live · %s"), self->version, words);
   else
     status = g_strdup_printf (_("Version %u compiled (%s); open the editor to run it"),
@@ -283,6 +283,7 @@ compiled (KsKernelPanel *self, KsKernelSource *source, KsCompileResult *result)
 static void
 did_not_compile (KsKernelPanel *self, const GPtrArray *diagnostics, const GError *error)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   guint errors = 0;
   g_autofree char *status = NULL;
   g_autofree char *count = NULL;
@@ -298,7 +299,7 @@ did_not_compile (KsKernelPanel *self, const GPtrArray *diagnostics, const GError
   if (g_error_matches (error, KS_ERROR, KS_ERROR_UNAVAILABLE))
     status = g_strdup_printf (_("Cannot compile here: %s"), error->message);
   else if (self->version > 0 && self->mode != KS_KERNEL_MODE_ANY && self->active
-      && self->pipeline != NULL && ks_engine_is_cuda (ks_pipeline_get_engine (self->pipeline)))
+      && pipeline != NULL && ks_engine_is_cuda (ks_pipeline_get_engine (pipeline)))
     status = g_strdup_printf (_("Does not compile (%s) — version %u, the last that did, is "
                                 "still running"), count, self->version);
   else if (self->version > 0)
@@ -346,6 +347,7 @@ on_compiled_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 void
 _ks_kernel_panel_compile_now (KsKernelPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   g_autoptr (GTask) task = NULL;
   g_autofree char *text = NULL;
   CompileJob *job;
@@ -363,8 +365,8 @@ _ks_kernel_panel_compile_now (KsKernelPanel *self)
   job->generation = ++self->generation;
   /* Expressions compile per launch shape: compile the one that will run. */
   ks_kernel_source_get_default_launch (job->source, &job->launch);
-  if (self->pipeline != NULL && ks_pipeline_get_user_kernel (self->pipeline) != NULL)
-    job->launch = *ks_pipeline_get_launch (self->pipeline);
+  if (pipeline != NULL && ks_pipeline_get_user_kernel (pipeline) != NULL)
+    job->launch = *ks_pipeline_get_launch (pipeline);
   task = g_task_new (NULL, self->compile_cancellable, on_compiled_cb, g_object_ref (self));
   g_task_set_task_data (task, job, compile_job_free);
   g_task_run_in_thread (task, compile_thread);
@@ -432,13 +434,14 @@ _ks_kernel_panel_setup_editor (KsKernelPanel *self)
 void
 _ks_kernel_panel_apply_live (KsKernelPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   gboolean runs;
 
-  if (self->pipeline == NULL)
+  if (pipeline == NULL)
     return;
   runs = self->active && self->last_good != NULL
          && ks_kernel_source_get_mode (self->last_good) != KS_KERNEL_MODE_ANY;
-  ks_pipeline_set_user_kernel (self->pipeline, runs ? self->last_good : NULL);
+  ks_pipeline_set_user_kernel (pipeline, runs ? self->last_good : NULL);
 }
 
 /* ---- mode, style -------------------------------------------------------------------------- */

@@ -15,7 +15,7 @@ G_BEGIN_DECLS
 
 struct _KsKernelPanel
 {
-  GtkWidget parent_instance;
+  KsPanel parent_instance;
 
   /* template widgets */
   GtkToggleButton *expression_button;
@@ -40,8 +40,6 @@ struct _KsKernelPanel
   GtkLabel *status_label;
 
   /* owned references */
-  KsPipeline *pipeline;
-  GSignalGroup *pipeline_signals;
   KsWorker *own_worker;         /* without a pipeline: compilation only */
   GtkSourceBuffer *buffer;
   GFile *file;
@@ -68,7 +66,6 @@ struct _KsKernelPanel
 enum
 {
   PROP_0,
-  PROP_PIPELINE,
   PROP_ACTIVE,
   PROP_MODE,
   PROP_TITLE,

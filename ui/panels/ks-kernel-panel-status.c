@@ -67,8 +67,10 @@ _ks_kernel_panel_report_error (KsKernelPanel *self, const char *message)
 KsWorker *
 _ks_kernel_panel_worker_of (KsKernelPanel *self)
 {
-  if (self->pipeline != NULL)
-    return ks_pipeline_get_worker (self->pipeline);
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
+
+  if (pipeline != NULL)
+    return ks_pipeline_get_worker (pipeline);
   if (self->own_worker == NULL)
     self->own_worker = ks_worker_new (-1);
   return self->own_worker;

@@ -14,7 +14,7 @@
 
 #include "ks-kernel-panel-private.h"
 
-G_DEFINE_FINAL_TYPE (KsKernelPanel, ks_kernel_panel, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (KsKernelPanel, ks_kernel_panel, KS_TYPE_PANEL)
 
 /* ---- actions ------------------------------------------------------------------------------ */
 
@@ -76,30 +76,18 @@ on_config_changed_cb (KsPipeline *pipeline, KsKernelPanel *self)
   _ks_kernel_panel_sync_param_values (self);
 }
 
-/* ---- public ------------------------------------------------------------------------------- */
-
-void
-ks_kernel_panel_set_pipeline (KsKernelPanel *self, KsPipeline *pipeline)
+/* The last good kernel runs in the pipeline only while the panel has it. */
+static void
+ks_kernel_panel_pipeline_changed (KsPanel *panel, KsPipeline *old_pipeline, KsPipeline *pipeline)
 {
-  g_return_if_fail (KS_IS_KERNEL_PANEL (self));
-  g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
+  KsKernelPanel *self = KS_KERNEL_PANEL (panel);
 
-  if (self->pipeline == pipeline)
-    return;
-  if (self->pipeline != NULL && ks_pipeline_get_user_kernel (self->pipeline) == self->last_good)
-    ks_pipeline_set_user_kernel (self->pipeline, NULL);
-  g_set_object (&self->pipeline, pipeline);
-  g_signal_group_set_target (self->pipeline_signals, pipeline);
+  if (old_pipeline != NULL && ks_pipeline_get_user_kernel (old_pipeline) == self->last_good)
+    ks_pipeline_set_user_kernel (old_pipeline, NULL);
   _ks_kernel_panel_apply_live (self);
-  g_object_notify_by_pspec (G_OBJECT (self), _ks_kernel_panel_properties[PROP_PIPELINE]);
 }
 
-KsPipeline *
-ks_kernel_panel_get_pipeline (KsKernelPanel *self)
-{
-  g_return_val_if_fail (KS_IS_KERNEL_PANEL (self), NULL);
-  return self->pipeline;
-}
+/* ---- public ------------------------------------------------------------------------------- */
 
 void
 ks_kernel_panel_set_active (KsKernelPanel *self, gboolean active)
@@ -244,17 +232,12 @@ static void
 ks_kernel_panel_dispose (GObject *object)
 {
   KsKernelPanel *self = KS_KERNEL_PANEL (object);
-  GtkWidget *child;
 
   g_clear_handle_id (&self->debounce_source, g_source_remove);
   if (self->compile_cancellable != NULL)
     g_cancellable_cancel (self->compile_cancellable);
   g_clear_object (&self->compile_cancellable);
-  g_signal_group_set_target (self->pipeline_signals, NULL);
-  g_clear_object (&self->pipeline);
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_KERNEL_PANEL);
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
   g_clear_object (&self->buffer);
   g_clear_object (&self->own_worker);
   g_clear_object (&self->file);
@@ -272,7 +255,6 @@ ks_kernel_panel_finalize (GObject *object)
   g_free (self->name);
   g_free (self->title);
   g_free (self->status);
-  g_object_unref (self->pipeline_signals);
   G_OBJECT_CLASS (ks_kernel_panel_parent_class)->finalize (object);
 }
 
@@ -283,9 +265,6 @@ ks_kernel_panel_get_property (GObject *object, guint prop_id, GValue *value, GPa
 
   switch (prop_id)
     {
-    case PROP_PIPELINE:
-      g_value_set_object (value, self->pipeline);
-      break;
     case PROP_ACTIVE:
       g_value_set_boolean (value, self->active);
       break;
@@ -311,9 +290,6 @@ ks_kernel_panel_set_property (GObject *object, guint prop_id, const GValue *valu
 
   switch (prop_id)
     {
-    case PROP_PIPELINE:
-      ks_kernel_panel_set_pipeline (self, g_value_get_object (value));
-      break;
     case PROP_ACTIVE:
       ks_kernel_panel_set_active (self, g_value_get_boolean (value));
       break;
@@ -333,14 +309,14 @@ ks_kernel_panel_class_init (KsKernelPanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  KsPanelClass *panel_class = KS_PANEL_CLASS (klass);
 
   object_class->dispose = ks_kernel_panel_dispose;
   object_class->finalize = ks_kernel_panel_finalize;
   object_class->get_property = ks_kernel_panel_get_property;
   object_class->set_property = ks_kernel_panel_set_property;
+  panel_class->pipeline_changed = ks_kernel_panel_pipeline_changed;
 
-  _ks_kernel_panel_properties[PROP_PIPELINE] =
-    g_param_spec_object ("pipeline", NULL, NULL, KS_TYPE_PIPELINE, RW);
   _ks_kernel_panel_properties[PROP_ACTIVE] = g_param_spec_boolean ("active", NULL, NULL, FALSE, RW);
   _ks_kernel_panel_properties[PROP_MODE] =
     g_param_spec_int ("mode", NULL, NULL, KS_KERNEL_MODE_EXPRESSION, KS_KERNEL_MODE_ANY,
@@ -399,8 +375,6 @@ ks_kernel_panel_class_init (KsKernelPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, status_label);
   _ks_kernel_panel_class_init_editor (widget_class);
   _ks_kernel_panel_class_init_cards (widget_class);
-
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 #undef RW
@@ -410,10 +384,11 @@ ks_kernel_panel_class_init (KsKernelPanelClass *klass)
 static void
 ks_kernel_panel_init (KsKernelPanel *self)
 {
-  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
-  g_signal_group_connect_object (self->pipeline_signals, "user-run",
+  GSignalGroup *pipeline_signals = ks_panel_get_signals (KS_PANEL (self));
+
+  g_signal_group_connect_object (pipeline_signals, "user-run",
                                  G_CALLBACK (on_user_run_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "config-changed",
+  g_signal_group_connect_object (pipeline_signals, "config-changed",
                                  G_CALLBACK (on_config_changed_cb), self, G_CONNECT_DEFAULT);
   gtk_widget_init_template (GTK_WIDGET (self));
 

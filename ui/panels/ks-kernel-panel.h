@@ -9,7 +9,7 @@
 
 #include <gtksourceview/gtksource.h>
 
-#include "ks-pipeline.h"
+#include "ks-panel.h"
 
 G_BEGIN_DECLS
 
@@ -17,12 +17,9 @@ G_BEGIN_DECLS
 #define KS_KERNEL_PANEL_DEBOUNCE_MS 300
 
 #define KS_TYPE_KERNEL_PANEL (ks_kernel_panel_get_type ())
-G_DECLARE_FINAL_TYPE (KsKernelPanel, ks_kernel_panel, KS, KERNEL_PANEL, GtkWidget)
+G_DECLARE_FINAL_TYPE (KsKernelPanel, ks_kernel_panel, KS, KERNEL_PANEL, KsPanel)
 
 GtkWidget       *ks_kernel_panel_new            (void);
-/* Property "pipeline". */
-void             ks_kernel_panel_set_pipeline   (KsKernelPanel *self, KsPipeline *pipeline);
-KsPipeline      *ks_kernel_panel_get_pipeline   (KsKernelPanel *self);
 /* Property "active": while TRUE the last good image kernel runs in the
  * pipeline; FALSE gives the pipeline back to the built-in op. */
 void             ks_kernel_panel_set_active     (KsKernelPanel *self, gboolean active);

@@ -10,7 +10,7 @@
 
 struct _KsLaunchPanel
 {
-  GtkWidget parent_instance;
+  KsPanel parent_instance;
 
   /* template widgets */
   GtkWidget *error_box;
@@ -32,8 +32,6 @@ struct _KsLaunchPanel
   AdwActionRow *resources_row;
 
   /* owned references */
-  KsPipeline *pipeline;
-  GSignalGroup *pipeline_signals;
 
   /* the engine's one-click fix for the current configuration */
   KsLaunchConfig suggestion;
@@ -44,16 +42,7 @@ struct _KsLaunchPanel
   gboolean syncing;
 };
 
-G_DEFINE_FINAL_TYPE (KsLaunchPanel, ks_launch_panel, GTK_TYPE_WIDGET)
-
-enum
-{
-  PROP_0,
-  PROP_PIPELINE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (KsLaunchPanel, ks_launch_panel, KS_TYPE_PANEL)
 
 /* The pixels-per-thread choices in the order of the drop-down; 0 is Auto. */
 static const guint pixels_per_thread_choices[] = { 0, 1, 2, 4, 8, 16 };
@@ -124,14 +113,15 @@ pixels_choice_index (guint pixels_per_thread)
 static void
 sync_grid_spins (KsLaunchPanel *self)
 {
-  const KsLaunchConfig *launch = ks_pipeline_get_launch (self->pipeline);
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
+  const KsLaunchConfig *launch = ks_pipeline_get_launch (pipeline);
   const KsLaunchConfig *shown = launch;
 
   /* With the automatic grid the spins show the grid that really runs, so
    * switching it off starts from a grid that covers the image. */
   if (launch->auto_grid)
     {
-      const KsLaunchConfig *resolved = ks_pipeline_get_resolved_launch (self->pipeline);
+      const KsLaunchConfig *resolved = ks_pipeline_get_resolved_launch (pipeline);
       if (resolved != NULL)
         shown = resolved;
     }
@@ -147,11 +137,12 @@ sync_grid_spins (KsLaunchPanel *self)
 static void
 sync_widgets (KsLaunchPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   const KsLaunchConfig *launch;
 
-  if (self->pipeline == NULL)
+  if (pipeline == NULL)
     return;
-  launch = ks_pipeline_get_launch (self->pipeline);
+  launch = ks_pipeline_get_launch (pipeline);
   if (launch == NULL)
     return;
 
@@ -174,7 +165,8 @@ update_validation (KsLaunchPanel *self)
   const char *message = NULL;
   gboolean valid;
 
-  valid = ks_pipeline_get_validation (self->pipeline, &message, &self->suggestion);
+  valid = ks_pipeline_get_validation (ks_panel_get_pipeline (KS_PANEL (self)), &message,
+                                      &self->suggestion);
   self->has_suggestion = !valid;
 
   gtk_label_set_label (self->error_label, valid || message == NULL ? "" : message);
@@ -234,11 +226,12 @@ describe_mapping (const KsLaunchConfig *resolved, guint width, guint height)
 static void
 update_facts (KsLaunchPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   KsLaunchTotals totals = { 0 };
   KsOccupancy occupancy = { 0 };
   KsKernelAttributes attributes = { 0 };
-  const KsLaunchConfig *resolved = ks_pipeline_get_resolved_launch (self->pipeline);
-  KsEngine *engine = ks_pipeline_get_engine (self->pipeline);
+  const KsLaunchConfig *resolved = ks_pipeline_get_resolved_launch (pipeline);
+  KsEngine *engine = ks_pipeline_get_engine (pipeline);
   gboolean cuda = engine != NULL && ks_engine_is_cuda (engine);
   g_autofree char *threads = NULL;
   g_autofree char *pixels = NULL;
@@ -248,7 +241,7 @@ update_facts (KsLaunchPanel *self)
   g_autofree char *blocks = NULL;
   g_autofree char *text = NULL;
 
-  ks_pipeline_get_totals (self->pipeline, &totals);
+  ks_pipeline_get_totals (pipeline, &totals);
   threads = format_count (totals.threads);
   pixels = format_count (totals.pixels);
   idle = format_count (totals.idle_threads);
@@ -268,8 +261,8 @@ update_facts (KsLaunchPanel *self)
     {
       /* The walk is over the output (an op may resize); before the first
        * run, over the input it will have. */
-      const KsRunResult *result = ks_pipeline_get_result (self->pipeline);
-      KsImage *a = ks_pipeline_get_input (self->pipeline, KS_INPUT_A);
+      const KsRunResult *result = ks_pipeline_get_result (pipeline);
+      KsImage *a = ks_pipeline_get_input (pipeline, KS_INPUT_A);
       guint w = a != NULL ? a->width : 0, h = a != NULL ? a->height : 0;
 
       if (result != NULL && result->output != NULL)
@@ -297,7 +290,7 @@ update_facts (KsLaunchPanel *self)
   adw_action_row_set_subtitle (self->blocks_row, text);
   g_clear_pointer (&text, g_free);
 
-  if (ks_pipeline_get_occupancy (self->pipeline, &occupancy, &attributes))
+  if (ks_pipeline_get_occupancy (pipeline, &occupancy, &attributes))
     {
       text = g_strdup_printf (_("%.0f %% (%u of %u warps per multiprocessor); limited by %s"),
                               occupancy.occupancy * 100.0, occupancy.active_warps_per_sm,
@@ -322,7 +315,7 @@ update_facts (KsLaunchPanel *self)
 static void
 update_all (KsLaunchPanel *self)
 {
-  if (self->pipeline == NULL)
+  if (ks_panel_get_pipeline (KS_PANEL (self)) == NULL)
     return;
   sync_widgets (self);
   update_validation (self);
@@ -352,13 +345,14 @@ on_device_lost_cb (KsPipeline *pipeline, const char *reason, KsLaunchPanel *self
 static void
 apply_widgets (KsLaunchPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   KsLaunchConfig launch;
   guint pixels;
 
-  if (self->syncing || self->pipeline == NULL || ks_pipeline_get_launch (self->pipeline) == NULL)
+  if (self->syncing || pipeline == NULL || ks_pipeline_get_launch (pipeline) == NULL)
     return;
 
-  launch = *ks_pipeline_get_launch (self->pipeline);
+  launch = *ks_pipeline_get_launch (pipeline);
   launch.block.x = gtk_spin_button_get_value_as_int (self->block_x_spin);
   launch.block.y = gtk_spin_button_get_value_as_int (self->block_y_spin);
   launch.block.z = gtk_spin_button_get_value_as_int (self->block_z_spin);
@@ -377,7 +371,7 @@ apply_widgets (KsLaunchPanel *self)
                                ? pixels_per_thread_choices[pixels]
                                : 0;
 
-  ks_pipeline_set_launch (self->pipeline, &launch);
+  ks_pipeline_set_launch (pipeline, &launch);
 }
 
 static void
@@ -402,43 +396,42 @@ static void
 preset_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   KsLaunchPanel *self = KS_LAUNCH_PANEL (widget);
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   g_autoptr (GError) error = NULL;
   KsLaunchConfig launch;
   KsDim3 block;
 
-  if (self->pipeline == NULL)
+  if (pipeline == NULL)
     return;
   if (!ks_dim3_parse (g_variant_get_string (parameter, NULL), &block, &error))
     {
       g_warning ("Launch preset: %s", error->message);
       return;
     }
-  launch = *ks_pipeline_get_launch (self->pipeline);
+  launch = *ks_pipeline_get_launch (pipeline);
   launch.block = block;
-  ks_pipeline_set_launch (self->pipeline, &launch);
+  ks_pipeline_set_launch (pipeline, &launch);
 }
 
 static void
 fix_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   KsLaunchPanel *self = KS_LAUNCH_PANEL (widget);
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
 
-  if (self->pipeline == NULL || !self->has_suggestion)
+  if (pipeline == NULL || !self->has_suggestion)
     return;
-  ks_pipeline_set_launch (self->pipeline, &self->suggestion);
+  ks_pipeline_set_launch (pipeline, &self->suggestion);
 }
 
 /* ---- public ---------------------------------------------------------------------- */
 
-void
-ks_launch_panel_set_pipeline (KsLaunchPanel *self, KsPipeline *pipeline)
+static void
+ks_launch_panel_pipeline_changed (KsPanel *panel, KsPipeline *old_pipeline,
+                                  KsPipeline *pipeline)
 {
-  g_return_if_fail (KS_IS_LAUNCH_PANEL (self));
-  g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
+  KsLaunchPanel *self = KS_LAUNCH_PANEL (panel);
 
-  if (!g_set_object (&self->pipeline, pipeline))
-    return;
-  g_signal_group_set_target (self->pipeline_signals, pipeline);
   self->has_suggestion = FALSE;
 
   if (pipeline != NULL)
@@ -448,15 +441,13 @@ ks_launch_panel_set_pipeline (KsLaunchPanel *self, KsPipeline *pipeline)
       gtk_widget_set_visible (self->error_box, FALSE);
       gtk_widget_action_set_enabled (GTK_WIDGET (self), "launch.fix", FALSE);
     }
-
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PIPELINE]);
 }
 
-KsPipeline *
-ks_launch_panel_get_pipeline (KsLaunchPanel *self)
+void
+ks_launch_panel_set_pipeline (KsLaunchPanel *self, KsPipeline *pipeline)
 {
-  g_return_val_if_fail (KS_IS_LAUNCH_PANEL (self), NULL);
-  return self->pipeline;
+  g_return_if_fail (KS_IS_LAUNCH_PANEL (self));
+  ks_panel_set_pipeline (KS_PANEL (self), pipeline);
 }
 
 GtkWidget *
@@ -471,57 +462,11 @@ static void
 ks_launch_panel_dispose (GObject *object)
 {
   KsLaunchPanel *self = KS_LAUNCH_PANEL (object);
-  GtkWidget *child;
 
-  g_signal_group_set_target (self->pipeline_signals, NULL);
-  g_clear_object (&self->pipeline);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_LAUNCH_PANEL);
-  /* The template's top box is not bound, so dispose_template leaves it. */
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
 
   G_OBJECT_CLASS (ks_launch_panel_parent_class)->dispose (object);
-}
-
-static void
-ks_launch_panel_finalize (GObject *object)
-{
-  KsLaunchPanel *self = KS_LAUNCH_PANEL (object);
-
-  g_object_unref (self->pipeline_signals);
-  G_OBJECT_CLASS (ks_launch_panel_parent_class)->finalize (object);
-}
-
-static void
-ks_launch_panel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  KsLaunchPanel *self = KS_LAUNCH_PANEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PIPELINE:
-      g_value_set_object (value, self->pipeline);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-ks_launch_panel_set_property (GObject *object, guint prop_id, const GValue *value,
-                              GParamSpec *pspec)
-{
-  KsLaunchPanel *self = KS_LAUNCH_PANEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PIPELINE:
-      ks_launch_panel_set_pipeline (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
 }
 
 static void
@@ -529,16 +474,10 @@ ks_launch_panel_class_init (KsLaunchPanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  KsPanelClass *panel_class = KS_PANEL_CLASS (klass);
 
   object_class->dispose = ks_launch_panel_dispose;
-  object_class->finalize = ks_launch_panel_finalize;
-  object_class->get_property = ks_launch_panel_get_property;
-  object_class->set_property = ks_launch_panel_set_property;
-
-  properties[PROP_PIPELINE] =
-    g_param_spec_object ("pipeline", NULL, NULL, KS_TYPE_PIPELINE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  panel_class->pipeline_changed = ks_launch_panel_pipeline_changed;
 
   /* "launch.preset" takes a block shape as ks_dim3_parse reads it ("32x8"). */
   gtk_widget_class_install_action (widget_class, "launch.preset", "s", preset_action);
@@ -567,22 +506,22 @@ ks_launch_panel_class_init (KsLaunchPanelClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_auto_grid_active_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_dropdown_selected_cb);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void
 ks_launch_panel_init (KsLaunchPanel *self)
 {
-  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
-  g_signal_group_connect_object (self->pipeline_signals, "config-changed",
+  GSignalGroup *pipeline_signals = ks_panel_get_signals (KS_PANEL (self));
+
+  g_signal_group_connect_object (pipeline_signals, "config-changed",
                                  G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "inputs-changed",
+  g_signal_group_connect_object (pipeline_signals, "inputs-changed",
                                  G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "ran",
+  g_signal_group_connect_object (pipeline_signals, "ran",
                                  G_CALLBACK (on_pipeline_changed_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "run-failed",
+  g_signal_group_connect_object (pipeline_signals, "run-failed",
                                  G_CALLBACK (on_run_failed_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "device-lost",
+  g_signal_group_connect_object (pipeline_signals, "device-lost",
                                  G_CALLBACK (on_device_lost_cb), self, G_CONNECT_DEFAULT);
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "launch.fix", FALSE);

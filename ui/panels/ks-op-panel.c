@@ -12,7 +12,7 @@
 
 struct _KsOpPanel
 {
-  GtkWidget parent_instance;
+  KsPanel parent_instance;
 
   /* template widgets */
   GtkSearchEntry *search_entry;
@@ -26,8 +26,6 @@ struct _KsOpPanel
   KsParamEditor *params_group;
 
   /* owned references */
-  KsPipeline *pipeline;
-  GSignalGroup *pipeline_signals;
   char *query; /* casefolded search text, or NULL */
 
   /* borrowed: the op the panel shows */
@@ -38,16 +36,7 @@ struct _KsOpPanel
   gboolean syncing;
 };
 
-G_DEFINE_FINAL_TYPE (KsOpPanel, ks_op_panel, GTK_TYPE_WIDGET)
-
-enum
-{
-  PROP_0,
-  PROP_PIPELINE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (KsOpPanel, ks_op_panel, KS_TYPE_PANEL)
 
 #define OP_KEY "ks-op"
 
@@ -212,13 +201,14 @@ on_search_activate_cb (GtkSearchEntry *entry, KsOpPanel *self)
 static void
 on_op_selected_cb (GtkListBox *box, GtkListBoxRow *row, KsOpPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   const KsOp *op;
 
-  if (row == NULL || self->syncing || self->pipeline == NULL)
+  if (row == NULL || self->syncing || pipeline == NULL)
     return;
   op = row_get_op (row);
-  if (op != ks_pipeline_get_op (self->pipeline))
-    ks_pipeline_set_op (self->pipeline, op);
+  if (op != ks_pipeline_get_op (pipeline))
+    ks_pipeline_set_op (pipeline, op);
 }
 
 /* ---- parameters ---------------------------------------------------------------- */
@@ -226,24 +216,26 @@ on_op_selected_cb (GtkListBox *box, GtkListBoxRow *row, KsOpPanel *self)
 static void
 on_param_changed_cb (KsParamEditor *editor, guint index, double value, KsOpPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   const KsParams *params;
 
-  if (self->pipeline == NULL)
+  if (pipeline == NULL)
     return;
-  params = ks_pipeline_get_params (self->pipeline);
+  params = ks_pipeline_get_params (pipeline);
   if (params != NULL && params->values[index] == value)
     return;
-  ks_pipeline_set_param (self->pipeline, index, value);
+  ks_pipeline_set_param (pipeline, index, value);
 }
 
 static void
 sync_param_values (KsOpPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   const KsParams *params;
 
-  if (self->pipeline == NULL || self->shown_op == NULL)
+  if (pipeline == NULL || self->shown_op == NULL)
     return;
-  params = ks_pipeline_get_params (self->pipeline);
+  params = ks_pipeline_get_params (pipeline);
   if (params != NULL)
     ks_param_editor_set_values (self->params_group, params);
 }
@@ -251,19 +243,20 @@ sync_param_values (KsOpPanel *self)
 static void
 update_second_input (KsOpPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   gboolean two = self->shown_op != NULL && self->shown_op->n_inputs >= 2;
   g_autofree char *subtitle = NULL;
 
   gtk_widget_set_visible (GTK_WIDGET (self->second_group), two);
-  if (!two || self->pipeline == NULL)
+  if (!two || pipeline == NULL)
     return;
 
   /* Without a second image the pipeline uses the test card in its place. */
-  if (ks_pipeline_get_input (self->pipeline, KS_INPUT_B) == NULL)
+  if (ks_pipeline_get_input (pipeline, KS_INPUT_B) == NULL)
     subtitle = g_strdup_printf (_("%s, until you choose an image"),
-                                ks_pipeline_get_input_name (self->pipeline, KS_INPUT_B));
+                                ks_pipeline_get_input_name (pipeline, KS_INPUT_B));
   else
-    subtitle = g_strdup (ks_pipeline_get_input_name (self->pipeline, KS_INPUT_B));
+    subtitle = g_strdup (ks_pipeline_get_input_name (pipeline, KS_INPUT_B));
   adw_action_row_set_subtitle (self->second_row, subtitle);
 }
 
@@ -326,26 +319,20 @@ on_inputs_changed_cb (KsPipeline *pipeline, KsOpPanel *self)
   update_second_input (self);
 }
 
+static void
+ks_op_panel_pipeline_changed (KsPanel *panel, KsPipeline *old_pipeline,
+                              KsPipeline *pipeline)
+{
+  KsOpPanel *self = KS_OP_PANEL (panel);
+
+  show_op (self, pipeline != NULL ? ks_pipeline_get_op (pipeline) : NULL);
+}
+
 void
 ks_op_panel_set_pipeline (KsOpPanel *self, KsPipeline *pipeline)
 {
   g_return_if_fail (KS_IS_OP_PANEL (self));
-  g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
-
-  if (!g_set_object (&self->pipeline, pipeline))
-    return;
-  g_signal_group_set_target (self->pipeline_signals, pipeline);
-
-
-  show_op (self, pipeline != NULL ? ks_pipeline_get_op (pipeline) : NULL);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PIPELINE]);
-}
-
-KsPipeline *
-ks_op_panel_get_pipeline (KsOpPanel *self)
-{
-  g_return_val_if_fail (KS_IS_OP_PANEL (self), NULL);
-  return self->pipeline;
+  ks_panel_set_pipeline (KS_PANEL (self), pipeline);
 }
 
 GtkWidget *
@@ -360,16 +347,10 @@ static void
 ks_op_panel_dispose (GObject *object)
 {
   KsOpPanel *self = KS_OP_PANEL (object);
-  GtkWidget *child;
 
-  g_signal_group_set_target (self->pipeline_signals, NULL);
-  g_clear_object (&self->pipeline);
   self->shown_op = NULL;
 
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_OP_PANEL);
-  /* The template's top box is not bound, so dispose_template leaves it. */
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
 
   G_OBJECT_CLASS (ks_op_panel_parent_class)->dispose (object);
 }
@@ -381,39 +362,7 @@ ks_op_panel_finalize (GObject *object)
 
   g_free (self->query);
 
-  g_object_unref (self->pipeline_signals);
   G_OBJECT_CLASS (ks_op_panel_parent_class)->finalize (object);
-}
-
-static void
-ks_op_panel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  KsOpPanel *self = KS_OP_PANEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PIPELINE:
-      g_value_set_object (value, self->pipeline);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-ks_op_panel_set_property (GObject *object, guint prop_id, const GValue *value,
-                          GParamSpec *pspec)
-{
-  KsOpPanel *self = KS_OP_PANEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PIPELINE:
-      ks_op_panel_set_pipeline (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
 }
 
 static void
@@ -421,16 +370,11 @@ ks_op_panel_class_init (KsOpPanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  KsPanelClass *panel_class = KS_PANEL_CLASS (klass);
 
   object_class->dispose = ks_op_panel_dispose;
   object_class->finalize = ks_op_panel_finalize;
-  object_class->get_property = ks_op_panel_get_property;
-  object_class->set_property = ks_op_panel_set_property;
-
-  properties[PROP_PIPELINE] =
-    g_param_spec_object ("pipeline", NULL, NULL, KS_TYPE_PIPELINE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  panel_class->pipeline_changed = ks_op_panel_pipeline_changed;
 
   g_type_ensure (KS_TYPE_PARAM_EDITOR);
   gtk_widget_class_set_template_from_resource (
@@ -449,16 +393,16 @@ ks_op_panel_class_init (KsOpPanelClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_op_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_param_changed_cb);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void
 ks_op_panel_init (KsOpPanel *self)
 {
-  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
-  g_signal_group_connect_object (self->pipeline_signals, "config-changed",
+  GSignalGroup *pipeline_signals = ks_panel_get_signals (KS_PANEL (self));
+
+  g_signal_group_connect_object (pipeline_signals, "config-changed",
                                  G_CALLBACK (on_config_changed_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "inputs-changed",
+  g_signal_group_connect_object (pipeline_signals, "inputs-changed",
                                  G_CALLBACK (on_inputs_changed_cb), self, G_CONNECT_DEFAULT);
   gtk_widget_init_template (GTK_WIDGET (self));
 

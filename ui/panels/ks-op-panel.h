@@ -5,16 +5,15 @@
 
 #include <gtk/gtk.h>
 
-#include "ks-pipeline.h"
+#include "ks-panel.h"
 
 G_BEGIN_DECLS
 
 #define KS_TYPE_OP_PANEL (ks_op_panel_get_type ())
-G_DECLARE_FINAL_TYPE (KsOpPanel, ks_op_panel, KS, OP_PANEL, GtkWidget)
+G_DECLARE_FINAL_TYPE (KsOpPanel, ks_op_panel, KS, OP_PANEL, KsPanel)
 
 GtkWidget  *ks_op_panel_new          (void);
-/* Property "pipeline". */
+/* KsPanel's "pipeline", with the panel's type checked (the tests call it). */
 void        ks_op_panel_set_pipeline (KsOpPanel *self, KsPipeline *pipeline);
-KsPipeline *ks_op_panel_get_pipeline (KsOpPanel *self);
 
 G_END_DECLS

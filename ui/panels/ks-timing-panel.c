@@ -12,7 +12,7 @@
 
 struct _KsTimingPanel
 {
-  GtkWidget parent_instance;
+  KsPanel parent_instance;
 
   /* template widgets */
   GtkLabel *engine_label;
@@ -46,23 +46,12 @@ struct _KsTimingPanel
   AdwActionRow *identical_row;
 
   /* owned references */
-  KsPipeline *pipeline;
-  GSignalGroup *pipeline_signals;
   GCancellable *cancellable;        /* the Measure or Compare running, or NULL */
   GtkFileChooserNative *export_dialog;
   gboolean export_json;
 };
 
-G_DEFINE_FINAL_TYPE (KsTimingPanel, ks_timing_panel, GTK_TYPE_WIDGET)
-
-enum
-{
-  PROP_0,
-  PROP_PIPELINE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (KsTimingPanel, ks_timing_panel, KS_TYPE_PANEL)
 
 enum
 {
@@ -109,19 +98,20 @@ show_error (KsTimingPanel *self, const char *message)
 static void
 update_last_run (KsTimingPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   KsStageTimes times = { -1, -1, -1 };
   double display_ms = -1;
-  const KsRunResult *result = ks_pipeline_get_result (self->pipeline);
-  KsEngine *engine = ks_pipeline_get_engine (self->pipeline);
-  KsDevice *device = ks_pipeline_get_device (self->pipeline);
-  double gbs = ks_pipeline_get_achieved_gbs (self->pipeline);
+  const KsRunResult *result = ks_pipeline_get_result (pipeline);
+  KsEngine *engine = ks_pipeline_get_engine (pipeline);
+  KsDevice *device = ks_pipeline_get_device (pipeline);
+  double gbs = ks_pipeline_get_achieved_gbs (pipeline);
   double peak = device != NULL ? ks_device_get_peak_bandwidth_gbs (device) : 0;
   g_autofree char *engine_text = describe_engine (engine);
   g_autofree char *bandwidth = NULL;
 
   gtk_label_set_label (self->engine_label, engine_text);
 
-  ks_pipeline_get_stage_times (self->pipeline, &times, &display_ms);
+  ks_pipeline_get_stage_times (pipeline, &times, &display_ms);
   set_ms (self->upload_label, times.upload_ms);
   set_ms (self->kernel_label, times.kernel_ms);
   set_ms (self->download_label, times.download_ms);
@@ -179,8 +169,9 @@ on_device_lost_cb (KsPipeline *pipeline, const char *reason, KsTimingPanel *self
 static void
 update_sensitivity (KsTimingPanel *self)
 {
-  gboolean have = self->pipeline != NULL;
-  gboolean busy = have && ks_pipeline_get_busy (self->pipeline);
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
+  gboolean have = pipeline != NULL;
+  gboolean busy = have && ks_pipeline_get_busy (pipeline);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "timing.measure", have && !busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "timing.compare", have && !busy);
@@ -230,7 +221,7 @@ on_measured_cb (GObject *object, GAsyncResult *result, gpointer user_data)
   gboolean ok = ks_pipeline_measure_finish (KS_PIPELINE (object), result, &timing, &error);
 
   end_long_work (self, FALSE, error);
-  if (ok && KS_PIPELINE (object) == self->pipeline)
+  if (ok && KS_PIPELINE (object) == ks_panel_get_pipeline (KS_PANEL (self)))
     {
       median = ks_ui_format_ms (timing.median_ms);
       spread = ks_ui_format_ms (timing.mad_ms);
@@ -259,12 +250,13 @@ static void
 measure_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   KsTimingPanel *self = KS_TIMING_PANEL (widget);
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   guint repeats = gtk_spin_button_get_value_as_int (self->repeats_spin);
 
-  if (self->pipeline == NULL)
+  if (pipeline == NULL)
     return;
   begin_long_work (self);
-  ks_pipeline_measure_async (self->pipeline, repeats, self->cancellable, on_measured_cb,
+  ks_pipeline_measure_async (pipeline, repeats, self->cancellable, on_measured_cb,
                              g_object_ref (self));
 }
 
@@ -287,6 +279,7 @@ static void
 on_compared_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (KsTimingPanel) self = user_data;
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   g_autoptr (GError) error = NULL;
   KsTiming current = { 0 };
   KsTiming cpu = { 0 };
@@ -295,9 +288,9 @@ on_compared_cb (GObject *object, GAsyncResult *result, gpointer user_data)
                                             &identical, &error);
 
   end_long_work (self, TRUE, error);
-  if (ok && KS_PIPELINE (object) == self->pipeline)
+  if (ok && KS_PIPELINE (object) == pipeline)
     {
-      KsEngine *engine = ks_pipeline_get_engine (self->pipeline);
+      KsEngine *engine = ks_pipeline_get_engine (pipeline);
       g_autofree char *engine_text = describe_engine (engine);
       g_autofree char *ratio = describe_ratio (engine, &current, &cpu);
 
@@ -318,12 +311,13 @@ static void
 compare_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   KsTimingPanel *self = KS_TIMING_PANEL (widget);
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   guint repeats = gtk_spin_button_get_value_as_int (self->repeats_spin);
 
-  if (self->pipeline == NULL)
+  if (pipeline == NULL)
     return;
   begin_long_work (self);
-  ks_pipeline_compare_async (self->pipeline, repeats, self->cancellable, on_compared_cb,
+  ks_pipeline_compare_async (pipeline, repeats, self->cancellable, on_compared_cb,
                              g_object_ref (self));
 }
 
@@ -336,16 +330,17 @@ cancel_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 static void
 on_export_response_cb (GtkNativeDialog *dialog, int response, KsTimingPanel *self)
 {
+  KsPipeline *pipeline = ks_panel_get_pipeline (KS_PANEL (self));
   g_autoptr (GFile) file = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *contents = NULL;
 
-  if (response == GTK_RESPONSE_ACCEPT && self->pipeline != NULL)
+  if (response == GTK_RESPONSE_ACCEPT && pipeline != NULL)
     file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
 
   if (file != NULL)
     {
-      contents = ks_pipeline_export_timings (self->pipeline, self->export_json);
+      contents = ks_pipeline_export_timings (pipeline, self->export_json);
       if (contents == NULL)
         show_error (self, _("There are no timings to export yet"));
       else if (!g_file_replace_contents (file, contents, strlen (contents), NULL, FALSE,
@@ -368,7 +363,7 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   gboolean json = g_str_equal (g_variant_get_string (parameter, NULL), "json");
   GtkRoot *root = gtk_widget_get_root (widget);
 
-  if (self->pipeline == NULL)
+  if (ks_panel_get_pipeline (KS_PANEL (self)) == NULL)
     return;
   if (self->export_dialog != NULL)
     gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->export_dialog));
@@ -388,17 +383,14 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 
 /* ---- public ------------------------------------------------------------------------------ */
 
-void
-ks_timing_panel_set_pipeline (KsTimingPanel *self, KsPipeline *pipeline)
+static void
+ks_timing_panel_pipeline_changed (KsPanel *panel, KsPipeline *old_pipeline,
+                                  KsPipeline *pipeline)
 {
-  g_return_if_fail (KS_IS_TIMING_PANEL (self));
-  g_return_if_fail (pipeline == NULL || KS_IS_PIPELINE (pipeline));
+  KsTimingPanel *self = KS_TIMING_PANEL (panel);
 
-  if (!g_set_object (&self->pipeline, pipeline))
-    return;
   /* A measurement of the previous pipeline is of no use here. */
   g_cancellable_cancel (self->cancellable);
-  g_signal_group_set_target (self->pipeline_signals, pipeline);
 
   gtk_widget_set_visible (self->measure_group, FALSE);
   gtk_widget_set_visible (self->compare_group, FALSE);
@@ -412,15 +404,13 @@ ks_timing_panel_set_pipeline (KsTimingPanel *self, KsPipeline *pipeline)
       g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (KsTimingSample));
       ks_timing_chart_set_samples (self->chart, none);
     }
-
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PIPELINE]);
 }
 
-KsPipeline *
-ks_timing_panel_get_pipeline (KsTimingPanel *self)
+void
+ks_timing_panel_set_pipeline (KsTimingPanel *self, KsPipeline *pipeline)
 {
-  g_return_val_if_fail (KS_IS_TIMING_PANEL (self), NULL);
-  return self->pipeline;
+  g_return_if_fail (KS_IS_TIMING_PANEL (self));
+  ks_panel_set_pipeline (KS_PANEL (self), pipeline);
 }
 
 GtkAdjustment *
@@ -442,12 +432,9 @@ static void
 ks_timing_panel_dispose (GObject *object)
 {
   KsTimingPanel *self = KS_TIMING_PANEL (object);
-  GtkWidget *child;
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
-  g_signal_group_set_target (self->pipeline_signals, NULL);
-  g_clear_object (&self->pipeline);
   if (self->export_dialog != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->export_dialog, self);
@@ -456,51 +443,8 @@ ks_timing_panel_dispose (GObject *object)
     }
 
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_TIMING_PANEL);
-  /* The template's top box is not bound, so dispose_template leaves it. */
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
 
   G_OBJECT_CLASS (ks_timing_panel_parent_class)->dispose (object);
-}
-
-static void
-ks_timing_panel_finalize (GObject *object)
-{
-  KsTimingPanel *self = KS_TIMING_PANEL (object);
-
-  g_object_unref (self->pipeline_signals);
-  G_OBJECT_CLASS (ks_timing_panel_parent_class)->finalize (object);
-}
-
-static void
-ks_timing_panel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  KsTimingPanel *self = KS_TIMING_PANEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PIPELINE:
-      g_value_set_object (value, self->pipeline);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-ks_timing_panel_set_property (GObject *object, guint prop_id, const GValue *value,
-                              GParamSpec *pspec)
-{
-  KsTimingPanel *self = KS_TIMING_PANEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PIPELINE:
-      ks_timing_panel_set_pipeline (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
 }
 
 static void
@@ -508,16 +452,10 @@ ks_timing_panel_class_init (KsTimingPanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  KsPanelClass *panel_class = KS_PANEL_CLASS (klass);
 
   object_class->dispose = ks_timing_panel_dispose;
-  object_class->finalize = ks_timing_panel_finalize;
-  object_class->get_property = ks_timing_panel_get_property;
-  object_class->set_property = ks_timing_panel_set_property;
-
-  properties[PROP_PIPELINE] =
-    g_param_spec_object ("pipeline", NULL, NULL, KS_TYPE_PIPELINE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  panel_class->pipeline_changed = ks_timing_panel_pipeline_changed;
 
   signals[SIGNAL_ERROR] =
     g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -565,22 +503,22 @@ ks_timing_panel_class_init (KsTimingPanelClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, fps_visible_cb);
   gtk_widget_class_bind_template_callback (widget_class, format_fps_cb);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void
 ks_timing_panel_init (KsTimingPanel *self)
 {
-  self->pipeline_signals = g_signal_group_new (KS_TYPE_PIPELINE);
-  g_signal_group_connect_object (self->pipeline_signals, "ran", G_CALLBACK (on_ran_cb), self,
+  GSignalGroup *pipeline_signals = ks_panel_get_signals (KS_PANEL (self));
+
+  g_signal_group_connect_object (pipeline_signals, "ran", G_CALLBACK (on_ran_cb), self,
                                  G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "config-changed",
+  g_signal_group_connect_object (pipeline_signals, "config-changed",
                                  G_CALLBACK (on_config_changed_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "inputs-changed",
+  g_signal_group_connect_object (pipeline_signals, "inputs-changed",
                                  G_CALLBACK (on_config_changed_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "device-lost",
+  g_signal_group_connect_object (pipeline_signals, "device-lost",
                                  G_CALLBACK (on_device_lost_cb), self, G_CONNECT_DEFAULT);
-  g_signal_group_connect_object (self->pipeline_signals, "notify::busy",
+  g_signal_group_connect_object (pipeline_signals, "notify::busy",
                                  G_CALLBACK (on_busy_changed_cb), self, G_CONNECT_DEFAULT);
   gtk_widget_init_template (GTK_WIDGET (self));
   update_sensitivity (self);
