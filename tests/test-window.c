@@ -409,13 +409,16 @@ test_overlays_and_hover (Fixture *f, gconstpointer data)
   zoom = ks_image_view_get_zoom (view) / gtk_widget_get_scale_factor (vw);
   g_signal_emit_by_name (motion, "motion", gtk_widget_get_width (vw) / 2.0 + (21.5 - 256) * zoom,
                          gtk_widget_get_height (vw) / 2.0 + (9.5 - 256) * zoom);
-  ks_ui_test_iterate_for (50);
+  KS_UI_TEST_WAIT_FOR (ks_ui_test_label_shows (GTK_WIDGET (f->window),
+                                               "block (1, 0), thread (5, 9)"),
+                       KS_UI_TEST_PATIENCE_S);
   g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "block (1, 0), thread (5, 9)"));
   /* Thread (5, 9) is linear 149: warp 4, lane 21. */
   g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "warp 4, lane 21"));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.overlay", "s", "warp"));
-  ks_ui_test_iterate_for (200);
+  KS_UI_TEST_WAIT_FOR (ks_ui_test_label_shows (GTK_WIDGET (f->window), "one colour a warp"),
+                       KS_UI_TEST_PATIENCE_S);
   g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "one colour a warp"));
   ks_ui_test_save_screenshot (GTK_WIDGET (f->window), "overlay-warps.png");
 
@@ -433,7 +436,9 @@ test_overlays_and_hover (Fixture *f, gconstpointer data)
   zoom = ks_image_view_get_zoom (view) / gtk_widget_get_scale_factor (vw);
   g_signal_emit_by_name (motion, "motion", gtk_widget_get_width (vw) / 2.0 + (40.5 - 320) * zoom,
                          gtk_widget_get_height (vw) / 2.0 + (400.5 - 256) * zoom);
-  ks_ui_test_iterate_for (50);
+  KS_UI_TEST_WAIT_FOR (ks_ui_test_label_shows (GTK_WIDGET (f->window),
+                                               "no thread wrote this pixel"),
+                       KS_UI_TEST_PATIENCE_S);
   g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window), "no thread wrote this pixel"));
   g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (f->window),
                               "an automatic grid: block (2, 25), thread (8, 0)"));
