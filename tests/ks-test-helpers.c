@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
 
@@ -424,12 +425,16 @@ ks_test_remove_tree (const char *dir)
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
   const char *name;
 
-  if (d == NULL)
-    return;
-  while ((name = g_dir_read_name (d)) != NULL)
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
     {
       g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_remove (p);
+      GStatBuf st;
+
+      /* Into folders, never through a link to one. */
+      if (g_lstat (p, &st) == 0 && S_ISDIR (st.st_mode))
+        ks_test_remove_tree (p);
+      else
+        g_remove (p);
     }
   g_rmdir (dir);
 }

@@ -112,7 +112,8 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (KsTestProgramResult, ks_test_program_result_cl
  * environment envp (NULL: this process's); it must exit normally. */
 void        ks_test_run_program       (KsTestProgramResult *result, const char *program,
                                        char **envp, const char *const *args);
-/* Removes a directory and the files in it. */
+/* Removes a directory and everything in it, folders too (never through a
+ * link to one). */
 void        ks_test_remove_tree       (const char *dir);
 
 /* A lesson's variant (NULL: the fixed one) on the CPU engine, timed twice at

@@ -171,25 +171,6 @@ read_manifest (const char *dir)
   return list;
 }
 
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      GStatBuf st;
-
-      if (g_lstat (p, &st) == 0 && S_ISDIR (st.st_mode))
-        remove_tree (p);
-      else
-        g_remove (p);
-    }
-  g_rmdir (dir);
-}
-
 /* Generated at test time: the corpus is never committed as binary files. */
 static gboolean
 make_corpus (const char *dir)
@@ -422,7 +403,7 @@ fresh_output (const char *dir)
   g_autoptr (GError) error = NULL;
   char *out = g_build_filename (dir, "OUT.png", NULL);
 
-  remove_tree (dir);
+  ks_test_remove_tree (dir);
   g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
   g_assert_true (g_file_set_contents (out, OUT_BYTES, -1, &error));
   g_assert_no_error (error);
@@ -550,7 +531,7 @@ test_cli (gconstpointer data)
     if (c->accept && r.status == 0 && strstr (r.out, size) == NULL)
       g_string_append_printf (problems, "compare: stdout “%s” lacks “%s”; ", r.out, size);
   }
-  remove_tree (dir);
+  ks_test_remove_tree (dir);
   report (c, problems, in_list (cli_known_issues, c->name));
 }
 
@@ -599,7 +580,7 @@ main (int argc, char **argv)
   if (!g_test_subprocess () && !make_corpus (corpus_dir))
     {
       g_print ("1..0 # SKIP python3 is not installed\n");
-      remove_tree (root_dir);
+      ks_test_remove_tree (root_dir);
       return 77;
     }
   cases = read_manifest (corpus_dir);
@@ -617,7 +598,7 @@ main (int argc, char **argv)
 
   ret = g_test_run ();
   if (!g_test_subprocess ())
-    remove_tree (root_dir);
+    ks_test_remove_tree (root_dir);
   g_ptr_array_unref (cases);
   g_free (corpus_dir);
   g_free (root_dir);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ks-session.h"
+#include "ks-test-helpers.h"
 #include "ks-ui-test-helpers.h"
 #include "ks-window-private.h"
 #include "ks-op-registry.h"
@@ -184,25 +185,6 @@ test_last_session_refused (void)
   g_assert_true (session_file_valid (last));
 }
 
-static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
-
 int
 main (int argc, char *argv[])
 {
@@ -231,6 +213,6 @@ main (int argc, char *argv[])
   status = g_test_run ();
   /* Kept when a test failed, to look at. */
   if (status == 0)
-    remove_tree (tmp_root);
+    ks_test_remove_tree (tmp_root);
   return status;
 }
