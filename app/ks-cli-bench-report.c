@@ -124,20 +124,6 @@ ks_cli_bench_table (const KsBenchReport *report)
 /* ---- JSON --------------------------------------------------------------- */
 
 static void
-add_launch (JsonBuilder *b, const KsLaunchConfig *launch)
-{
-  json_builder_set_member_name (b, "launch");
-  json_builder_begin_object (b);
-  ks_json_add_dim3 (b, "block", &launch->block);
-  ks_json_add_dim3 (b, "grid", &launch->grid);
-  json_builder_set_member_name (b, "pixels_per_thread");
-  json_builder_add_int_value (b, launch->pixels_per_thread);
-  json_builder_set_member_name (b, "mapping");
-  json_builder_add_string_value (b, ks_launch_mode_to_string (launch->mode));
-  json_builder_end_object (b);
-}
-
-static void
 add_npp (JsonBuilder *b, const KsBenchNpp *npp)
 {
   json_builder_set_member_name (b, "npp");
@@ -173,7 +159,7 @@ add_row (JsonBuilder *b, const KsBenchRow *row)
   ks_json_add_string (b, ks_format_name (row->input_format));
   json_builder_set_member_name (b, "bytes");
   json_builder_add_int_value (b, (gint64) row->bytes);
-  add_launch (b, &row->launch);
+  ks_json_add_launch (b, "launch", &row->launch, KS_JSON_LAUNCH_NONE);
   /* The row's timing sits among its members: scripts read row["median_ms"]. */
   ks_json_add_timing (b, &row->timing, "runs");
   json_builder_set_member_name (b, "gbs");

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include "ks-filter.h"
 #include "ks-kernels.h"
 #include "ks-geometry.cuh"
 #include "ks-pixel.h"

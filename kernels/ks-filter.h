@@ -23,6 +23,15 @@
 
 #include "ks-kernel-common.h"
 
+/* Its launchers are declared (at the end) where CUDA's headers are: nvcc, or a
+ * C file of a build with CUDA. */
+#if defined(__CUDACC__) || (defined(HAVE_CUDA) && HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#define KS_FILTER_LAUNCHERS 1
+#else
+#define KS_FILTER_LAUNCHERS 0
+#endif
+
 KS_KERNEL_BEGIN_DECLS
 
 #define KS_FILTER_MAX_RADIUS 64
@@ -175,5 +184,31 @@ ks_filter_shared_bytes (const KsFilterParams *p, KsDim3 block, uint32_t ppt)
     return ((out_cols + 3u) / 4u + 2u) * 4u * ((size_t) block.y + 2u * r); /* luma bytes */
   return ks_filter_chunk_bytes (r, (uint32_t) out_cols, ks_filter_chunk_rows (p, block, ppt));
 }
+
+/* The launchers (kernels/ks-filter.cu), for the op's file and the kernels only. Each
+ * checks its preconditions, launches on the stream and returns
+ * cudaGetLastError(); pitches are in bytes. */
+#if KS_FILTER_LAUNCHERS
+/* Neighbourhood filters (ks-filter.h): RGBA8 in (src_bpp 4), or GRAY8 (1) for
+ * Sobel; RGBA8 out, GRAY8 for Sobel.
+ * The geometry covers the output (the same size as the input); each block
+ * loads its tile and halo into ks_filter_shared_bytes of dynamic shared memory. */
+cudaError_t ks_cuda_filter_launch (KsGeometry geom,
+                                   const KsFilterParams *params,
+                                   const uint8_t *src, size_t src_pitch, uint32_t src_bpp,
+                                   uint8_t *out, size_t out_pitch,
+                                   KsCoverageBuffers cov,
+                                   cudaStream_t stream);
+cudaError_t ks_cuda_filter_attributes (const KsFilterParams *params,
+                                       uint32_t src_bpp,
+                                       KsGeometry geom,
+                                       int instrumented,
+                                       struct cudaFuncAttributes *attr);
+/* Blocks per multiprocessor by the runtime's occupancy calculator
+ * (ks-kernels.h says what it is checked against). */
+cudaError_t ks_cuda_filter_occupancy (const KsFilterParams *params, uint32_t src_bpp,
+                                      KsGeometry geom, int instrumented, size_t shared,
+                                      int *blocks);
+#endif
 
 KS_KERNEL_END_DECLS

@@ -9,9 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ks-kernel-common.h"
-#include "ks-filter.h"
 #include "ks-op-list.h"
-#include "ks-resize.h"
 
 KS_KERNEL_BEGIN_DECLS
 
@@ -82,48 +80,17 @@ cudaError_t ks_cuda_histogram_attributes (KsHistogramMethod method,
                                           int instrumented,
                                           struct cudaFuncAttributes *attr);
 
-/* Neighbourhood filters (ks-filter.h): RGBA8 in (src_bpp 4), or GRAY8 (1) for
- * Sobel; RGBA8 out, GRAY8 for Sobel.
- * The geometry covers the output (the same size as the input); each block
- * loads its tile and halo into ks_filter_shared_bytes of dynamic shared memory. */
-cudaError_t ks_cuda_filter_launch (KsGeometry geom,
-                                   const KsFilterParams *params,
-                                   const uint8_t *src, size_t src_pitch, uint32_t src_bpp,
-                                   uint8_t *out, size_t out_pitch,
-                                   KsCoverageBuffers cov,
-                                   cudaStream_t stream);
-cudaError_t ks_cuda_filter_attributes (const KsFilterParams *params,
-                                       uint32_t src_bpp,
-                                       KsGeometry geom,
-                                       int instrumented,
-                                       struct cudaFuncAttributes *attr);
 
-/* Resampling (ks-resize.h): RGBA8 src of params->src_width × src_height into
- * an RGBA8 output of geom.width × geom.height. */
-cudaError_t ks_cuda_resize_launch (KsGeometry geom,
-                                   const KsResizeParams *params,
-                                   const uint8_t *src, size_t src_pitch,
-                                   uint8_t *out, size_t out_pitch,
-                                   KsCoverageBuffers cov,
-                                   cudaStream_t stream);
-cudaError_t ks_cuda_resize_attributes (const KsResizeParams *params,
-                                       KsGeometry geom,
-                                       int instrumented,
-                                       struct cudaFuncAttributes *attr);
 
 /* Blocks of the kernel that the matching launcher would pick that fit on one
  * multiprocessor (cudaOccupancyMaxActiveBlocksPerMultiprocessor) with the
  * geometry's block and `shared` bytes of dynamic shared memory: what the
- * occupancy calculator of ks-launch.h is checked against. */
+ * occupancy calculator of ks-launch.h is checked against. An op kind's own
+ * header (ks-filter.h, ks-resize.h) declares its launchers the same way. */
 cudaError_t ks_cuda_elementwise_occupancy (KsElementwiseId op, KsGeometry geom, int instrumented,
                                            size_t shared, int *blocks);
 cudaError_t ks_cuda_histogram_occupancy (KsHistogramMethod method, KsGeometry geom, int channels,
                                          int instrumented, size_t shared, int *blocks);
-cudaError_t ks_cuda_filter_occupancy (const KsFilterParams *params, uint32_t src_bpp,
-                                      KsGeometry geom, int instrumented, size_t shared,
-                                      int *blocks);
-cudaError_t ks_cuda_resize_occupancy (const KsResizeParams *params, KsGeometry geom,
-                                      int instrumented, size_t shared, int *blocks);
 
 /* Reads bytes of buf (zeros: it is never written after it is cleared) so that
  * L2 holds only clean lines of it; sink is stored to only if buf is not zero.

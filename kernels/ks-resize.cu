@@ -15,6 +15,7 @@
  */
 
 #include "ks-kernels.h"
+#include "ks-resize.h"
 #include "ks-geometry.cuh"
 
 namespace {

@@ -12,6 +12,15 @@
 
 #include "ks-kernel-common.h"
 
+/* Its launchers are declared (at the end) where CUDA's headers are: nvcc, or a
+ * C file of a build with CUDA. */
+#if defined(__CUDACC__) || (defined(HAVE_CUDA) && HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#define KS_RESIZE_LAUNCHERS 1
+#else
+#define KS_RESIZE_LAUNCHERS 0
+#endif
+
 KS_KERNEL_BEGIN_DECLS
 
 typedef enum
@@ -70,5 +79,27 @@ ks_resize_blend (uint32_t p00, uint32_t p01, uint32_t p10, uint32_t p11, uint32_
     }
   return out;
 }
+
+/* The launchers (kernels/ks-resize.cu), for the op's file and the kernels only. Each
+ * checks its preconditions, launches on the stream and returns
+ * cudaGetLastError(); pitches are in bytes. */
+#if KS_RESIZE_LAUNCHERS
+/* Resampling (ks-resize.h): RGBA8 src of params->src_width × src_height into
+ * an RGBA8 output of geom.width × geom.height. */
+cudaError_t ks_cuda_resize_launch (KsGeometry geom,
+                                   const KsResizeParams *params,
+                                   const uint8_t *src, size_t src_pitch,
+                                   uint8_t *out, size_t out_pitch,
+                                   KsCoverageBuffers cov,
+                                   cudaStream_t stream);
+cudaError_t ks_cuda_resize_attributes (const KsResizeParams *params,
+                                       KsGeometry geom,
+                                       int instrumented,
+                                       struct cudaFuncAttributes *attr);
+/* Blocks per multiprocessor by the runtime's occupancy calculator
+ * (ks-kernels.h says what it is checked against). */
+cudaError_t ks_cuda_resize_occupancy (const KsResizeParams *params, KsGeometry geom,
+                                      int instrumented, size_t shared, int *blocks);
+#endif
 
 KS_KERNEL_END_DECLS

@@ -252,12 +252,12 @@ test_bench_round_trip (void)
   g_assert_cmpint (json_array_get_int_element (block, 2), ==, 1);
   g_assert_cmpint (json_array_get_int_element (array_member (launch, "grid"), 1), ==, 4);
   assert_int (launch, "pixels_per_thread", 4);
-  assert_string (launch, "mapping", "per-pixel");
+  assert_string (launch, "mode", "per-pixel");
 
   row = json_array_get_object_element (ops, 1);
   assert_string (row, "id", "histogram[shared,rgba8]");
   assert_string (row, "method", "shared");
-  assert_string (object_member (row, "launch"), "mapping", "grid-stride");
+  assert_string (object_member (row, "launch"), "mode", "grid-stride");
   /* Infinity is no more JSON than NaN. */
   assert_null (row, "gbs");
   npp = object_member (row, "npp");

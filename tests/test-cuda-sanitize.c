@@ -328,11 +328,11 @@ registry_index (const KsOp *op)
   return i;
 }
 
-/* The fields of a prepared run by which the launchers pick a kernel: the
- * kind, the element-wise function, the histogram's method, the filter and
- * its radius (radii 1 to 3 have direct kernels of their own), the resize
- * mode. Settings that differ only in other ways (a table, a weight, a
- * threshold, a Sobel mode read at run time) run the same kernels. */
+/* What picks the kernel of a prepared run (_ks_run_kernel_key: the kind,
+ * the element-wise function, the kind's variant: the histogram's method,
+ * the filter and its radius, the resize mode). Settings that differ only in
+ * other ways (a table, a weight, a threshold, a Sobel mode read at run time)
+ * run the same kernels. */
 static char *
 kernel_key (const KsOp *op, const KsParams *params)
 {
@@ -340,9 +340,8 @@ kernel_key (const KsOp *op, const KsParams *params)
 
   memset (&run, 0, sizeof run);
   run.op = op;
-  _ks_op_prepare (op, params, &run);
-  return g_strdup_printf ("%s/%d/%d/%d/%d/%d", run.kind->name, run.ew_id, run.histogram_method,
-                          run.filter.kind, run.filter.radius, run.resize.mode);
+  _ks_op_prepare (op, params, 61, 37, &run);
+  return _ks_run_kernel_key (&run);
 }
 
 /* Every launch case for each kernel the op's settings select, in each

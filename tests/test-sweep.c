@@ -121,6 +121,21 @@ test_run (void)
                                                    "refused"));
   g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (points, 2),
                                                "threads"), ==, 256);
+  /* The launch that ran, as sessions write it: 32×8 blocks cover 64×48. */
+  {
+    JsonObject *ran = json_object_get_object_member (json_array_get_object_element (points, 0),
+                                                     "launch");
+    JsonArray *grid = json_object_get_array_member (ran, "grid");
+
+    g_assert_cmpint (json_array_get_int_element (json_object_get_array_member (ran, "block"), 0),
+                     ==, 32);
+    g_assert_cmpint (json_array_get_int_element (grid, 0), ==,
+                     g_array_index (result->points, KsSweepPoint, 0).resolved.grid.x);
+    g_assert_cmpint (json_array_get_int_element (grid, 1), ==,
+                     g_array_index (result->points, KsSweepPoint, 0).resolved.grid.y);
+    g_assert_nonnull (json_object_get_string_member (ran, "mode"));
+    g_assert_false (json_object_has_member (json_array_get_object_element (points, 1), "launch"));
+  }
   /* The CPU engine has no occupancy: null, not a number. */
   g_assert_true (json_object_get_null_member (json_array_get_object_element (points, 0),
                                               "occupancy"));

@@ -390,7 +390,7 @@ lut_tables (BenchState *state, const KsOp *op, const KsParams *params, GError **
   g_autoptr (KsImage) image = NULL;
 
   memset (&run, 0, sizeof run);
-  _ks_op_prepare (op, params, &run);
+  _ks_op_prepare (op, params, 0, 0, &run); /* tables: for any input */
   image = ks_image_new (KS_FORMAT_GRAY8, 256, 3, error);
   if (image == NULL)
     return NULL;

@@ -239,9 +239,7 @@ ks_sweep_to_json (const KsSweepResult *result)
       ks_json_add_string (b, p->refused);
       if (p->refused == NULL)
         {
-          ks_json_add_dim3 (b, "grid", &p->resolved.grid);
-          json_builder_set_member_name (b, "pixels_per_thread");
-          json_builder_add_int_value (b, p->resolved.pixels_per_thread);
+          ks_json_add_launch (b, "launch", &p->resolved, KS_JSON_LAUNCH_NONE);
           ks_json_add_timing (b, &p->timing, "runs");
           json_builder_set_member_name (b, "gbs");
           ks_json_add_number (b, p->gbs);

@@ -3,9 +3,7 @@
 
 #include "ks-engine.h"
 #include "ks-op.h"
-#include "ks-filter.h"
 #include "ks-op-list.h"
-#include "ks-resize.h"
 
 G_BEGIN_DECLS
 
@@ -53,6 +51,11 @@ typedef struct _KsOpKind
    * calculator, with `shared` bytes of dynamic shared memory (cudaError_t). */
   int (*cuda_occupancy) (const KsKernelRun *run, gsize shared, int *blocks);
   const char *cuda_launcher;  /* named in errors: "ks_cuda_filter_launch" */
+  /* Appends to key what, besides the op, its element-wise function and the
+   * geometry, picks the kernel a run launches (the filter and its radius, a
+   * histogram's method); NULL: nothing. Compiled kernels are warmed, and
+   * tested, once per key. */
+  void (*kernel_variant) (const KsKernelRun *run, GString *key);
 } KsOpKind;
 
 /* NPP's peer of an op, filled in for the benchmark (ks-npp.h). */
@@ -70,8 +73,9 @@ typedef struct _KsOpImpl
   const KsOpKind *kind;
   int id;                  /* KsElementwiseId for element-wise passes */
   gboolean accepts_gray;   /* GRAY8 inputs too (the histogram, Sobel) */
-  /* Converts the typed parameters for the kernels (run->pixel_params, filter,
-   * resize, histogram_method, ew_id); NULL when there is nothing to convert. */
+  /* Converts the typed parameters for the kernels (run->pixel_params, the
+   * kind's KS_RUN_PARAMS, ew_id), for the input run->in_width ×
+   * run->in_height; NULL when there is nothing to convert. */
   void (*prepare) (const KsParams *params, KsKernelRun *run);
   /* The output size; NULL: the input's. */
   void (*output_size) (const KsParams *params, guint in_width, guint in_height,
@@ -103,16 +107,29 @@ struct _KsBuffer
   KsSharedAlloc *shared; /* memory OpenGL can import (ks-shared-memory.c), or NULL */
 };
 
+/* Room for a kind's parameters in a run; KS_RUN_PARAMS refuses to compile
+ * for a type that does not fit. Type is const for a const run. */
+#define KS_KIND_PARAMS_BYTES 1024
+#define KS_RUN_PARAMS(run, Type) \
+  (G_STATIC_ASSERT_EXPR (sizeof (Type) <= KS_KIND_PARAMS_BYTES), (Type *) (run)->kind_params.bytes)
+
 /* What one run of an op needs, after the engine resolved and validated it. */
 struct _KsKernelRun
 {
   const KsOp *op;
   const KsOpKind *kind;           /* op->impl->kind, or what a pass of it runs */
   int ew_id;                      /* element-wise passes: KsElementwiseId */
+  guint in_width, in_height;      /* the first input's size */
   KsPixelParams pixel_params;
-  KsHistogramMethod histogram_method;
-  KsFilterParams filter;
-  KsResizeParams resize;
+  /* The kind's own parameters (KsFilterParams, …), which its ops' prepare
+   * writes and its launchers read: KS_RUN_PARAMS (run, Type). */
+  union
+  {
+    guint64 align_u64;
+    double align_double;
+    gpointer align_pointer;
+    guint8 bytes[KS_KIND_PARAMS_BYTES];
+  } kind_params;
   KsGeometry geom;                /* covers the output */
   KsBuffer *inputs[KS_OP_MAX_INPUTS];
   KsBuffer *output;               /* image ops */
@@ -126,7 +143,11 @@ struct _KsKernelRun
 };
 
 /* ks-op-registry.c: fills the op-specific part of run from the parameters. */
-void       _ks_op_prepare             (const KsOp *op, const KsParams *params, KsKernelRun *run);
+void       _ks_op_prepare             (const KsOp *op, const KsParams *params, guint in_width,
+                                       guint in_height, KsKernelRun *run);
+/* What picks the kernel of a prepared run: the kind, its element-wise
+ * function and its kernel_variant ("filter/0/0/3"). */
+char      *_ks_run_kernel_key         (const KsKernelRun *run);
 
 /* The kinds that ops of other files use (ks-op-elementwise.c; the colour
  * ops of ks-op-color.c); the others are their own files' only. */

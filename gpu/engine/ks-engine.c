@@ -575,9 +575,7 @@ prepare (KsEngine *self, const KsRunRequest *request, KsKernelRun *run, KsLaunch
   run->op = op;
   for (guint i = 0; i < op->n_inputs; i++)
     run->inputs[i] = request->inputs[i];
-  _ks_op_prepare (op, &request->params, run);
-  run->resize.src_width = in0->width;
-  run->resize.src_height = in0->height;
+  _ks_op_prepare (op, &request->params, in0->width, in0->height, run);
   *channels = in0->format == KS_FORMAT_GRAY8 ? 1 : KS_HIST_CHANNELS;
   ks_op_output_size (op, &request->params, in0->width, in0->height, &out_w, &out_h);
   if (out_w == 0 || out_h == 0 || out_w > KS_IMAGE_MAX_SIDE || out_h > KS_IMAGE_MAX_SIDE)
@@ -740,7 +738,7 @@ _ks_engine_run_pass (KsEngine *self, const KsOp *op, KsBuffer *input, guint32 (*
   memset (&pass, 0, sizeof pass);
   pass.op = op;
   ks_params_init (&params, op);
-  _ks_op_prepare (op, &params, &pass);
+  _ks_op_prepare (op, &params, input->width, input->height, &pass);
   pass.inputs[0] = input;
   pass.histogram = histogram;
   ks_launch_config_resolve (&launch, input->width, input->height,
@@ -764,10 +762,11 @@ static char *
 warm_key (const KsKernelRun *run, gboolean instrument)
 {
   const KsGeometry *g = &run->geom;
-  return g_strdup_printf ("%s/%d/%u/%u/%ux%ux%u/%ux%ux%u/%ux%u/%d", run->op->id,
-                          run->histogram_method, g->mode, g->pixels_per_thread, g->block.x,
-                          g->block.y, g->block.z, g->grid.x, g->grid.y, g->grid.z, g->width,
-                          g->height, instrument);
+  g_autofree char *kernel = _ks_run_kernel_key (run);
+
+  return g_strdup_printf ("%s/%s/%u/%u/%ux%ux%u/%ux%ux%u/%ux%u/%d", run->op->id, kernel, g->mode,
+                          g->pixels_per_thread, g->block.x, g->block.y, g->block.z, g->grid.x,
+                          g->grid.y, g->grid.z, g->width, g->height, instrument);
 }
 
 /* A validated request with its buffers, ready to run any number of times. */

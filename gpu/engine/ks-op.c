@@ -53,14 +53,29 @@ ks_op_bytes_moved (const KsOp *op, KsFormat input_format, guint width, guint hei
 }
 
 void
-_ks_op_prepare (const KsOp *op, const KsParams *params, KsKernelRun *run)
+_ks_op_prepare (const KsOp *op, const KsParams *params, guint in_width, guint in_height,
+                KsKernelRun *run)
 {
   memset (&run->pixel_params, 0, sizeof run->pixel_params);
-  memset (&run->filter, 0, sizeof run->filter);
-  memset (&run->resize, 0, sizeof run->resize);
+  memset (&run->kind_params, 0, sizeof run->kind_params);
   run->kind = op->impl->kind;
   run->ew_id = op->impl->id;
-  run->histogram_method = KS_HIST_SHARED;
+  run->in_width = in_width;
+  run->in_height = in_height;
   if (op->impl->prepare != NULL)
     op->impl->prepare (params, run);
+}
+
+char *
+_ks_run_kernel_key (const KsKernelRun *run)
+{
+  GString *key = g_string_new (run->kind->name);
+
+  g_string_append_printf (key, "/%d", run->ew_id);
+  if (run->kind->kernel_variant != NULL)
+    {
+      g_string_append_c (key, '/');
+      run->kind->kernel_variant (run, key);
+    }
+  return g_string_free (key, FALSE);
 }

@@ -15,6 +15,7 @@
 
 #include "ks-cpu-simd.h"
 #include "ks-engine-private.h"
+#include "ks-filter.h"
 #include "ks-pixel.h"
 
 #define CHUNK 256
@@ -208,6 +209,13 @@ keep_alpha (const guint8 *restrict centre, guint n, guint8 *restrict dst)
     }
 }
 
+/* The filter's parameters in a prepared run. */
+static inline const KsFilterParams *
+params_of (const KsKernelRun *run)
+{
+  return KS_RUN_PARAMS (run, const KsFilterParams);
+}
+
 /* Alpha lanes included; keep_alpha restores them afterwards. */
 KS_HOT static void
 unsharp_lanes (const guint8 *restrict centre, const guint8 *restrict blurred, gsize m,
@@ -257,7 +265,7 @@ separable_piece (const KsKernelRun *run, const Plan *pl, gint64 x0, guint y, gui
   const guint32 *cols[HALO_MAX + 1];
   const guint8 *centre = src_row (src, y) + 4 * x0;
   guint8 *dst = (guint8 *) run->output->data + (gsize) y * run->output->pitch + (gsize) x0 * 4;
-  guint8 *out = run->filter.kind == KS_FILTER_UNSHARP ? blurred : dst;
+  guint8 *out = params_of (run)->kind == KS_FILTER_UNSHARP ? blurred : dst;
 
   for (guint k = 0; k <= 2 * e; k++)
     rows[k] = src_row (src, (gint64) y - e + k) + 4 * lo;
@@ -273,7 +281,7 @@ separable_piece (const KsKernelRun *run, const Plan *pl, gint64 x0, guint y, gui
   if (pl->taps.symmetric && pl->pow2
       && _ks_cpu_simd_hsum_shift (out, v, pl->taps.w, e, n, pl->half, pl->shift, centre))
     {
-      if (run->filter.kind != KS_FILTER_UNSHARP)
+      if (params_of (run)->kind != KS_FILTER_UNSHARP)
         return;
     }
   else
@@ -286,8 +294,8 @@ separable_piece (const KsKernelRun *run, const Plan *pl, gint64 x0, guint y, gui
       else
         round_divide (acc, 4 * (gsize) n, pl->half, pl->dv, out);
     }
-  if (run->filter.kind == KS_FILTER_UNSHARP)
-    unsharp_lanes (centre, blurred, 4 * (gsize) n, run->filter.amount, dst);
+  if (params_of (run)->kind == KS_FILTER_UNSHARP)
+    unsharp_lanes (centre, blurred, 4 * (gsize) n, params_of (run)->amount, dst);
   keep_alpha (centre, n, dst);
 }
 
@@ -314,7 +322,7 @@ sobel_piece (const KsKernelRun *run, gint64 x0, guint y, guint n, guint8 *dst)
       gint32 gx = (l[0][i + 2] + 2 * l[1][i + 2] + l[2][i + 2]) - (l[0][i] + 2 * l[1][i] + l[2][i]);
       gint32 gy = (l[2][i] + 2 * l[2][i + 1] + l[2][i + 2])
                   - (l[0][i] + 2 * l[0][i + 1] + l[0][i + 2]);
-      dst[i] = (guint8) ks_sobel_value (gx, gy, run->filter.sobel_mode);
+      dst[i] = (guint8) ks_sobel_value (gx, gy, params_of (run)->sobel_mode);
     }
 }
 
@@ -323,8 +331,8 @@ _ks_cpu_filter_rect (const KsKernelRun *run, guint x0, guint y0, guint n, guint 
 {
   KsBuffer *out = run->output;
 
-  g_assert (run->filter.radius >= 0 && run->filter.radius <= KS_FILTER_MAX_RADIUS);
-  if (run->filter.kind == KS_FILTER_SOBEL)
+  g_assert (params_of (run)->radius >= 0 && params_of (run)->radius <= KS_FILTER_MAX_RADIUS);
+  if (params_of (run)->kind == KS_FILTER_SOBEL)
     {
       for (guint y = y0; y < y0 + rows; y++)
         {
@@ -337,7 +345,7 @@ _ks_cpu_filter_rect (const KsKernelRun *run, guint x0, guint y0, guint n, guint 
   {
     Plan pl;
 
-    plan_init (&run->filter, &pl);
+    plan_init (params_of (run), &pl);
     for (guint y = y0; y < y0 + rows; y++)
       for (guint done = 0; done < n; done += PIECE_W)
         separable_piece (run, &pl, (gint64) x0 + done, y, MIN (PIECE_W, n - done));

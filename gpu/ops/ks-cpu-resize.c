@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ks-engine-private.h"
+#include "ks-resize.h"
 
 static inline guint32
 load_px (const guint8 *row, guint x)
@@ -19,7 +20,7 @@ load_px (const guint8 *row, guint x)
 void
 _ks_cpu_resize_span (const KsKernelRun *run, guint x0, guint y, guint n)
 {
-  const KsResizeParams *rp = &run->resize;
+  const KsResizeParams *rp = KS_RUN_PARAMS (run, const KsResizeParams);
   const KsBuffer *src = run->inputs[0];
   const KsBuffer *dst = run->output;
   const guint8 *base = (const guint8 *) src->data;

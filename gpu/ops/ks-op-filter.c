@@ -7,11 +7,9 @@
 #include <string.h>
 
 #include "ks-engine-private.h"
+#include "ks-filter.h"
 #include "ks-npp.h"
 
-#if HAVE_CUDA
-#include "ks-kernels.h"
-#endif
 
 /* 16×8 threads. Small symmetric masks (radius 1 to 3, ks_filter_uses_direct)
  * run without shared memory; the others read a 64×8 tile (4 pixels a thread)
@@ -97,40 +95,54 @@ gaussian_taps (double sigma, KsFilterParams *f)
 static void
 prepare_box (const KsParams *params, KsKernelRun *run)
 {
+  KsFilterParams *filter = KS_RUN_PARAMS (run, KsFilterParams);
   gint32 r = (gint32) params->values[0];
 
-  run->filter.kind = KS_FILTER_SEPARABLE;
-  run->filter.radius = r;
+  filter->kind = KS_FILTER_SEPARABLE;
+  filter->radius = r;
   for (gint32 i = 0; i <= 2 * r; i++)
-    run->filter.taps[i] = 1;
-  run->filter.divisor = (2 * r + 1) * (2 * r + 1);
+    filter->taps[i] = 1;
+  filter->divisor = (2 * r + 1) * (2 * r + 1);
 }
 
 static void
 prepare_gaussian (const KsParams *params, KsKernelRun *run)
 {
-  run->filter.kind = KS_FILTER_SEPARABLE;
-  gaussian_taps (params->values[0], &run->filter);
+  KsFilterParams *filter = KS_RUN_PARAMS (run, KsFilterParams);
+
+  filter->kind = KS_FILTER_SEPARABLE;
+  gaussian_taps (params->values[0], filter);
 }
 
 static void
 prepare_sobel (const KsParams *params, KsKernelRun *run)
 {
-  run->filter.kind = KS_FILTER_SOBEL;
-  run->filter.radius = 1;
-  run->filter.sobel_mode = (gint32) params->values[0];
+  KsFilterParams *filter = KS_RUN_PARAMS (run, KsFilterParams);
+
+  filter->kind = KS_FILTER_SOBEL;
+  filter->radius = 1;
+  filter->sobel_mode = (gint32) params->values[0];
 }
 
 static void
 prepare_sharpen (const KsParams *params, KsKernelRun *run)
 {
-  run->filter.kind = KS_FILTER_UNSHARP;
+  KsFilterParams *filter = KS_RUN_PARAMS (run, KsFilterParams);
+
+  filter->kind = KS_FILTER_UNSHARP;
   /* 8.8 fixed point: (P − B) · amount stays far inside 32 bits (255 · 1280). */
-  run->filter.amount = (gint32) lround (params->values[0] * 256.0);
-  gaussian_taps (params->values[1], &run->filter);
+  filter->amount = (gint32) lround (params->values[0] * 256.0);
+  gaussian_taps (params->values[1], filter);
 }
 
 /* ---- the kind ------------------------------------------------------------- */
+
+/* The filter's parameters in a prepared run. */
+static inline const KsFilterParams *
+params_of (const KsKernelRun *run)
+{
+  return KS_RUN_PARAMS (run, const KsFilterParams);
+}
 
 static void
 filter_cpu_rect (KsCpuWorker *worker, const KsKernelRun *run, guint x0, guint y0, guint n,
@@ -143,15 +155,22 @@ filter_cpu_rect (KsCpuWorker *worker, const KsKernelRun *run, guint x0, guint y0
 static void
 filter_shared_memory (const KsKernelRun *run, KsKernelAttributes *attrs)
 {
-  attrs->shared_dynamic = ks_filter_shared_bytes (&run->filter, run->geom.block,
+  attrs->shared_dynamic = ks_filter_shared_bytes (params_of (run), run->geom.block,
                                                   run->geom.pixels_per_thread);
+}
+
+/* Radii 1 to 3 have direct kernels of their own. */
+static void
+filter_kernel_variant (const KsKernelRun *run, GString *key)
+{
+  g_string_append_printf (key, "%d/%d", params_of (run)->kind, params_of (run)->radius);
 }
 
 #if HAVE_CUDA
 static int
 filter_cuda_attributes (const KsKernelRun *run, struct cudaFuncAttributes *attrs)
 {
-  return ks_cuda_filter_attributes (&run->filter,
+  return ks_cuda_filter_attributes (params_of (run),
                                     ks_format_bytes_per_pixel (run->inputs[0]->format), run->geom,
                                     run->instrument, attrs);
 }
@@ -159,14 +178,14 @@ filter_cuda_attributes (const KsKernelRun *run, struct cudaFuncAttributes *attrs
 static int
 filter_cuda_occupancy (const KsKernelRun *run, gsize shared, int *blocks)
 {
-  return ks_cuda_filter_occupancy (&run->filter, ks_format_bytes_per_pixel (run->inputs[0]->format),
+  return ks_cuda_filter_occupancy (params_of (run), ks_format_bytes_per_pixel (run->inputs[0]->format),
                                    run->geom, run->instrument, shared, blocks);
 }
 
 static int
 filter_cuda_launch (const KsKernelRun *run, KsCoverageBuffers cov, gpointer stream)
 {
-  return ks_cuda_filter_launch (run->geom, &run->filter, run->inputs[0]->data,
+  return ks_cuda_filter_launch (run->geom, params_of (run), run->inputs[0]->data,
                                 run->inputs[0]->pitch,
                                 ks_format_bytes_per_pixel (run->inputs[0]->format),
                                 run->output->data, run->output->pitch, cov,
@@ -186,6 +205,7 @@ static const KsOpKind kind = {
   .cuda_occupancy = filter_cuda_occupancy,
 #endif
   .cuda_launcher = "ks_cuda_filter_launch",
+  .kernel_variant = filter_kernel_variant,
 };
 
 /* ---- the ops ---------------------------------------------------------------- */

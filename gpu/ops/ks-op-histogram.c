@@ -93,10 +93,23 @@ histogram_cpu_rect (KsCpuWorker *worker, const KsKernelRun *run, guint x0, guint
                     (const guint8 *) in->data + (gsize) y * in->pitch + (gsize) x0 * bpp, n);
 }
 
+/* The kind's parameters in a prepared run: the method alone. */
+static inline KsHistogramMethod
+method_of (const KsKernelRun *run)
+{
+  return *KS_RUN_PARAMS (run, const KsHistogramMethod);
+}
+
+static void
+histogram_kernel_variant (const KsKernelRun *run, GString *key)
+{
+  g_string_append_printf (key, "%d", method_of (run));
+}
+
 static void
 histogram_shared_memory (const KsKernelRun *run, KsKernelAttributes *attrs)
 {
-  attrs->shared_dynamic = ks_histogram_shared_bytes (run->histogram_method, channels_of (run),
+  attrs->shared_dynamic = ks_histogram_shared_bytes (method_of (run), channels_of (run),
                                                      run->geom.block.x * run->geom.block.y
                                                        * run->geom.block.z);
 }
@@ -105,21 +118,21 @@ histogram_shared_memory (const KsKernelRun *run, KsKernelAttributes *attrs)
 static int
 histogram_cuda_attributes (const KsKernelRun *run, struct cudaFuncAttributes *attrs)
 {
-  return ks_cuda_histogram_attributes (run->histogram_method, run->geom, (int) channels_of (run),
+  return ks_cuda_histogram_attributes (method_of (run), run->geom, (int) channels_of (run),
                                        run->instrument, attrs);
 }
 
 static int
 histogram_cuda_occupancy (const KsKernelRun *run, gsize shared, int *blocks)
 {
-  return ks_cuda_histogram_occupancy (run->histogram_method, run->geom, (int) channels_of (run),
+  return ks_cuda_histogram_occupancy (method_of (run), run->geom, (int) channels_of (run),
                                       run->instrument, shared, blocks);
 }
 
 static int
 histogram_cuda_launch (const KsKernelRun *run, KsCoverageBuffers cov, gpointer stream)
 {
-  cudaError_t err = ks_cuda_histogram_launch (run->histogram_method, run->geom,
+  cudaError_t err = ks_cuda_histogram_launch (method_of (run), run->geom,
                                               (int) channels_of (run), run->inputs[0]->data,
                                               run->inputs[0]->pitch, run->device_bins,
                                               *run->bins_generation, cov, (cudaStream_t) stream);
@@ -141,6 +154,7 @@ static const KsOpKind kind = {
   .cuda_occupancy = histogram_cuda_occupancy,
 #endif
   .cuda_launcher = "ks_cuda_histogram_launch",
+  .kernel_variant = histogram_kernel_variant,
 };
 
 /* ---- the op ------------------------------------------------------------------ */
@@ -161,7 +175,8 @@ static const KsParamSpec histogram_params[] = {
 static void
 prepare_histogram (const KsParams *params, KsKernelRun *run)
 {
-  run->histogram_method = params->values[0] == 1 ? KS_HIST_GLOBAL_ATOMICS : KS_HIST_SHARED;
+  *KS_RUN_PARAMS (run, KsHistogramMethod) =
+    params->values[0] == 1 ? KS_HIST_GLOBAL_ATOMICS : KS_HIST_SHARED;
 }
 
 /* NPP's even histograms: one channel of GRAY8 or four of RGBA8. */

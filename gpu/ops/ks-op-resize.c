@@ -5,10 +5,7 @@
 
 #include "ks-engine-private.h"
 #include "ks-npp.h"
-
-#if HAVE_CUDA
-#include "ks-kernels.h"
-#endif
+#include "ks-resize.h"
 
 static const char *const resize_modes[] = { "bilinear", "nearest", NULL };
 static const char *const resize_mode_titles[] = {
@@ -61,8 +58,11 @@ resize_output_size (const KsParams *params, guint in_width, guint in_height, gui
 static void
 prepare_resize (const KsParams *params, KsKernelRun *run)
 {
-  /* The source size is the engine's to set: it knows the input. */
-  run->resize.mode = params->values[RESIZE_MODE] == 1 ? KS_RESIZE_NEAREST : KS_RESIZE_BILINEAR;
+  KsResizeParams *resize = KS_RUN_PARAMS (run, KsResizeParams);
+
+  resize->mode = params->values[RESIZE_MODE] == 1 ? KS_RESIZE_NEAREST : KS_RESIZE_BILINEAR;
+  resize->src_width = run->in_width;
+  resize->src_height = run->in_height;
 }
 
 static void
@@ -73,23 +73,29 @@ resize_cpu_rect (KsCpuWorker *worker, const KsKernelRun *run, guint x0, guint y0
     _ks_cpu_resize_span (run, x0, y, n);
 }
 
+static void
+resize_kernel_variant (const KsKernelRun *run, GString *key)
+{
+  g_string_append_printf (key, "%d", KS_RUN_PARAMS (run, const KsResizeParams)->mode);
+}
+
 #if HAVE_CUDA
 static int
 resize_cuda_attributes (const KsKernelRun *run, struct cudaFuncAttributes *attrs)
 {
-  return ks_cuda_resize_attributes (&run->resize, run->geom, run->instrument, attrs);
+  return ks_cuda_resize_attributes (KS_RUN_PARAMS (run, const KsResizeParams), run->geom, run->instrument, attrs);
 }
 
 static int
 resize_cuda_occupancy (const KsKernelRun *run, gsize shared, int *blocks)
 {
-  return ks_cuda_resize_occupancy (&run->resize, run->geom, run->instrument, shared, blocks);
+  return ks_cuda_resize_occupancy (KS_RUN_PARAMS (run, const KsResizeParams), run->geom, run->instrument, shared, blocks);
 }
 
 static int
 resize_cuda_launch (const KsKernelRun *run, KsCoverageBuffers cov, gpointer stream)
 {
-  return ks_cuda_resize_launch (run->geom, &run->resize, run->inputs[0]->data,
+  return ks_cuda_resize_launch (run->geom, KS_RUN_PARAMS (run, const KsResizeParams), run->inputs[0]->data,
                                 run->inputs[0]->pitch, run->output->data, run->output->pitch,
                                 cov, (cudaStream_t) stream);
 }
@@ -105,6 +111,7 @@ static const KsOpKind kind = {
   .cuda_occupancy = resize_cuda_occupancy,
 #endif
   .cuda_launcher = "ks_cuda_resize_launch",
+  .kernel_variant = resize_kernel_variant,
 };
 
 static const KsNppPeer npp_resize = { KS_NPP_RESIZE_8U_C4R_LINEAR };
