@@ -510,6 +510,10 @@ test_compile_warning_and_notes (void)
   g_assert_true (result->success);
   g_assert_nonnull (result->cubin);
   g_assert_cmpuint (g_bytes_get_size (result->cubin), >, 0);
+  /* The PTX on the way, kept for the CPU engine, with line info. */
+  g_assert_nonnull (result->ptx);
+  g_assert_nonnull (strstr (result->ptx, ".visible .entry"));
+  g_assert_nonnull (strstr (result->ptx, ".loc"));
   g_assert_cmpuint (ks_compile_result_count (result, KS_DIAGNOSTIC_ERROR), ==, 0);
   g_assert_cmpuint (ks_compile_result_count (result, KS_DIAGNOSTIC_WARNING), ==, 1);
   g_assert_cmpuint (ks_compile_result_count (result, KS_DIAGNOSTIC_NOTE), ==, 1);

@@ -146,6 +146,13 @@ test_compile (void)
   g_assert_no_error (error);
   g_assert_true (again->cached);
   g_assert_true (g_bytes_equal (good->cubin, again->cubin));
+  /* The PTX, which the CPU engine runs, comes back from the worker with the
+   * entry and the source's lines in it. */
+  g_assert_nonnull (good->ptx);
+  g_assert_nonnull (strstr (good->ptx, ".entry"));
+  g_assert_nonnull (strstr (good->ptx, resources->lowered_name));
+  g_assert_nonnull (strstr (good->ptx, ".loc"));
+  g_assert_cmpstr (again->ptx, ==, good->ptx);
   g_assert_cmpstr (((KsKernelResources *) g_ptr_array_index (again->kernels, 0))->lowered_name,
                    ==, resources->lowered_name);
 

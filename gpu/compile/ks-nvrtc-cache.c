@@ -17,6 +17,7 @@ ks_compile_result_free (KsCompileResult *result)
   if (result == NULL)
     return;
   g_clear_pointer (&result->cubin, g_bytes_unref);
+  g_free (result->ptx);
   g_free (result->log);
   g_clear_pointer (&result->diagnostics, g_ptr_array_unref);
   g_clear_pointer (&result->kernels, g_ptr_array_unref);
@@ -54,6 +55,7 @@ compile_result_copy (const KsCompileResult *result)
   copy->success = result->success;
   /* GBytes is immutable: sharing it is as good as a copy. */
   copy->cubin = result->cubin != NULL ? g_bytes_ref (result->cubin) : NULL;
+  copy->ptx = g_strdup (result->ptx);
   copy->log = g_strdup (result->log);
   copy->diagnostics = g_ptr_array_new_full (result->diagnostics->len,
                                             (GDestroyNotify) ks_diagnostic_free);

@@ -83,6 +83,7 @@ collect_outputs (const KsNvrtcApi *api, KsNvrtcProgram program, const KsCompileR
       card->launch_bounds = _ks_nvrtc_launch_bounds_from_ptx (ptx, card->lowered_name);
       card->max_threads_per_block = _ks_nvrtc_max_threads_for (card->num_regs, card->launch_bounds);
     }
+  result->ptx = g_steal_pointer (&ptx);
   return TRUE;
 }
 

@@ -88,6 +88,8 @@ typedef struct
 {
   gboolean success;        /* compiled: cubin is set */
   GBytes *cubin;
+  char *ptx;               /* the PTX NVRTC produced on the way (with .loc lines), which
+                            * the CPU engine runs (ks-emu.h); NULL when there is none */
   char *log;               /* NVRTC's log as it printed it (with ptxas' lines) */
   GPtrArray *diagnostics;  /* KsDiagnostic, in the log's order: errors, warnings, notes */
   GPtrArray *kernels;      /* KsKernelResources, one per entry, in the request's order;

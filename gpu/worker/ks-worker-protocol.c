@@ -291,6 +291,10 @@ _ks_compile_result_to_variant (const KsCompileResult *result)
                          g_variant_new_boolean (result->cubin != NULL));
   g_variant_builder_add (&dict, "{sv}", "cubin",
                          g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, cubin, cubin_size, 1));
+  g_variant_builder_add (&dict, "{sv}", "ptx",
+                         g_variant_new_maybe (G_VARIANT_TYPE_STRING,
+                                              result->ptx != NULL
+                                                ? g_variant_new_string (result->ptx) : NULL));
   g_variant_builder_add (&dict, "{sv}", "log",
                          g_variant_new_string (result->log != NULL ? result->log : ""));
   g_variant_builder_add (&dict, "{sv}", "diagnostics", g_variant_builder_end (&diagnostics));
@@ -307,6 +311,7 @@ _ks_compile_result_from_variant (GVariant *value, GError **error)
   g_autoptr (GVariant) has_cubin = NULL;
   g_autoptr (GVariant) cubin = NULL;
   g_autoptr (GVariant) log = NULL;
+  g_autoptr (GVariant) ptx = NULL;
   g_autoptr (GVariant) diagnostics = NULL;
   g_autoptr (GVariant) kernels = NULL;
   g_autoptr (GVariant) compile_ms = NULL;
@@ -327,6 +332,7 @@ _ks_compile_result_from_variant (GVariant *value, GError **error)
       || (has_cubin = _ks_worker_lookup (value, "has-cubin", "b", error)) == NULL
       || (cubin = _ks_worker_lookup (value, "cubin", "ay", error)) == NULL
       || (log = _ks_worker_lookup (value, "log", "s", error)) == NULL
+      || (ptx = _ks_worker_lookup (value, "ptx", "ms", error)) == NULL
       || (diagnostics = _ks_worker_lookup (value, "diagnostics", "a" DIAGNOSTIC_TYPE,
                                            error)) == NULL
       || (kernels = _ks_worker_lookup (value, "kernels", "a" RESOURCES_TYPE, error)) == NULL
@@ -343,6 +349,12 @@ _ks_compile_result_from_variant (GVariant *value, GError **error)
       result->cubin = g_bytes_new (data, size);
     }
   result->log = g_variant_dup_string (log, NULL);
+  {
+    const char *text = NULL;
+
+    g_variant_get (ptx, "m&s", &text);
+    result->ptx = g_strdup (text);
+  }
   result->compile_ms = g_variant_get_double (compile_ms);
 
   result->diagnostics = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
