@@ -8,10 +8,11 @@
 #include "ks-cli.h"
 #include "ks-user-run.h"
 
-/* `kernel`: the user's own kernel, compiled and run in the worker process,
- * on images (expression and image modes) or on arrays bound to its
- * arguments (the "any" mode). The runs themselves are the worker library's
- * (ks-user-run.c, ks-array-run.c).
+/* `kernel`: the user's own kernel, compiled in the worker process and run on
+ * the engine's device — the GPU in the worker, or without one the CPU
+ * engine's emulator with its checks (ks-emu.h) — on images (expression and
+ * image modes) or on arrays bound to its arguments (the "any" mode). The
+ * runs themselves are the worker library's (ks-user-run.c, ks-array-run.c).
  *
  * One piece because one invocation fills one KernelReport, from the source
  * and its launch through the compile or the run to the --json report:
@@ -30,6 +31,7 @@ typedef struct
   char **saves;
   char *block;
   char *grid;
+  char *engine;
   gboolean stride;
   int ppt;
   gboolean check;
@@ -54,6 +56,7 @@ kernel_options_clear (KernelOptions *o)
   g_strfreev (o->saves);
   g_free (o->block);
   g_free (o->grid);
+  g_free (o->engine);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (KernelOptions, kernel_options_clear)
@@ -65,6 +68,7 @@ typedef struct
   KsKernelSource *source;
   KsCompileResult *compiled;
   guint arch;
+  const char *engine_name; /* which engine ran it: the GPU's name, or the CPU engine's */
   gboolean ran;
   KsLaunchConfig launch;
   KsWorkerRunResult run;
@@ -246,6 +250,30 @@ print_printf (const KsWorkerRunResult *run)
                  "overflowed (print less, or from fewer threads)", run->printf_lines_lost);
 }
 
+/* What the CPU engine's checks found, in compute-sanitizer's form: each
+ * report's lines behind its marks, then the count. */
+static void
+print_findings (const KsWorkerRunResult *run)
+{
+  if (!run->emulated)
+    return;
+  for (guint i = 0; run->findings != NULL && i < run->findings->len; i++)
+    {
+      const KsEmuFinding *f = g_ptr_array_index (run->findings, i);
+      g_auto (GStrv) lines = g_strsplit (f->message, "\n", -1);
+
+      for (guint k = 0; lines[k] != NULL; k++)
+        if (lines[k][0] != '\0')
+          ks_cli_print ("========= %s\n", lines[k]);
+      ks_cli_print ("=========\n");
+    }
+  if (run->findings != NULL && run->n_findings > run->findings->len)
+    ks_cli_print ("========= … and %" G_GUINT64_FORMAT " more\n",
+                  run->n_findings - run->findings->len);
+  ks_cli_print ("========= ERROR SUMMARY: %" G_GUINT64_FORMAT " error%s\n", run->n_findings,
+                run->n_findings == 1 ? "" : "s");
+}
+
 static void
 print_timing (const KsWorkerRunResult *run, guint repeats)
 {
@@ -254,6 +282,46 @@ print_timing (const KsWorkerRunResult *run, guint repeats)
                   run->kernel_ms, repeats, run->kernel_min_ms, run->kernel_max_ms);
   else
     ks_cli_print ("kernel: %.4f ms\n", run->kernel_ms);
+}
+
+static const char *
+access_name (KsEmuAccess access)
+{
+  return access == KS_EMU_ACCESS_WRITE ? "write" : access == KS_EMU_ACCESS_ATOMIC ? "atomic"
+                                                                                : "read";
+}
+
+/* One finding of the CPU engine's checks: its kind, the access, who made it
+ * where, and the whole report. */
+static void
+add_finding (JsonBuilder *b, const KsEmuFinding *f)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "kind");
+  ks_json_add_string (b, ks_emu_finding_kind_name (f->kind));
+  json_builder_set_member_name (b, "access");
+  ks_json_add_string (b, f->size > 0 ? access_name (f->access) : NULL);
+  json_builder_set_member_name (b, "size");
+  json_builder_add_int_value (b, f->size);
+  json_builder_set_member_name (b, "address");
+  json_builder_add_int_value (b, (gint64) f->address);
+  ks_json_add_dim3 (b, "thread", &f->thread);
+  ks_json_add_dim3 (b, "block", &f->block);
+  json_builder_set_member_name (b, "file");
+  ks_json_add_string (b, f->file);
+  json_builder_set_member_name (b, "line");
+  json_builder_add_int_value (b, f->line);
+  if (f->kind == KS_EMU_FINDING_SHARED_RACE)
+    {
+      json_builder_set_member_name (b, "other_access");
+      ks_json_add_string (b, access_name (f->other_access));
+      ks_json_add_dim3 (b, "other_thread", &f->other_thread);
+      json_builder_set_member_name (b, "other_line");
+      json_builder_add_int_value (b, f->other_line);
+    }
+  json_builder_set_member_name (b, "message");
+  ks_json_add_string (b, f->message);
+  json_builder_end_object (b);
 }
 
 static JsonNode *
@@ -331,8 +399,20 @@ report_json (const KernelReport *r)
     }
   json_builder_end_array (b);
 
+  json_builder_set_member_name (b, "engine");
+  ks_json_add_string (b, r->engine_name);
   json_builder_set_member_name (b, "ran");
   json_builder_add_boolean_value (b, r->ran);
+  if (r->run.emulated)
+    {
+      json_builder_set_member_name (b, "findings_total");
+      json_builder_add_int_value (b, (gint64) r->run.n_findings);
+      json_builder_set_member_name (b, "findings");
+      json_builder_begin_array (b);
+      for (guint i = 0; r->run.findings != NULL && i < r->run.findings->len; i++)
+        add_finding (b, g_ptr_array_index (r->run.findings, i));
+      json_builder_end_array (b);
+    }
   if (r->failure != NULL)
     {
       json_builder_set_member_name (b, "error");
@@ -372,21 +452,6 @@ report_json (const KernelReport *r)
 }
 
 /* ---- running -------------------------------------------------------------- */
-
-static KsEngine *
-open_cuda_engine (int device, GError **error)
-{
-  g_autoptr (GError) why = NULL;
-
-  if (!ks_cuda_available (&why))
-    {
-      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
-                   "Running a kernel needs an NVIDIA GPU with a CUDA driver (%s); "
-                   "--check compiles it without one", why->message);
-      return NULL;
-    }
-  return ks_cli_open_engine ("cuda", device, error);
-}
 
 static gboolean
 run_on_images (const KernelOptions *o, KsWorker *worker, KsEngine *engine, KernelReport *r,
@@ -441,7 +506,12 @@ run_on_images (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
     print_resources (g_ptr_array_index (r->compiled->kernels, i));
 
   if (!ks_user_kernel_run (worker, engine, &request, &result, NULL, error))
-    goto out;
+    {
+      /* A run the CPU engine stopped says why in its findings. */
+      r->run = result.run;
+      memset (&result.run, 0, sizeof result.run);
+      goto out;
+    }
   r->ran = TRUE;
   r->launch = result.launch;
   r->run = result.run;
@@ -453,6 +523,7 @@ run_on_images (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
   }
   print_timing (&r->run, request.repeats);
   print_printf (&r->run);
+  print_findings (&r->run);
 
   if (o->output != NULL)
     {
@@ -603,6 +674,7 @@ run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
   }
   print_timing (&r->run, (guint) o->repeat);
   print_printf (&r->run);
+  print_findings (&r->run);
   for (guint i = 0; r->run.arrays != NULL && i < r->run.arrays->len; i++)
     print_array (g_ptr_array_index (r->out_names, i), g_ptr_array_index (r->run.arrays, i),
                  (guint) o->show);
@@ -653,10 +725,17 @@ kernel_main (const KernelOptions *o, const char *path)
 
   if (!o->check)
     {
-      engine = open_cuda_engine (o->device, &error);
+      /* Without a GPU the CPU engine runs the kernel's PTX: a worker
+       * without a device is the emulator's. */
+      engine = ks_cli_open_engine (o->engine, o->device, &error);
       if (engine == NULL)
         goto out;
-      worker = ks_worker_new (ks_device_get_ordinal (ks_engine_get_device (engine)));
+      worker = ks_worker_new (ks_engine_is_cuda (engine)
+                              ? ks_device_get_ordinal (ks_engine_get_device (engine)) : -1);
+      report.engine_name = ks_engine_is_cuda (engine)
+                           ? ks_device_get_name (ks_engine_get_device (engine))
+                           : "CPU engine (PTX emulator)";
+      ks_cli_print ("engine: %s\n", report.engine_name);
     }
   else
     worker = ks_worker_new (-1);
@@ -717,9 +796,17 @@ kernel_main (const KernelOptions *o, const char *path)
       if (!run_on_images (o, worker, engine, &report, &launch, &params, &error))
         goto out;
     }
-  status = KS_CLI_EXIT_OK;
+  /* Like compute-sanitizer, a run with findings fails. */
+  if (report.run.n_findings > 0)
+    g_set_error (&error, KS_ERROR, KS_ERROR_KERNEL_FAULT,
+                 "the CPU engine's checks found %" G_GUINT64_FORMAT " problem%s in the kernel "
+                 "(above)", report.run.n_findings, report.run.n_findings == 1 ? "" : "s");
+  else
+    status = KS_CLI_EXIT_OK;
 
 out:
+  if (error != NULL && report.run.n_findings > 0 && !report.ran)
+    print_findings (&report.run);
   if (error != NULL)
     report.failure = error->message;
   /* The report says what failed too: a script reads why from it. */
@@ -777,6 +864,9 @@ ks_cli_cmd_kernel (int argc, char **argv)
       "Stop a kernel that runs longer than this (default 2)", "SECONDS" },
     { "repeat", 'r', 0, G_OPTION_ARG_INT, &o.repeat,
       "Timed runs after a warm-up (default 1: one run, untimed warm-up excluded)", "N" },
+    { "engine", 'e', 0, G_OPTION_ARG_STRING, &o.engine,
+      "cuda or cpu (default: cuda when available; the CPU engine runs the kernel's PTX and "
+      "checks every access)", "ENGINE" },
     { "device", 'd', 0, G_OPTION_ARG_INT, &o.device, "CUDA device ordinal (default 0)", "N" },
     { "printf-buffer", 0, 0, G_OPTION_ARG_INT, &o.printf_buffer,
       "The device's printf buffer in bytes (default 1048576); lines beyond it are lost",
@@ -793,11 +883,14 @@ ks_cli_cmd_kernel (int argc, char **argv)
 
   g_option_context_set_summary (
     context,
-    "Compiles your own CUDA kernel with NVRTC and runs it in a separate worker process: an\n"
-    "expression over pixels (--expr), an image kernel taking ks_image arguments, or any\n"
-    "kernel with its arguments bound to arrays (--arg). Compile errors are printed as\n"
-    "FILE:LINE:COL: error: …; a kernel that faults or runs past --timeout ends the worker,\n"
-    "and the command exits with status 1 naming the cause.");
+    "Compiles your own CUDA kernel with NVRTC and runs it: an expression over pixels\n"
+    "(--expr), an image kernel taking ks_image arguments, or any kernel with its arguments\n"
+    "bound to arrays (--arg). On a GPU it runs in a separate worker process; without one\n"
+    "the CPU engine runs its PTX with CUDA's semantics and checks every access, reporting\n"
+    "out-of-bounds and misaligned accesses, shared-memory races and uninitialised reads\n"
+    "like compute-sanitizer. Compile errors are printed as FILE:LINE:COL: error: …; a\n"
+    "kernel that faults, has findings or runs past --timeout makes the command exit with\n"
+    "status 1 naming the cause.");
   if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)

@@ -270,22 +270,70 @@ test_nvrtc_missing (void)
   g_assert_null (strstr (r.err, "CRITICAL"));
 }
 
-/* Without a GPU a run is refused in plain words, pointing at --check. */
+/* The CPU engine runs a kernel (--engine cpu, or by default without a GPU)
+ * and says so; what its checks find is printed like compute-sanitizer's
+ * report, and fails the command. */
 static void
-test_run_needs_gpu (void)
+test_run_on_cpu (void)
 {
+  static const char unguarded[] =
+    "__global__ void twice (float *out, const float *a)\n"
+    "{\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  out[i] = 2.0f * a[i];\n"
+    "}\n";
   g_autofree char *path = write_source ("run.cu", add_source);
+  g_autofree char *bad = write_source ("unguarded.cu", unguarded);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
   g_auto (KsTestProgramResult) r = { 0 };
+  g_auto (KsTestProgramResult) j = { 0 };
+  g_auto (KsTestProgramResult) f = { 0 };
+  JsonObject *root, *finding;
+  JsonArray *findings;
 
-  if (ks_cuda_available (NULL))
-    {
-      g_test_skip ("a GPU is present: the cuda suite runs kernels");
-      return;
-    }
-  RUN (&r, path, "--arg", "n=16");
-  g_assert_cmpint (r.status, ==, 1);
-  g_assert_nonnull (strstr (r.err, "needs an NVIDIA GPU"));
-  g_assert_nonnull (strstr (r.err, "--check"));
+  if (!ks_test_have_nvrtc ())
+    return;
+  RUN (&r, path, "--engine", "cpu", "--arg", "result=f32[40]:zeros:out", "--arg",
+       "a=f32[40]:range", "--arg", "b=f32[40]:const(1)", "--arg", "n=40", "--block", "32");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "engine: CPU engine"));
+  g_assert_nonnull (strstr (r.out, "ERROR SUMMARY: 0 errors"));
+  g_assert_nonnull (strstr (r.out, "[0] 1, [1] 2, [2] 3"));
+  g_assert_nonnull (strstr (r.out, "[39] 40"));
+
+  /* 30 elements, a block of 32: threads 30 and 31 read and write past both
+   * arrays, four reports naming the array, the thread and the line. */
+  RUN (&f, bad, "--engine", "cpu", "--arg", "out=f32[30]:zeros:out", "--arg", "a=f32[30]:range",
+       "--block", "32");
+  g_assert_cmpint (f.status, ==, 1);
+  g_assert_nonnull (strstr (f.out, "========= Invalid __global__ write of size 4 bytes"));
+  g_assert_nonnull (strstr (f.out, "unguarded.cu:4 in _Z5twicePfPKf"));
+  g_assert_nonnull (strstr (f.out, "by thread (31,0,0) in block (0,0,0)"));
+  g_assert_nonnull (strstr (f.out, "nearest allocation “out”"));
+  g_assert_nonnull (strstr (f.out, "ERROR SUMMARY: 4 errors"));
+  g_assert_nonnull (strstr (f.err, "found 4 problems"));
+  /* The 30 elements that exist are right all the same. */
+  g_assert_nonnull (strstr (f.out, "[29] 58"));
+
+  RUN (&j, bad, "--engine", "cpu", "--json", "--arg", "out=f32[30]:zeros:out", "--arg",
+       "a=f32[30]:range", "--block", "32");
+  g_assert_cmpint (j.status, ==, 1);
+  g_assert_true (json_parser_load_from_data (parser, j.out, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "engine"), ==,
+                   "CPU engine (PTX emulator)");
+  g_assert_true (json_object_get_boolean_member (root, "ran"));
+  g_assert_cmpint (json_object_get_int_member (root, "findings_total"), ==, 4);
+  findings = json_object_get_array_member (root, "findings");
+  g_assert_cmpuint (json_array_get_length (findings), ==, 4);
+  finding = json_array_get_object_element (findings, 3);
+  g_assert_cmpstr (json_object_get_string_member (finding, "kind"), ==, "out-of-bounds");
+  g_assert_cmpstr (json_object_get_string_member (finding, "access"), ==, "write");
+  g_assert_cmpint (json_object_get_int_member (finding, "line"), ==, 4);
+  g_assert_cmpint (json_array_get_int_element (json_object_get_array_member (finding, "thread"),
+                                               0), ==, 31);
 }
 
 int
@@ -312,7 +360,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/kernel/usage", test_usage);
   g_test_add_func ("/ks/cli/kernel/missing-file", test_missing_file);
   g_test_add_func ("/ks/cli/kernel/nvrtc-missing", test_nvrtc_missing);
-  g_test_add_func ("/ks/cli/kernel/run-needs-gpu", test_run_needs_gpu);
+  g_test_add_func ("/ks/cli/kernel/run/cpu", test_run_on_cpu);
 
   ret = g_test_run ();
   ks_test_remove_tree (tmp_dir);

@@ -229,8 +229,9 @@ test_killed_restarts (void)
   g_assert_cmpint (second, !=, first);
 }
 
-/* A result as the compiler would give it, so that runs can be asked for
- * without NVRTC; the worker refuses them before it reads the code. */
+/* A result as the compiler would give it, but without PTX, so that runs can
+ * be asked for without NVRTC; the worker refuses them before it reads the
+ * code. */
 static KsCompileResult *
 fake_compiled (void)
 {
@@ -251,60 +252,111 @@ fake_compiled (void)
   return r;
 }
 
-static void
-assert_run_unavailable (KsWorker *worker, const KsCompileResult *compiled)
+/* out[i] = a[i] + b[i] for n = 40 elements, launched as 2 blocks of 32: on a
+ * worker without a GPU the CPU engine runs it. With `short_out` the output
+ * array has only 32 elements, so threads 32..39 write past it. */
+static gboolean
+run_add (KsWorker *worker, const KsCompileResult *compiled, gboolean short_out,
+         KsWorkerRunResult *result, GError **error)
 {
   g_autoptr (KsWorkerLaunch) launch = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (KsArray) array = ks_array_new (KS_ELEM_FLOAT32, 16, NULL);
-  KsWorkerRunResult result;
-  KsDim3 one = { 1, 1, 1 }, block = { 16, 1, 1 };
-  gint32 n = 16;
+  g_autoptr (KsArray) out = ks_array_new (KS_ELEM_FLOAT32, short_out ? 32 : 40, NULL);
+  g_autoptr (KsArray) a = ks_array_new (KS_ELEM_FLOAT32, 40, NULL);
+  g_autoptr (KsArray) b = ks_array_new (KS_ELEM_FLOAT32, 40, NULL);
+  KsDim3 grid = { 2, 1, 1 }, block = { 32, 1, 1 };
+  gint32 n = 40;
 
-  launch = ks_worker_launch_new (compiled, 0, one, block, 0);
-  ks_worker_launch_add_array (launch, array, KS_ARRAY_OUT);
+  for (guint i = 0; i < 40; i++)
+    {
+      ((float *) a->data)[i] = (float) i;
+      ((float *) b->data)[i] = 0.5f * (float) i;
+    }
+  launch = ks_worker_launch_new (compiled, 0, grid, block, 0);
+  ks_worker_launch_add_array (launch, out, KS_ARRAY_OUT);
+  ks_worker_launch_add_array (launch, a, KS_ARRAY_IN);
+  ks_worker_launch_add_array (launch, b, KS_ARRAY_IN);
   ks_worker_launch_add_value (launch, &n, sizeof n, sizeof n);
-  g_assert_false (ks_worker_run (worker, launch, NULL, &result, &error));
-  g_assert_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE);
-  g_test_message ("%s", error->message);
-  ks_test_assert_message_has (error, "Running a kernel needs an NVIDIA GPU with a CUDA driver",
-                              "Compiling and checking still work", NULL);
-  g_assert_null (result.arrays);
+  return ks_worker_run (worker, launch, NULL, result, error);
 }
 
 static void
-test_run_without_gpu (void)
+test_run_on_cpu (void)
 {
-  g_autoptr (KsCompileResult) compiled = fake_compiled ();
-  g_autoptr (KsWorker) compile_only = ks_worker_new (-1);
-  g_autoptr (KsWorker) worker = ks_worker_new (0);
-  KsKernelAttributes attrs;
+  g_autoptr (KsCompileResult) fake = fake_compiled ();
+  g_autoptr (KsCompileResult) compiled = NULL;
+  g_autoptr (KsWorker) worker = ks_worker_new (-1);
   g_autoptr (GError) error = NULL;
+  KsWorkerRunResult result = { 0 };
+  const KsEmuFinding *f;
+  const KsArray *out;
 
-  /* Asked for no GPU: refused whatever this machine has. */
-  assert_run_unavailable (compile_only, compiled);
+  /* Code without PTX cannot run on the CPU engine: said plainly. */
+  g_assert_false (run_add (worker, fake, FALSE, &result, &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE);
+  ks_test_assert_message_has (error, "no PTX", "CPU engine", NULL);
+  g_assert_null (result.arrays);
+  g_clear_error (&error);
 
-  if (ks_cuda_available (NULL))
-    {
-      g_test_skip ("This machine has a GPU: the cuda suite runs kernels on it");
-      return;
-    }
-  assert_run_unavailable (worker, compiled);
-  /* The worker stays: compiling and checking still work. */
-  g_assert_true (ks_worker_is_running (worker));
-
-  g_assert_true (ks_worker_kernel_attributes (worker, compiled, 0, 1024, &attrs, &error));
+  if (!ks_test_have_nvrtc ())
+    return;
+  compiled = compile_text (worker, "add.cu", good_source, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (attrs.num_regs, ==, 12);
-  g_assert_cmpuint (attrs.max_threads_per_block, ==, 1024);
-  g_assert_cmpuint (attrs.shared_dynamic, ==, 1024);
-  g_assert_false (ks_worker_kernel_attributes (worker, compiled, 1, 0, &attrs, &error));
-  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  g_assert_true (compiled->success);
+  g_assert_nonnull (compiled->ptx);
+
+  g_assert_true (run_add (worker, compiled, FALSE, &result, &error));
+  g_assert_no_error (error);
+  g_assert_true (result.emulated);
+  g_assert_cmpuint (result.n_findings, ==, 0);
+  g_assert_cmpuint (result.lane_instructions, >, 0);
+  g_assert_cmpuint (result.arrays->len, ==, 1);
+  out = g_ptr_array_index (result.arrays, 0);
+  for (guint i = 0; i < 40; i++)
+    g_assert_cmpfloat (((const float *) out->data)[i], ==, 1.5f * (float) i);
+  ks_worker_run_result_clear (&result);
+
+  /* Eight threads write past a 32-element output: each write is reported
+   * with its thread and block, nothing outside the array is touched, and
+   * the 32 elements that exist are right. */
+  g_assert_true (run_add (worker, compiled, TRUE, &result, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (result.n_findings, ==, 8);
+  f = g_ptr_array_index (result.findings, 0);
+  g_assert_cmpint (f->kind, ==, KS_EMU_FINDING_OUT_OF_BOUNDS);
+  g_assert_cmpint (f->access, ==, KS_EMU_ACCESS_WRITE);
+  g_assert_cmpuint (f->size, ==, 4);
+  g_assert_cmpuint (f->block.x, ==, 1);
+  g_assert_cmpuint (f->thread.x, ==, 0);
+  g_assert_cmpuint (f->line, ==, 5);
+  g_assert_nonnull (strstr (f->message, "Invalid __global__ write of size 4 bytes"));
+  out = g_ptr_array_index (result.arrays, 0);
+  for (guint i = 0; i < 32; i++)
+    g_assert_cmpfloat (((const float *) out->data)[i], ==, 1.5f * (float) i);
+  ks_worker_run_result_clear (&result);
+
+  /* And the next run is clean again. */
+  g_assert_true (run_add (worker, compiled, FALSE, &result, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (result.n_findings, ==, 0);
+  ks_worker_run_result_clear (&result);
+
+  /* Attributes come from the compiled kernel, GPU or not. */
+  {
+    KsKernelAttributes attrs;
+
+    g_assert_true (ks_worker_kernel_attributes (worker, fake, 0, 1024, &attrs, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (attrs.num_regs, ==, 12);
+    g_assert_cmpuint (attrs.max_threads_per_block, ==, 1024);
+    g_assert_cmpuint (attrs.shared_dynamic, ==, 1024);
+    g_assert_false (ks_worker_kernel_attributes (worker, fake, 1, 0, &attrs, &error));
+    g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  }
 }
 
 /* A block of 2048 threads exceeds every device's 1024: the array-run
  * service refuses it with the device's limit and a fix, on a compile-only
- * worker, where a launch that fits goes on to be refused for want of a GPU. */
+ * worker, where a launch that fits goes on to run on the CPU engine. */
 static void
 test_array_run_refuses_launch (void)
 {
@@ -348,10 +400,20 @@ test_array_run_refuses_launch (void)
   g_clear_error (&error);
 
   request.launch.block = (KsDim3) { 256, 1, 1 };
-  g_assert_false (ks_array_kernel_run (worker, ks_device_get_limits (cpu), &request, &result,
-                                       NULL, &error));
-  g_assert_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE);
+  g_assert_true (ks_array_kernel_run (worker, ks_device_get_limits (cpu), &request, &result,
+                                      NULL, &error));
+  g_assert_no_error (error);
   g_assert_cmpuint (result.launch.grid.x, ==, 20);
+  /* A launch that fits runs on the CPU engine: out = range + range. */
+  g_assert_true (result.run.emulated);
+  g_assert_cmpuint (result.run.n_findings, ==, 0);
+  {
+    const KsArray *out = g_ptr_array_index (result.run.arrays, 0);
+
+    g_assert_cmpuint (out->length, ==, 5000);
+    for (guint i = 0; i < 5000; i++)
+      g_assert_cmpfloat (((const float *) out->data)[i], ==, 2.0f * (float) i);
+  }
   ks_array_run_result_clear (&result);
 }
 
@@ -525,7 +587,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/worker/compile/watchdog", test_compile_watchdog);
   g_test_add_func ("/ks/worker/compile/cancelled", test_cancelled);
   g_test_add_func ("/ks/worker/killed-restarts", test_killed_restarts);
-  g_test_add_func ("/ks/worker/run/without-gpu", test_run_without_gpu);
+  g_test_add_func ("/ks/worker/run/on-cpu", test_run_on_cpu);
   g_test_add_func ("/ks/worker/array-run/refuses-launch", test_array_run_refuses_launch);
   g_test_add_func ("/ks/worker/protocol/bad-message-ends-worker", test_bad_message);
   g_test_add_func ("/ks/worker/protocol/compile-result-round-trip", test_result_round_trip);

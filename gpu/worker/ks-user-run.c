@@ -157,13 +157,13 @@ ks_user_kernel_prepare (KsWorker *worker, KsEngine *engine, const KsUserRunReque
   return TRUE;
 }
 
-#if HAVE_CUDA
-
-/* The coverage buffers of an instrumented run, in device memory the worker
- * writes through IPC: one allocation each, since a shared pointer must be the
- * start of its allocation. */
+/* The coverage buffers of an instrumented run: on a CUDA engine device
+ * memory the worker writes through IPC, one allocation each, since a shared
+ * pointer must be the start of its allocation; on the CPU engine host
+ * memory the emulator writes in place. */
 typedef struct
 {
+  gboolean device;
   void *ptr[4]; /* writes, owner_block, owner_thread, idle_threads */
   gsize size[4];
 } UserCoverage;
@@ -171,41 +171,72 @@ typedef struct
 static void
 user_coverage_free (UserCoverage *c)
 {
+  if (!c->device)
+    {
+      for (guint i = 0; i < 4; i++)
+        g_free (c->ptr[i]);
+      return;
+    }
+#if HAVE_CUDA
   if (ks_cuda_lost_reason () != NULL)
     return;
   for (guint i = 0; i < 4; i++)
     if (c->ptr[i] != NULL)
       cudaFree (c->ptr[i]);
   (void) cudaGetLastError ();
+#endif
 }
 
 static gboolean
-user_coverage_alloc (UserCoverage *c, gsize n, cudaStream_t stream, GError **error)
+user_coverage_alloc (UserCoverage *c, gboolean device, gsize n, gpointer stream, GError **error)
 {
   memset (c, 0, sizeof *c);
+  c->device = device;
   c->size[0] = c->size[1] = c->size[2] = n * sizeof (guint32);
   c->size[3] = sizeof (unsigned long long);
+  if (!device)
+    {
+      for (guint i = 0; i < 4; i++)
+        c->ptr[i] = g_malloc0 (c->size[i]);
+      return TRUE;
+    }
+#if HAVE_CUDA
   for (guint i = 0; i < 4; i++)
     if (!_ks_cuda_check ((int) cudaMalloc (&c->ptr[i], c->size[i]), "cudaMalloc", error)
-        || !_ks_cuda_check ((int) cudaMemsetAsync (c->ptr[i], 0, c->size[i], stream),
+        || !_ks_cuda_check ((int) cudaMemsetAsync (c->ptr[i], 0, c->size[i],
+                                                   (cudaStream_t) stream),
                             "cudaMemsetAsync", error))
       return FALSE;
   return TRUE;
+#else
+  g_assert_not_reached ();
+  return FALSE;
+#endif
 }
 
 static gboolean
-user_coverage_download (UserCoverage *c, cudaStream_t stream, KsCoverage *out, GError **error)
+user_coverage_download (UserCoverage *c, gpointer stream, KsCoverage *out, GError **error)
 {
   unsigned long long idle = 0;
   void *dst[4] = { out->writes, out->owner_block, out->owner_thread, &idle };
 
-  for (guint i = 0; i < 4; i++)
-    if (!_ks_cuda_check ((int) cudaMemcpyAsync (dst[i], c->ptr[i], c->size[i],
-                                                cudaMemcpyDeviceToHost, stream),
-                         "cudaMemcpyAsync", error))
-      return FALSE;
-  if (!_ks_cuda_check ((int) cudaStreamSynchronize (stream), "cudaStreamSynchronize", error))
-    return FALSE;
+  if (!c->device)
+    for (guint i = 0; i < 4; i++)
+      memcpy (dst[i], c->ptr[i], c->size[i]);
+#if HAVE_CUDA
+  else
+    {
+      for (guint i = 0; i < 4; i++)
+        if (!_ks_cuda_check ((int) cudaMemcpyAsync (dst[i], c->ptr[i], c->size[i],
+                                                    cudaMemcpyDeviceToHost,
+                                                    (cudaStream_t) stream),
+                             "cudaMemcpyAsync", error))
+          return FALSE;
+      if (!_ks_cuda_check ((int) cudaStreamSynchronize ((cudaStream_t) stream),
+                           "cudaStreamSynchronize", error))
+        return FALSE;
+    }
+#endif
   out->idle_threads = idle;
   _ks_coverage_summarise (out);
   return TRUE;
@@ -316,9 +347,10 @@ ks_user_kernel_run (KsWorker *worker, KsEngine *engine, const KsUserRunRequest *
   KsWorkerRunResult run = { 0 };
   UserCoverage device_coverage = { 0 };
   gboolean instrument, coverage_allocated = FALSE, ok = FALSE;
+  gboolean on_cuda;
   KsKernelAttributes attrs;
   KsLaunchConfig resolved;
-  cudaStream_t stream;
+  gpointer stream;
   guint width, height;
 
   g_return_val_if_fail (KS_IS_WORKER (worker), FALSE);
@@ -326,11 +358,15 @@ ks_user_kernel_run (KsWorker *worker, KsEngine *engine, const KsUserRunRequest *
   g_return_val_if_fail (request != NULL && request->source != NULL, FALSE);
   g_return_val_if_fail (result != NULL, FALSE);
 
-  if (!ks_engine_is_cuda (engine))
+  memset (result, 0, sizeof *result);
+  /* The CPU engine's images are host memory, which only a worker without a
+   * device (the emulator's) can run on, and a CUDA engine's the reverse. */
+  on_cuda = ks_engine_is_cuda (engine);
+  if (on_cuda != (ks_worker_get_ordinal (worker) >= 0))
     {
-      g_set_error_literal (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
-                           "Running your own kernel needs an NVIDIA GPU; compiling and checking "
-                           "work here");
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "The kernel worker is for %s, the images are on the %s engine",
+                   on_cuda ? "the CPU" : "a GPU", on_cuda ? "CUDA" : "CPU");
       return FALSE;
     }
   if (!ks_user_kernel_prepare (worker, engine, request, &resolved, &compiled, &attrs, NULL,
@@ -339,7 +375,7 @@ ks_user_kernel_run (KsWorker *worker, KsEngine *engine, const KsUserRunRequest *
 
   width = ks_buffer_get_width (request->inputs[0]);
   height = ks_buffer_get_height (request->inputs[0]);
-  stream = (cudaStream_t) ks_engine_get_stream (engine);
+  stream = on_cuda ? ks_engine_get_stream (engine) : NULL;
   if (request->output != NULL)
     {
       if (ks_buffer_get_width (request->output) != width
@@ -370,7 +406,8 @@ ks_user_kernel_run (KsWorker *worker, KsEngine *engine, const KsUserRunRequest *
       if (coverage == NULL)
         return FALSE;
       coverage_allocated = TRUE;
-      if (!user_coverage_alloc (&device_coverage, (gsize) width * height, stream, error))
+      if (!user_coverage_alloc (&device_coverage, on_cuda, (gsize) width * height, stream,
+                                error))
         goto out;
     }
 
@@ -389,7 +426,6 @@ ks_user_kernel_run (KsWorker *worker, KsEngine *engine, const KsUserRunRequest *
   if (instrument && !user_coverage_download (&device_coverage, stream, coverage, error))
     goto out;
 
-  memset (result, 0, sizeof *result);
   result->launch = resolved;
   result->output = g_steal_pointer (&output);
   result->coverage = g_steal_pointer (&coverage);
@@ -400,27 +436,16 @@ ks_user_kernel_run (KsWorker *worker, KsEngine *engine, const KsUserRunRequest *
   ok = TRUE;
 
 out:
+  /* What the CPU engine's checks found explains a failed run too. */
+  if (!ok)
+    {
+      result->run.findings = g_steal_pointer (&run.findings);
+      result->run.n_findings = run.n_findings;
+      result->run.emulated = run.emulated;
+      result->run.printf_output = g_steal_pointer (&run.printf_output);
+    }
   if (coverage_allocated)
     user_coverage_free (&device_coverage);
   ks_worker_run_result_clear (&run);
   return ok;
 }
-
-#else /* !HAVE_CUDA */
-
-gboolean
-ks_user_kernel_run (KsWorker *worker, KsEngine *engine, const KsUserRunRequest *request,
-                    KsUserRunResult *result, GCancellable *cancellable, GError **error)
-{
-  g_return_val_if_fail (KS_IS_WORKER (worker), FALSE);
-  g_return_val_if_fail (KS_IS_ENGINE (engine), FALSE);
-  g_return_val_if_fail (request != NULL && request->source != NULL, FALSE);
-  g_return_val_if_fail (result != NULL, FALSE);
-
-  g_set_error_literal (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
-                       "Running your own kernel needs an NVIDIA GPU, and this build of "
-                       "Kernelscope has no CUDA; compiling and checking work here");
-  return FALSE;
-}
-
-#endif

@@ -1,8 +1,10 @@
 /* ks-user-run.h: a user kernel of the expression or image mode run on an
  * engine's images through the worker, like a built-in op.
  *
- * The application's CUDA engine owns the inputs and the output; the worker
- * runs the kernel on them through CUDA IPC. The launch is resolved and
+ * The application's engine owns the inputs and the output. On a CUDA engine
+ * the worker process runs the kernel on them through CUDA IPC; on the CPU
+ * engine a worker without a device runs its PTX on the emulator
+ * (ks-emu.h), in place on the engine's host memory, with its checks. The launch is resolved and
  * validated with the compiled kernel's real attributes before anything
  * runs, with the same messages and suggestions as for built-in ops. */
 #pragma once
@@ -46,11 +48,12 @@ gboolean      ks_user_kernel_prepare    (KsWorker *worker, KsEngine *engine,
                                          KsLaunchConfig *suggestion, GCancellable *cancellable,
                                          GError **error);
 
-/* Prepares and runs. The output is written only by a run that succeeded:
+/* Prepares and runs, on a worker of the engine's device (ks_worker_new (-1)
+ * for the CPU engine). The output is written only by a run that succeeded:
  * after a fault or a time-out the caller's previous result is untouched
- * (the kernel writes to a fresh buffer when request->output is NULL).
- * Needs a CUDA engine: on the CPU engine, KS_ERROR_UNAVAILABLE saying that
- * user kernels need an NVIDIA GPU. */
+ * (the kernel writes to a fresh buffer when request->output is NULL). A
+ * failed run on the CPU engine still leaves its findings and printf output
+ * in result->run (ks_user_run_result_clear it either way). */
 gboolean      ks_user_kernel_run        (KsWorker *worker, KsEngine *engine,
                                          const KsUserRunRequest *request,
                                          KsUserRunResult *result, GCancellable *cancellable,

@@ -68,6 +68,7 @@ typedef struct
   gsize size;                  /* out arrays */
   KsElemType type;             /* arrays, for the result */
   gsize length, rows, cols;
+  char *name;                  /* the parameter's name, when bound by name (findings) */
 } LaunchArg;
 
 typedef struct
@@ -87,6 +88,7 @@ typedef struct
 struct _KsWorkerLaunch
 {
   GBytes *cubin;
+  char *ptx;                   /* what the CPU emulator runs (ks-worker-emu.c) */
   char *lowered_name;
   KsDim3 grid;
   KsDim3 block;
@@ -120,6 +122,14 @@ gboolean      _ks_worker_ensure_started_locked (KsWorker *self, double *ms, GErr
 GVariant     *_ks_worker_exchange_locked (KsWorker *self, const char *command, GVariant *fields,
                                           guint timeout_ms, const char *what,
                                           GCancellable *cancellable, GError **error);
+
+/* ---- runs without a GPU (ks-worker-emu.c) --------------------------------- */
+
+/* The launch on the CPU emulator, in this process; the worker's lock is not
+ * taken (the emulator shares nothing with the process). */
+gboolean      _ks_worker_run_emulated   (KsWorker *self, KsWorkerLaunch *launch,
+                                         GCancellable *cancellable, KsWorkerRunResult *result,
+                                         GError **error);
 
 /* ---- shared device buffers (ks-worker-ipc.c) ------------------------------ */
 

@@ -20,6 +20,7 @@ launch_arg_free (gpointer data)
 
   g_clear_pointer (&arg->bytes, g_bytes_unref);
   g_clear_pointer (&arg->pointers, g_array_unref);
+  g_free (arg->name);
   g_free (arg);
 }
 
@@ -38,6 +39,8 @@ ks_worker_launch_new (const KsCompileResult *compiled, guint entry, KsDim3 grid,
     resources = g_ptr_array_index (compiled->kernels, entry);
   if (compiled->success && compiled->cubin != NULL)
     launch->cubin = g_bytes_ref (compiled->cubin);
+  if (compiled->success)
+    launch->ptx = g_strdup (compiled->ptx);
   launch->lowered_name = g_strdup (resources != NULL ? resources->lowered_name : NULL);
   launch->grid = grid;
   launch->block = block;
@@ -55,6 +58,7 @@ ks_worker_launch_free (KsWorkerLaunch *launch)
   if (launch == NULL)
     return;
   g_clear_pointer (&launch->cubin, g_bytes_unref);
+  g_free (launch->ptx);
   g_free (launch->lowered_name);
   g_array_unref (launch->buffers);
   g_array_unref (launch->shares);
@@ -236,6 +240,8 @@ ks_worker_launch_bind (KsWorkerLaunch *launch, const GPtrArray *args, const GPtr
               return FALSE;
             }
           ks_worker_launch_add_array (launch, g_ptr_array_index (arrays, next_array++), direction);
+          ((LaunchArg *) g_ptr_array_index (launch->args, launch->args->len - 1))->name =
+            g_strdup (arg->name);
           if (direction != KS_ARRAY_IN && out_names != NULL)
             g_ptr_array_add (out_names, g_strdup (arg->name));
         }

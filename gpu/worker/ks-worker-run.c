@@ -19,6 +19,7 @@ ks_worker_run_result_clear (KsWorkerRunResult *result)
     return;
   g_clear_pointer (&result->printf_output, g_free);
   g_clear_pointer (&result->arrays, g_ptr_array_unref);
+  g_clear_pointer (&result->findings, g_ptr_array_unref);
   memset (result, 0, sizeof *result);
 }
 
@@ -133,18 +134,19 @@ ks_worker_run (KsWorker *self, KsWorkerLaunch *launch, GCancellable *cancellable
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   memset (result, 0, sizeof *result);
-  if (launch->cubin == NULL || launch->lowered_name == NULL)
+  if ((launch->cubin == NULL && launch->ptx == NULL) || launch->lowered_name == NULL)
     {
       g_set_error (error, KS_ERROR, KS_ERROR_COMPILE,
                    "The kernel did not compile; fix the errors shown and run it again");
       return FALSE;
     }
+  /* A worker without a device runs kernels on the CPU. */
   if (self->ordinal < 0)
+    return _ks_worker_run_emulated (self, launch, cancellable, result, error);
+  if (launch->cubin == NULL)
     {
-      g_autofree char *message = unavailable_message ("the worker was made for compilation "
-                                                      "only");
-
-      g_set_error_literal (error, KS_ERROR, KS_ERROR_UNAVAILABLE, message);
+      g_set_error (error, KS_ERROR, KS_ERROR_COMPILE,
+                   "The kernel did not compile; fix the errors shown and run it again");
       return FALSE;
     }
 

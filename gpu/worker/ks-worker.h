@@ -18,6 +18,7 @@
 #include <gio/gio.h>
 
 #include "ks-array.h"
+#include "ks-emu.h"
 #include "ks-launch.h"
 #include "ks-nvrtc.h"
 #include "ks-program.h"
@@ -143,6 +144,12 @@ typedef struct
   guint64 printf_lines;      /* lines received */
   guint64 printf_lines_lost; /* lines printed but overwritten in the FIFO (overflow) */
   GPtrArray *arrays;         /* KsArray: the out and inout arrays, in the order added */
+  /* Runs on the CPU emulator (a worker without a GPU, ks-emu.h): */
+  gboolean emulated;         /* the CPU engine ran it; kernel_ms is the emulator's wall time */
+  GPtrArray *findings;       /* KsEmuFinding: what its checks found (NULL on a GPU), kept on
+                              * a failed run too */
+  guint64 n_findings;        /* all of them; findings holds the first KS_EMU_MAX_FINDINGS */
+  guint64 lane_instructions; /* instructions executed, per active thread */
 } KsWorkerRunResult;
 
 void          ks_worker_run_result_clear (KsWorkerRunResult *result);
