@@ -319,7 +319,7 @@ run_fill (gboolean ipc)
 
   _ks_worker_set_ipc_disabled (worker, !ipc);
   launch = ks_worker_launch_new (compiled, 0, dim3_of (3, 3), dim3_of (32, 16), 0);
-  index = ks_worker_launch_share (launch, ks_buffer_get_data (buffer), pitch * 35);
+  index = ks_worker_launch_share (launch, ks_buffer_get_data (buffer), pitch * 35, "image");
   /* From row 2: the pointer's offset is honoured. */
   pointer.buffer = index;
   pointer.offset = 2 * pitch;

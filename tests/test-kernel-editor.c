@@ -316,62 +316,6 @@ test_templates_compile (Fixture *f, gconstpointer data)
   }
 }
 
-static void
-test_cpu_needs_gpu (Fixture *f, gconstpointer data)
-{
-  KsConsolePanel *console = ks_window_get_console_panel (f->window);
-  const KsRunResult *before;
-  const char *needle = "needs an NVIDIA GPU";
-
-  if (!ks_test_have_nvrtc ())
-    return;
-  if (ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)))
-    {
-      g_test_skip ("A CUDA engine runs user kernels: this test is for the CPU engine");
-      return;
-    }
-  /* The built-in op's result is on screen first. */
-  KS_UI_TEST_WAIT_FOR (ks_pipeline_get_result (f->pipeline) != NULL, KS_UI_TEST_PATIENCE_S);
-  before = ks_pipeline_get_result (f->pipeline);
-  g_assert_nonnull (before);
-
-  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
-  g_assert_true (ks_kernel_panel_load_template (f->panel, "box-blur", NULL));
-  wait_compiled (f->panel);
-  g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), >=, 1);
-  KS_UI_TEST_WAIT_FOR (console_shows (console, needle), KS_UI_TEST_PATIENCE_S);
-  {
-    g_autofree char *text = ks_console_panel_get_text (console);
-    g_test_message ("console: %s", text);
-    g_assert_nonnull (strstr (text, needle));
-    g_assert_nonnull (strstr (text, "Launch "));
-  }
-  g_assert_nonnull (strstr (ks_kernel_panel_get_status (f->panel), needle));
-  /* The window carries on: still the CPU engine, no lost device, the last
-   * result still shown. */
-  g_assert_false (ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)));
-  g_assert_true (ks_pipeline_get_result (f->pipeline) == before);
-  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (f->window)));
-
-  /* Typing more does not pile up the same message. */
-  ks_pipeline_set_user_param (f->pipeline, 0, 3);
-  ks_ui_test_iterate_for (500);
-  {
-    g_autofree char *text = ks_console_panel_get_text (console);
-    const char *first = strstr (text, needle);
-    g_assert_nonnull (first);
-    g_assert_null (strstr (first + 1, needle));
-  }
-  ks_ui_test_iterate_for (200);
-  save_screenshot (GTK_WIDGET (console), "kernel-console.png");
-
-  ks_console_panel_clear (console);
-  {
-    g_autofree char *text = ks_console_panel_get_text (console);
-    g_assert_cmpstr (text, ==, "");
-  }
-}
-
 /* Without NVRTC the editor says what is missing and how to get it, and the
  * window carries on with the built-in op. */
 static void
@@ -458,6 +402,100 @@ static const char invert_kernel[] =
   "  ks_rgba (out, x, y) = make_uchar4 (255 - v.x, 255 - v.y, 255 - v.z, v.w);\n"
   "}\n";
 
+/* Each pixel takes its right-hand neighbour's colour: the last pixel of the
+ * last row reads one pixel past the image. */
+static const char shift_kernel[] =
+  "__global__ void shift (ks_image out, ks_image in)\n"
+  "{\n"
+  "  unsigned x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  unsigned y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+  "  if (!ks_inside (out, x, y))\n"
+  "    return;\n"
+  "  ks_rgba (out, x, y) = ks_rgba (in, x + 1, y);\n"
+  "}\n";
+
+/* Without a GPU: the editor's kernel runs on the CPU engine and shows its
+ * result; a kernel that reads past its image runs too, and the console
+ * reports the read like compute-sanitizer, with the thread, the block and the
+ * line; the text stays and the next kernel runs. */
+static void
+test_cpu_runs_and_checks (Fixture *f, gconstpointer data)
+{
+  KsConsolePanel *console = ks_window_get_console_panel (f->window);
+  const KsRunResult *now;
+  KsImage *in;
+  g_autofree char *text = NULL;
+  g_autofree char *who = NULL;
+  guint w, h;
+
+  if (!ks_test_have_nvrtc ())
+    return;
+  if (ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)))
+    {
+      g_test_skip ("A CUDA engine runs user kernels on the GPU: gpu-fault-and-fix");
+      return;
+    }
+  KS_UI_TEST_WAIT_FOR (ks_pipeline_get_result (f->pipeline) != NULL, KS_UI_TEST_PATIENCE_S);
+  now = ks_pipeline_get_result (f->pipeline);
+
+  /* The invert template goes live on the CPU engine, every pixel right. */
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
+  wait_compiled (f->panel);
+  now = wait_new_result (f->pipeline, now);
+  assert_inverted (f->pipeline);
+  KS_UI_TEST_WAIT_FOR (console_shows (console, "no errors"), KS_UI_TEST_PATIENCE_S);
+  g_assert_true (console_shows (console, "· CPU engine ·"));
+  g_assert_nonnull (strstr (ks_kernel_panel_get_status (f->panel), "CPU engine"));
+
+  /* One read past the image, by the last thread of the last block. */
+  in = ks_pipeline_get_input (f->pipeline, KS_INPUT_A);
+  w = in->width;
+  h = in->height;
+  ks_kernel_panel_set_mode (f->panel, KS_KERNEL_MODE_IMAGE);
+  type_text (f->panel, shift_kernel);
+  KS_UI_TEST_WAIT_FOR (console_shows (console, "checks found"), KS_UI_TEST_PATIENCE_S);
+  text = ks_console_panel_get_text (console);
+  g_test_message ("console: %s", text);
+  g_assert_nonnull (strstr (text, "Invalid __global__ read of size 4 bytes"));
+  g_assert_nonnull (strstr (text, ":7 in "));
+  {
+    const KsLaunchConfig *launch = ks_pipeline_get_launch (f->pipeline);
+    guint bx = launch->block.x, by = launch->block.y;
+
+    who = g_strdup_printf ("by thread (%u,%u,0) in block (%u,%u,0)", (w - 1) % bx, (h - 1) % by,
+                           (w - 1) / bx, (h - 1) / by);
+  }
+  g_assert_nonnull (strstr (text, who));
+  g_assert_nonnull (strstr (text, "The CPU engine’s checks found 1 error."));
+  g_assert_nonnull (strstr (ks_kernel_panel_get_status (f->panel), "found 1 error"));
+  ks_ui_test_iterate_for (200);
+  save_screenshot (GTK_WIDGET (console), "kernel-console-cpu-findings.png");
+  save_screenshot (GTK_WIDGET (f->window), "kernel-window-cpu-findings.png");
+
+  /* The run went to the end: every other pixel is its neighbour's. */
+  {
+    g_autoptr (KsImage) out = download_result (f->pipeline);
+
+    for (guint y = 0; y < h; y++)
+      for (guint x = 0; x < w; x++)
+        {
+          guint32 want = x + 1 < w ? ks_image_get_rgba (in, x + 1, y)
+                         : y + 1 < h ? ks_image_get_rgba (in, 0, y + 1) : 0;
+
+          if (ks_image_get_rgba (out, x, y) != want)
+            g_error ("pixel (%u, %u): %08x, not %08x", x, y, ks_image_get_rgba (out, x, y),
+                     want);
+        }
+  }
+
+  /* Fixed: the next kernel runs, the window still on the CPU engine. */
+  now = ks_pipeline_get_result (f->pipeline);
+  type_text (f->panel, invert_kernel);
+  wait_new_result (f->pipeline, now);
+  assert_inverted (f->pipeline);
+  g_assert_false (ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)));
+}
+
 /* On a GPU: the editor's kernel runs on the image; a kernel that faults ends
  * only the worker — the console says so, the last good result and the text
  * stay, the next good kernel runs, and the built-in ops go on on CUDA. */
@@ -525,11 +563,11 @@ test_gpu_fault_and_fix (Fixture *f, gconstpointer data)
   g_assert_true (ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)));
 }
 
-/* On a GPU: the tutorial's addition in the "any" mode, its arguments bound
- * in the array view, run with the launch panel's block and grid; the
- * results table holds a + b. */
+/* On either engine: the tutorial's addition in the "any" mode, its
+ * arguments bound in the array view, run with the launch panel's block and
+ * grid; the results table holds a + b. */
 static void
-test_gpu_arrays (Fixture *f, gconstpointer data)
+test_arrays (Fixture *f, gconstpointer data)
 {
   const char *bindings[] = { "result=f32[5000]:zeros:out", "a=f32[5000]:range",
                              "b=f32[5000]:range(0, 2)", "n=5000", NULL };
@@ -545,11 +583,6 @@ test_gpu_arrays (Fixture *f, gconstpointer data)
 
   if (!ks_test_have_nvrtc ())
     return;
-  if (!ks_engine_is_cuda (ks_pipeline_get_engine (f->pipeline)))
-    {
-      g_test_skip ("Needs the CUDA engine: user kernels run on an NVIDIA GPU");
-      return;
-    }
   gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
   g_assert_true (ks_kernel_panel_load_template (f->panel, "add-arrays", NULL));
   wait_compiled (f->panel);
@@ -606,7 +639,7 @@ keep_report (char **message, const KsUserRunReport *report, KsKernelPanel *panel
 
 /* A launch the device refuses is refused before the kernel runs, with the
  * message the command line gives, on the pipeline's device: on the CPU
- * engine too, where a launch that fits would be refused for want of a GPU. */
+ * engine too. */
 static void
 test_arrays_impossible_launch (Fixture *f, gconstpointer data)
 {
@@ -660,14 +693,14 @@ main (int argc, char **argv)
               test_errors_marked, fixture_teardown);
   g_test_add ("/ks/kernel-editor/templates-compile", Fixture, NULL, fixture_setup,
               test_templates_compile, fixture_teardown);
-  g_test_add ("/ks/kernel-editor/cpu-needs-gpu", Fixture, NULL, fixture_setup,
-              test_cpu_needs_gpu, fixture_teardown);
+  g_test_add ("/ks/kernel-editor/cpu-runs-and-checks", Fixture, NULL, fixture_setup,
+              test_cpu_runs_and_checks, fixture_teardown);
   g_test_add ("/ks/kernel-editor/nvrtc-missing", Fixture, NULL, fixture_setup,
               test_nvrtc_missing, fixture_teardown);
   g_test_add ("/ks/kernel-editor/gpu-fault-and-fix", Fixture, NULL, fixture_setup,
               test_gpu_fault_and_fix, fixture_teardown);
-  g_test_add ("/ks/kernel-editor/gpu-arrays", Fixture, NULL, fixture_setup,
-              test_gpu_arrays, fixture_teardown);
+  g_test_add ("/ks/kernel-editor/arrays", Fixture, NULL, fixture_setup,
+              test_arrays, fixture_teardown);
   g_test_add ("/ks/kernel-editor/arrays-impossible-launch", Fixture, NULL, fixture_setup,
               test_arrays_impossible_launch, fixture_teardown);
   return g_test_run ();

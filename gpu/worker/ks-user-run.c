@@ -244,7 +244,7 @@ user_coverage_download (UserCoverage *c, gpointer stream, KsCoverage *out, GErro
 
 /* A ks_image argument: the struct by value with its data pointer shared. */
 static void
-add_image (KsWorkerLaunch *launch, KsBuffer *buffer)
+add_image (KsWorkerLaunch *launch, KsBuffer *buffer, const char *name)
 {
   KsUserImage image = { 0 };
   KsWorkerPointer pointer = { 0 };
@@ -255,7 +255,7 @@ add_image (KsWorkerLaunch *launch, KsBuffer *buffer)
   image.channels = ks_format_bytes_per_pixel (ks_buffer_get_format (buffer));
   pointer.at = G_STRUCT_OFFSET (KsUserImage, data);
   pointer.buffer = ks_worker_launch_share (launch, ks_buffer_get_data (buffer),
-                                           image.pitch * image.height);
+                                           image.pitch * image.height, name);
   pointer.offset = 0;
   ks_worker_launch_add_value_with_pointers (launch, &image, sizeof image, G_ALIGNOF (KsUserImage),
                                             &pointer, 1);
@@ -288,7 +288,7 @@ add_image_kernel_args (KsWorkerLaunch *launch, const KsUserRunRequest *request, 
 
       if (strstr (arg->type_text, "ks_image") != NULL && next_image < 3
           && images[next_image] != NULL)
-        add_image (launch, images[next_image++]);
+        add_image (launch, images[next_image++], arg->name);
       else if (strstr (arg->type_text, "ks_params") != NULL)
         add_params (launch, request);
       else
@@ -314,9 +314,10 @@ add_expression_args (KsWorkerLaunch *launch, const KsUserRunRequest *request,
   ks_launch_config_to_geometry (resolved, ks_buffer_get_width (output),
                                 ks_buffer_get_height (output), &geometry);
   ks_worker_launch_add_value (launch, &geometry, sizeof geometry, G_ALIGNOF (KsGeometry));
-  add_image (launch, output);
-  add_image (launch, request->inputs[0]);
-  add_image (launch, request->inputs[1] != NULL ? request->inputs[1] : request->inputs[0]);
+  add_image (launch, output, "out");
+  add_image (launch, request->inputs[0], "in");
+  add_image (launch, request->inputs[1] != NULL ? request->inputs[1] : request->inputs[0],
+             request->inputs[1] != NULL ? "in2" : "in");
   add_params (launch, request);
   if (coverage == NULL)
     ks_worker_launch_add_value (launch, &cov, sizeof cov, G_ALIGNOF (KsCoverageBuffers));
@@ -328,7 +329,7 @@ add_expression_args (KsWorkerLaunch *launch, const KsUserRunRequest *request,
         {
           pointers[i].at = i * sizeof (void *);
           pointers[i].buffer = ks_worker_launch_share (launch, coverage->ptr[i],
-                                                       coverage->size[i]);
+                                                       coverage->size[i], "coverage");
           pointers[i].offset = 0;
         }
       ks_worker_launch_add_value_with_pointers (launch, &cov, sizeof cov,

@@ -75,6 +75,7 @@ typedef struct
 {
   gpointer device;             /* the start of its allocation */
   gsize size;                  /* the allocation's size */
+  const char *name;            /* for the CPU engine's findings, or NULL */
 } LaunchBuffer;
 
 /* What ks_worker_launch_share returned an index of: a pointer inside one of

@@ -145,7 +145,8 @@ _ks_worker_run_emulated (KsWorker *self, KsWorkerLaunch *launch, GCancellable *c
   for (guint i = 0; i < launch->buffers->len; i++)
     {
       LaunchBuffer *b = &g_array_index (launch->buffers, LaunchBuffer, i);
-      g_autofree char *name = g_strdup_printf ("shared buffer %u", i + 1);
+      g_autofree char *name = b->name != NULL ? g_strdup (b->name)
+                                              : g_strdup_printf ("shared buffer %u", i + 1);
 
       addresses[i] = ks_emu_launch_add_buffer (emu, b->device, b->size, name);
     }

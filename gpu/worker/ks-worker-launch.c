@@ -106,9 +106,10 @@ allocation_range (gpointer device_ptr, gpointer *base, gsize *size)
 #endif
 
 guint
-ks_worker_launch_share (KsWorkerLaunch *launch, gpointer device_ptr, gsize size)
+ks_worker_launch_share (KsWorkerLaunch *launch, gpointer device_ptr, gsize size,
+                        const char *name)
 {
-  LaunchBuffer b = { device_ptr, size };
+  LaunchBuffer b = { device_ptr, size, name };
   LaunchShare share = { 0, 0 };
   guint i;
 

@@ -98,8 +98,11 @@ KsWorkerLaunch *ks_worker_launch_new    (const KsCompileResult *compiled, guint 
                                          KsDim3 grid, KsDim3 block, guint64 dynamic_shared);
 void          ks_worker_launch_free     (KsWorkerLaunch *launch);
 /* Shares device memory of this process (the start of a cudaMalloc
- * allocation, `size` bytes) with the worker; returns its index. */
-guint         ks_worker_launch_share    (KsWorkerLaunch *launch, gpointer device_ptr, gsize size);
+ * allocation, `size` bytes; host memory of the CPU engine for a worker
+ * without a device) with the worker; returns its index. name (static, or
+ * NULL) is what the CPU engine's findings call the memory: "the image “in”". */
+guint         ks_worker_launch_share    (KsWorkerLaunch *launch, gpointer device_ptr, gsize size,
+                                         const char *name);
 /* An argument passed by value (a scalar, a struct), `align` its alignment. */
 void          ks_worker_launch_add_value (KsWorkerLaunch *launch, gconstpointer data, gsize size,
                                           gsize align);

@@ -9,9 +9,6 @@
 
 #include "ks-pipeline-private.h"
 
-#define NEEDS_GPU_MESSAGE \
-  _("Running your own kernel needs an NVIDIA GPU; compiling and checking work here.")
-
 typedef struct
 {
   Source *source;
@@ -59,23 +56,15 @@ user_live_run (UserJob *job, GCancellable *cancellable, GError **error)
   for (guint i = 0; i < n_inputs && i < KS_OP_MAX_INPUTS; i++)
     request.inputs[i] = job->source->buffers[i];
 
-  if (ks_user_kernel_prepare (job->worker, engine, &request, &job->resolved, &compiled,
-                              &job->attributes, &job->suggestion, cancellable, &local))
-    job->checked = TRUE;
-  else if (g_error_matches (local, KS_ERROR, KS_ERROR_LAUNCH_CONFIG)
-           || ks_engine_is_cuda (engine))
+  /* On the CPU engine the worker has no device and the emulator runs the
+   * kernel (ks-user-run.h): the same checks, the same launch. */
+  if (!ks_user_kernel_prepare (job->worker, engine, &request, &job->resolved, &compiled,
+                               &job->attributes, &job->suggestion, cancellable, &local))
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-
-  if (!ks_engine_is_cuda (engine))
-    {
-      /* Said here rather than left to the worker: the words are the window's,
-       * and the check above already told the user what it could. */
-      g_set_error_literal (error, KS_ERROR, KS_ERROR_UNAVAILABLE, NEEDS_GPU_MESSAGE);
-      return NULL;
-    }
+  job->checked = TRUE;
 
   if (job->checked && ks_kernel_source_get_mode (job->kernel) == KS_KERNEL_MODE_EXPRESSION)
     {
@@ -93,7 +82,7 @@ user_live_run (UserJob *job, GCancellable *cancellable, GError **error)
     {
       /* A fault ends the worker's CUDA, never ours: start a fresh worker now,
        * so the next edit runs at once. */
-      if (error != NULL && *error != NULL
+      if (error != NULL && *error != NULL && !job->run.run.emulated
           && ((*error)->domain == KS_ERROR && ((*error)->code == KS_ERROR_KERNEL_FAULT
                                                || (*error)->code == KS_ERROR_TIMED_OUT
                                                || (*error)->code == KS_ERROR_WORKER)))
@@ -216,6 +205,11 @@ on_user_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
   report.printf_lines_lost = job->run.run.printf_lines_lost;
   report.error = error;
   report.worker_restarted = job->restarted;
+  report.engine = ks_engine_is_cuda (job->source->engine)
+                  ? ks_device_get_name (job->source->device) : _("CPU engine");
+  report.emulated = job->run.run.emulated;
+  report.findings = job->run.run.findings;
+  report.n_findings = job->run.run.n_findings;
   g_signal_emit (self, _ks_pipeline_signals[SIGNAL_USER_RUN], 0, &report);
 }
 

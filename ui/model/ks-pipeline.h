@@ -249,6 +249,10 @@ typedef struct
   guint64 printf_lines_lost;
   const GError *error;        /* why it did not run, or NULL */
   gboolean worker_restarted;  /* the worker process was started again after this launch */
+  const char *engine;         /* which engine ran it: the GPU's name, or the CPU engine */
+  gboolean emulated;          /* the CPU engine ran the kernel's PTX (ks-emu.h) */
+  const GPtrArray *findings;  /* KsEmuFinding: what the CPU engine's checks found, or NULL */
+  guint64 n_findings;         /* all of them (findings holds the first ones) */
 } KsUserRunReport;
 
 /* ---- runs ----------------------------------------------------------------- */

@@ -112,8 +112,13 @@ format_dim3 (const KsDim3 *d)
 
 /* What the user can do about it, after the cause the worker named. */
 static char *
-describe_failure (const GError *error)
+describe_failure (const GError *error, gboolean emulated)
 {
+  if (emulated && error->domain == KS_ERROR && (error->code == KS_ERROR_KERNEL_FAULT
+                                                || error->code == KS_ERROR_TIMED_OUT))
+    /* TRANSLATORS: the CPU engine's message, a full stop where it has none, and what happened. */
+    return g_strdup_printf (_("%s%s Your text and the last good result are kept."),
+                            error->message, g_str_has_suffix (error->message, ".") ? "" : ".");
   if (error->domain == KS_ERROR && (error->code == KS_ERROR_KERNEL_FAULT
                                     || error->code == KS_ERROR_TIMED_OUT
                                     || error->code == KS_ERROR_WORKER))
@@ -122,6 +127,38 @@ describe_failure (const GError *error)
                               "result are kept."), error->message,
                             g_str_has_suffix (error->message, ".") ? "" : ".");
   return g_strdup (error->message);
+}
+
+/* What the CPU engine's checks found, in compute-sanitizer's form, and how
+ * many; nothing found is said too, since the checks ran. */
+static void
+insert_findings (KsConsolePanel *self, const KsUserRunReport *report)
+{
+  g_autofree char *summary = NULL;
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, report->n_findings);
+
+  for (guint i = 0; report->findings != NULL && i < report->findings->len; i++)
+    {
+      const KsEmuFinding *f = g_ptr_array_index (report->findings, i);
+
+      insert (self, f->message, "error");
+      insert (self, "\n", "error");
+    }
+  if (report->findings != NULL && report->n_findings > report->findings->len)
+    {
+      g_autofree char *more = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                               report->n_findings - report->findings->len);
+      g_autofree char *text = g_strdup_printf (_("… and %s more\n"), more);
+
+      insert (self, text, "error");
+    }
+  if (report->n_findings == 0)
+    summary = g_strdup (_("The CPU engine checked every access: no errors.\n"));
+  else
+    summary = g_strdup_printf (ngettext ("The CPU engine’s checks found %s error.\n",
+                                         "The CPU engine’s checks found %s errors.\n",
+                                         report->n_findings), count);
+  insert (self, summary, report->n_findings == 0 ? "note" : "error");
 }
 
 void
@@ -134,19 +171,24 @@ ks_console_panel_add_report (KsConsolePanel *self, const KsUserRunReport *report
 
   g_return_if_fail (KS_IS_CONSOLE_PANEL (self) && report != NULL);
 
-  failure = report->error != NULL ? describe_failure (report->error) : NULL;
+  failure = report->error != NULL ? describe_failure (report->error, report->emulated) : NULL;
   begin_entry (self, failure);
   self->n_launches++;
 
   grid = format_dim3 (&report->launch.grid);
   block = format_dim3 (&report->launch.block);
   if (report->kernel_ms >= 0)
-    header = g_strdup_printf (_("Launch %u · grid %s · block %s · %.3f ms\n"), report->number,
+    /* TRANSLATORS: the launch's number, the engine that ran it, grid, block, time. */
+    header = g_strdup_printf (_("Launch %u · %s · grid %s · block %s · %.3f ms\n"),
+                              report->number, report->engine != NULL ? report->engine : "",
                               grid, block, report->kernel_ms);
   else
-    header = g_strdup_printf (_("Launch %u · grid %s · block %s · did not run\n"),
-                              report->number, grid, block);
+    header = g_strdup_printf (_("Launch %u · %s · grid %s · block %s · did not run\n"),
+                              report->number, report->engine != NULL ? report->engine : "",
+                              grid, block);
   insert (self, header, "header");
+  if (report->emulated)
+    insert_findings (self, report);
 
   if (report->printf_output != NULL && *report->printf_output != '\0')
     {

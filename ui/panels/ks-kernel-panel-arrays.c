@@ -56,6 +56,7 @@ on_arrays_ran_cb (GObject *object, GAsyncResult *result, gpointer user_data)
   g_autoptr (GError) error = NULL;
   KsArrayRunResult run = { 0 };
   KsUserRunReport report = { 0 };
+  KsEngine *engine = ks_pipeline_get_engine (KS_PIPELINE (object));
   static guint launches;
 
   report.number = ++launches;
@@ -64,9 +65,6 @@ on_arrays_ran_cb (GObject *object, GAsyncResult *result, gpointer user_data)
   if (ks_pipeline_run_arrays_finish (KS_PIPELINE (object), result, &run, &error))
     {
       report.kernel_ms = run.run.kernel_ms;
-      report.printf_output = run.run.printf_output;
-      report.printf_lines = run.run.printf_lines;
-      report.printf_lines_lost = run.run.printf_lines_lost;
       if (self->array_view != NULL && run.run.arrays != NULL)
         {
           g_ptr_array_add (run.out_names, NULL);
@@ -74,6 +72,15 @@ on_arrays_ran_cb (GObject *object, GAsyncResult *result, gpointer user_data)
                                      (const char *const *) run.out_names->pdata);
         }
     }
+  /* What ran, printed and was found, whether it ran to the end or not. */
+  report.printf_output = run.run.printf_output;
+  report.printf_lines = run.run.printf_lines;
+  report.printf_lines_lost = run.run.printf_lines_lost;
+  report.emulated = run.run.emulated;
+  report.findings = run.run.findings;
+  report.n_findings = run.run.n_findings;
+  report.engine = engine != NULL && ks_engine_is_cuda (engine)
+                  ? ks_device_get_name (ks_engine_get_device (engine)) : _("CPU engine");
   report.launch.grid = run.launch.grid;
   report.launch.block = run.launch.block;
   if (g_error_matches (error, KS_ERROR, KS_ERROR_COMPILE))
@@ -116,8 +123,8 @@ _ks_kernel_panel_run_arrays (KsKernelPanel *self)
     {
       /* The device whose limits the launch must meet is the pipeline's;
        * without one the panel's worker only compiles. */
-      _ks_kernel_panel_report_error (self, _("Running your own kernel needs an NVIDIA GPU; "
-                                             "compiling and checking work here."));
+      _ks_kernel_panel_report_error (self, _("Running needs the window’s engine; compiling "
+                                             "and checking work here."));
       return;
     }
   bindings = ks_array_view_get_bindings (self->array_view);

@@ -299,7 +299,7 @@ did_not_compile (KsKernelPanel *self, const GPtrArray *diagnostics, const GError
   if (g_error_matches (error, KS_ERROR, KS_ERROR_UNAVAILABLE))
     status = g_strdup_printf (_("Cannot compile here: %s"), error->message);
   else if (self->version > 0 && self->mode != KS_KERNEL_MODE_ANY && self->active
-      && pipeline != NULL && ks_engine_is_cuda (ks_pipeline_get_engine (pipeline)))
+           && pipeline != NULL)
     status = g_strdup_printf (_("Does not compile (%s) — version %u, the last that did, is "
                                 "still running"), count, self->version);
   else if (self->version > 0)

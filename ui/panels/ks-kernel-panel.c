@@ -59,9 +59,29 @@ on_user_run_cb (KsPipeline *pipeline, gpointer data, KsKernelPanel *self)
   const KsUserRunReport *report = data;
   g_autofree char *status = NULL;
 
-  if (report->error == NULL || report->source != self->last_good)
+  if (report->source != self->last_good)
     return;
-  if (g_error_matches (report->error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG))
+  if (report->error == NULL)
+    {
+      g_autofree char *count = NULL;
+
+      if (!report->emulated)
+        return;
+      if (report->n_findings == 0)
+        {
+          status = g_strdup_printf (_("Version %u is live on the CPU engine · every access "
+                                      "checked, no errors"), self->version);
+          _ks_kernel_panel_set_status (self, status);
+          return;
+        }
+      count = g_strdup_printf ("%" G_GUINT64_FORMAT, report->n_findings);
+      status = g_strdup_printf (ngettext ("Version %u ran; the CPU engine found %s error in it "
+                                          "(the console has the report)",
+                                          "Version %u ran; the CPU engine found %s errors in it "
+                                          "(the console has the report)",
+                                          report->n_findings), self->version, count);
+    }
+  else if (g_error_matches (report->error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG))
     status = g_strdup_printf (_("Version %u compiles, but cannot launch: %s"), self->version,
                               report->error->message);
   else
