@@ -205,7 +205,78 @@ test_histogram (void)
   ks_emu_launch_set_threads (launch, 2);
   emu_run_clean (launch, &result);
   g_assert_cmpmem (bins, sizeof bins, ref, sizeof ref);
+  /* One atomic per element, wherever the kernel made it. */
+  g_assert_cmpuint (result.global_atomics + result.shared_atomics, >=, (guint64) n);
   ks_emu_result_clear (&result);
+}
+
+/* ---- who wrote what, and the blocks' order ---------------------------------- */
+
+static const char owner_source[] =
+  "extern \"C\" __global__ void mark(int *out, int *order, int *next, int n)\n"
+  "{\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i < n) out[i] = 7;\n"
+  "  if (threadIdx.x == 0) order[atomicAdd(next, 1)] = blockIdx.x;\n"
+  "}\n";
+
+/* Every element of out has its writer recorded (block, thread in it), the
+ * atomics are counted, and a seeded block order is a permutation that the
+ * same seed repeats. */
+static void
+test_writers_and_order (void)
+{
+  const char *const entries[] = { "mark", NULL };
+  g_auto(EmuProgram) p = { 0 };
+  const gint n = 1000, threads = 96, blocks = (n + threads - 1) / threads;
+  gint32 first[16], second[16];
+
+  emu_compile (&p, owner_source, entries);
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      g_autofree gint32 *out = emu_poisoned ((gsize) n * 4);
+      g_autofree gint32 *block_of = g_new (gint32, n);
+      g_autofree gint32 *thread_of = g_new (gint32, n);
+      gint32 *order = pass == 0 ? first : second;
+      gint32 next = 0;
+      g_autoptr(KsEmuLaunch) launch = NULL;
+      KsEmuResult result = { 0 };
+      gboolean seen[16] = { FALSE }, shuffled = FALSE;
+      guint64 out_at;
+
+      for (gint i = 0; i < n; i++)
+        block_of[i] = thread_of[i] = -1;
+      launch = ks_emu_launch_new (p.module, "mark", emu_dim3 (blocks, 1, 1),
+                                  emu_dim3 (threads, 1, 1), 0);
+      out_at = ks_emu_launch_add_buffer (launch, out, (gsize) n * 4, "out");
+      ks_emu_launch_add_param (launch, &out_at, sizeof out_at);
+      emu_param_buffer (launch, order, blocks * 4, "order");
+      emu_param_buffer (launch, &next, 4, "next");
+      emu_param_int (launch, n);
+      ks_emu_launch_track_writers (launch, out_at, 4, block_of, thread_of);
+      ks_emu_launch_set_threads (launch, 1);
+      ks_emu_launch_set_block_order (launch, 7);
+      emu_run_clean (launch, &result);
+      g_assert_cmpuint (result.global_atomics, ==, (guint64) blocks);
+      g_assert_cmpuint (result.shared_atomics, ==, 0);
+      for (gint i = 0; i < n; i++)
+        {
+          g_assert_cmpint (out[i], ==, 7);
+          g_assert_cmpint (block_of[i], ==, i / threads);
+          g_assert_cmpint (thread_of[i], ==, i % threads);
+        }
+      for (gint b = 0; b < blocks; b++)
+        {
+          g_assert_cmpint (order[b], >=, 0);
+          g_assert_cmpint (order[b], <, blocks);
+          g_assert_false (seen[order[b]]);
+          seen[order[b]] = TRUE;
+          shuffled = shuffled || order[b] != b;
+        }
+      g_assert_true (shuffled);
+      ks_emu_result_clear (&result);
+    }
+  g_assert_cmpmem (first, (gsize) blocks * 4, second, (gsize) blocks * 4);
 }
 
 static void
@@ -435,6 +506,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/emu/shared/barrier-reduction", test_barrier_reduction);
   g_test_add_func ("/ks/emu/atomic/histogram", test_histogram);
   g_test_add_func ("/ks/emu/atomic/cas-min-max-exch-add64", test_atomics);
+  g_test_add_func ("/ks/emu/owners/writers-and-block-order", test_writers_and_order);
   g_test_add_func ("/ks/emu/warp/shuffle-vote", test_warp);
   g_test_add_func ("/ks/emu/local/dynamic-index", test_local_array);
   g_test_add_func ("/ks/emu/printf/format", test_printf);

@@ -69,7 +69,7 @@ resolve (KsEmuWarp *w, guint lane, const KsEmuInsn *insn, KsEmuSpace space, guin
       a = w->last_alloc;
       if (G_LIKELY (a != NULL && address - a->base < a->size
                     && a->size - (address - a->base) >= size && (address & (size - 1)) == 0
-                    && (!a->read_only || access == KS_EMU_ACCESS_READ)))
+                    && ((!a->read_only && a->block_of == NULL) || access == KS_EMU_ACCESS_READ)))
         return a->host + (address - a->base);
       break;
     case KS_EMU_SPACE_SHARED:
@@ -275,6 +275,11 @@ HANDLER (exec_atom)
     guint8 *p = _ks_emu_access (w, l, insn, space, base[l] + (guint64) insn->imm, size,
                                 KS_EMU_ACCESS_ATOMIC);
     guint64 old = p != NULL ? atomic_rmw (p, insn->aux, size, b[l], c[l]) : 0;
+
+    if (p != NULL && p >= w->block->shared && p < w->block->shared + w->block->shared_size)
+      w->block->shared_atomics++;
+    else if (p != NULL)
+      w->block->global_atomics++;
 
     d[l] = (insn->flags & 1) ? (guint64) ks_emu_sext (old, size) : old;
   });

@@ -155,6 +155,7 @@ typedef struct
   GString *printf_out;
   guint64 printf_lines;
   guint64 lane_insns;
+  guint64 global_atomics, shared_atomics;
   char *fault_message;
 } BlockResult;
 
@@ -205,6 +206,8 @@ merge_one (KsEmuCollector *c, BlockResult *r)
     g_string_append_len (c->printf_out, r->printf_out->str, (gssize) r->printf_out->len);
   result->printf_lines += r->printf_lines;
   result->lane_instructions += r->lane_insns;
+  result->global_atomics += r->global_atomics;
+  result->shared_atomics += r->shared_atomics;
   if (c->fault_message == NULL && r->fault_message != NULL)
     c->fault_message = g_steal_pointer (&r->fault_message);
 }
@@ -221,6 +224,8 @@ _ks_emu_collector_deliver (KsEmuCollector *c, KsEmuBlock *b)
   r->printf_out = g_steal_pointer (&b->printf_out);
   r->printf_lines = b->printf_lines;
   r->lane_insns = b->lane_insns;
+  r->global_atomics = b->global_atomics;
+  r->shared_atomics = b->shared_atomics;
   r->fault_message = g_steal_pointer (&b->fault_message);
   g_clear_pointer (&b->seen_keys, g_hash_table_unref);
   g_mutex_lock (&c->lock);

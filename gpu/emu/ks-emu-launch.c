@@ -22,6 +22,8 @@ typedef struct
   gsize size;
   char *name;
   guint64 base;
+  gint32 *block_of, *thread_of;
+  gsize owner_elem;
 } Buffer;
 
 struct _KsEmuLaunch
@@ -37,6 +39,7 @@ struct _KsEmuLaunch
   guint time_limit_ms;
   guint n_threads;
   gboolean shared_checks;
+  guint64 order_seed;
 };
 
 /* ---- the launch ------------------------------------------------------------- */
@@ -87,6 +90,7 @@ ks_emu_launch_add_buffer (KsEmuLaunch *launch, gpointer data, gsize size, const 
   g_return_val_if_fail (launch != NULL, 0);
   g_return_val_if_fail (data != NULL || size == 0, 0);
 
+  memset (&buffer, 0, sizeof buffer);
   buffer.host = data;
   buffer.size = size;
   buffer.name = g_strdup (name);
@@ -94,6 +98,35 @@ ks_emu_launch_add_buffer (KsEmuLaunch *launch, gpointer data, gsize size, const 
   g_array_append_val (launch->buffers, buffer);
   launch->next_base = ((buffer.base + size + 255) & ~G_GUINT64_CONSTANT (255)) + KS_EMU_BUFFER_GAP;
   return buffer.base;
+}
+
+void
+ks_emu_launch_track_writers (KsEmuLaunch *launch, guint64 address, gsize elem_size,
+                             gint32 *block_of, gint32 *thread_of)
+{
+  g_return_if_fail (launch != NULL);
+  g_return_if_fail (elem_size > 0 && block_of != NULL && thread_of != NULL);
+
+  for (guint i = 0; i < launch->buffers->len; i++)
+    {
+      Buffer *buffer = &g_array_index (launch->buffers, Buffer, i);
+
+      if (buffer->base == address)
+        {
+          buffer->block_of = block_of;
+          buffer->thread_of = thread_of;
+          buffer->owner_elem = elem_size;
+          return;
+        }
+    }
+  g_return_if_reached ();
+}
+
+void
+ks_emu_launch_set_block_order (KsEmuLaunch *launch, guint64 seed)
+{
+  g_return_if_fail (launch != NULL);
+  launch->order_seed = seed;
 }
 
 void
@@ -246,7 +279,8 @@ layout_memory (const KsEmuLaunch *launch, KsEmuRun *run)
   for (guint i = 0; i < launch->buffers->len; i++)
     {
       const Buffer *buffer = &g_array_index (launch->buffers, Buffer, i);
-      KsEmuAlloc a = { buffer->base, buffer->size, buffer->host, buffer->name, FALSE, FALSE };
+      KsEmuAlloc a = { buffer->base, buffer->size, buffer->host, buffer->name, FALSE, FALSE,
+                       buffer->block_of, buffer->thread_of, buffer->owner_elem };
 
       if (buffer->size > 0)
         g_array_append_val (allocs, a);
@@ -264,11 +298,37 @@ layout_memory (const KsEmuLaunch *launch, KsEmuRun *run)
       a.name = var->name;
       a.is_variable = TRUE;
       a.read_only = var->space == KS_EMU_SPACE_CONST;
+      a.block_of = a.thread_of = NULL;
+      a.owner_elem = 0;
       g_array_append_val (allocs, a);
     }
   g_array_sort (allocs, compare_allocs);
   run->n_allocs = allocs->len;
   run->allocs = (KsEmuAlloc *) (void *) g_array_free (allocs, FALSE);
+}
+
+/* A permutation of the blocks drawn from seed (Fisher–Yates on splitmix64). */
+static guint64 *
+block_order (guint64 n_blocks, guint64 seed)
+{
+  guint64 *order = g_new (guint64, MAX (n_blocks, 1));
+  guint64 state = seed;
+
+  for (guint64 i = 0; i < n_blocks; i++)
+    order[i] = i;
+  for (guint64 i = n_blocks; i > 1; i--)
+    {
+      guint64 z = (state += G_GUINT64_CONSTANT (0x9E3779B97F4A7C15));
+      guint64 j, tmp;
+
+      z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xBF58476D1CE4E5B9);
+      z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94D049BB133111EB);
+      j = (z ^ (z >> 31)) % i;
+      tmp = order[i - 1];
+      order[i - 1] = order[j];
+      order[j] = tmp;
+    }
+  return order;
 }
 
 /* ---- workers ---------------------------------------------------------------- */
@@ -478,6 +538,7 @@ run_block (Worker *wk, guint64 index)
   b->printf_out = NULL;
   b->printf_lines = 0;
   b->lane_insns = 0;
+  b->global_atomics = b->shared_atomics = 0;
   b->stop = FALSE;
   b->first_interval = b->interval = ++b->next_interval;
   memset (b->bar_arrived, 0, sizeof b->bar_arrived);
@@ -558,7 +619,7 @@ worker_main (gpointer data)
 
       if (index >= run->n_blocks)
         break;
-      run_block (wk, index);
+      run_block (wk, run->block_order != NULL ? run->block_order[index] : index);
     }
   worker_clear (wk);
   return NULL;
@@ -636,6 +697,8 @@ ks_emu_launch_run (KsEmuLaunch *launch, GCancellable *cancellable, KsEmuResult *
   run.deadline = launch->time_limit_ms != 0 ? run.start_us + (gint64) launch->time_limit_ms * 1000
                                             : 0;
   layout_memory (launch, &run);
+  if (launch->order_seed != 0)
+    run.block_order = block_order (run.n_blocks, launch->order_seed);
 
   collector = _ks_emu_collector_new (result);
 
@@ -675,6 +738,7 @@ ks_emu_launch_run (KsEmuLaunch *launch, GCancellable *cancellable, KsEmuResult *
                    entry->name, lines[0] != NULL ? lines[0] : "a fault");
     }
 
+  g_free (run.block_order);
   g_free (run.allocs);
   g_free (run.module_data);
   g_free (run.params);

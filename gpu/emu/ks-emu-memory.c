@@ -158,7 +158,19 @@ _ks_emu_access (KsEmuWarp *w, guint lane, const KsEmuInsn *insn, KsEmuSpace spac
                                           "read-only __constant__ variable “%s”", at, a->name);
                 break;
               }
-            w->last_alloc = a;
+            if (a->block_of != NULL && access != KS_EMU_ACCESS_READ)
+              {
+                guint tid = w->index * KS_EMU_WARP_SIZE + lane;
+
+                for (guint64 e = (at - a->base) / a->owner_elem;
+                     e <= (at - a->base + size - 1) / a->owner_elem; e++)
+                  {
+                    a->block_of[e] = (gint32) b->linear;
+                    a->thread_of[e] = (gint32) tid;
+                  }
+              }
+            else
+              w->last_alloc = a;
             return a->host + (at - a->base);
           }
         detail = describe_nearest (run, at, size);

@@ -438,6 +438,9 @@ typedef struct
   char *name;          /* for findings: “out”, or the variable's name */
   gboolean is_variable;
   gboolean read_only;  /* .const */
+  /* Writers tracked (ks_emu_launch_track_writers), or NULL. */
+  gint32 *block_of, *thread_of;
+  guint64 owner_elem;
 } KsEmuAlloc;
 
 typedef struct
@@ -539,6 +542,7 @@ struct _KsEmuBlock
   GString *printf_out;
   guint64 printf_lines;
   guint64 lane_insns;
+  guint64 global_atomics, shared_atomics;
 };
 
 struct _KsEmuRun
@@ -561,6 +565,7 @@ struct _KsEmuRun
   GCancellable *cancellable;
   gint stop;                /* atomic: KS_EMU_STOP_* */
   guint64 next_block;       /* atomic */
+  guint64 *block_order;     /* the blocks' start order, or NULL: by index */
   gint64 start_us;
 };
 

@@ -154,6 +154,18 @@ void          ks_emu_launch_set_threads  (KsEmuLaunch *launch, guint n_threads);
 /* The racecheck and initcheck tracking of shared memory (on by default);
  * memcheck is always on. */
 void          ks_emu_launch_set_shared_checks (KsEmuLaunch *launch, gboolean on);
+/* Records who last wrote each elem_size-byte element of the buffer that
+ * starts at address (from ks_emu_launch_add_buffer): block_of[i] the block's
+ * linear index (x fastest), thread_of[i] the thread's in its block. The
+ * arrays hold the buffer's size / elem_size entries and must outlive the
+ * run; elements nobody wrote keep what they held. */
+void          ks_emu_launch_track_writers (KsEmuLaunch *launch, guint64 address, gsize elem_size,
+                                           gint32 *block_of, gint32 *thread_of);
+/* The order the blocks start in: 0 (the default) in index order, shared out
+ * among the worker threads; any other seed a permutation drawn from it,
+ * which, with one worker thread, makes "blocks run in any order" show and
+ * come out the same for the same seed. */
+void          ks_emu_launch_set_block_order (KsEmuLaunch *launch, guint64 seed);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsEmuLaunch, ks_emu_launch_free)
 
@@ -165,6 +177,8 @@ typedef struct
   char *printf_output;        /* device printf, block by block in blockIdx order */
   guint64 printf_lines;
   guint64 lane_instructions;  /* instructions executed, counted per active lane */
+  guint64 global_atomics;     /* atomic operations (atom, red) per lane on global memory */
+  guint64 shared_atomics;     /* and on shared memory */
   double ms;                  /* wall time of the run */
 } KsEmuResult;
 

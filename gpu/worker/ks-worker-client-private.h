@@ -99,6 +99,9 @@ struct _KsWorkerLaunch
   GPtrArray *args;             /* LaunchArg */
   gpointer stream;
   guint repeats;
+  /* The CPU engine's model of a launch (ks_worker_launch_set_cpu_model). */
+  gboolean track_writers;
+  guint64 block_order_seed;
 };
 
 /* ---- the process (ks-worker-process.c); all with self->lock held ---------- */

@@ -20,6 +20,7 @@ typedef struct
 {
   guint8 *data;
   gsize size;
+  gint32 *block_of, *thread_of; /* tracked writers, or NULL */
 } EmuArray;
 
 static void
@@ -28,6 +29,8 @@ emu_array_clear (gpointer data)
   EmuArray *a = data;
 
   g_free (a->data);
+  g_free (a->block_of);
+  g_free (a->thread_of);
 }
 
 /* Adds the launch's arguments in order; arrays get memory of their own in
@@ -68,7 +71,7 @@ add_args (KsWorkerLaunch *launch, KsEmuLaunch *emu, const guint64 *buffer_addres
         }
       else
         {
-          EmuArray a = { g_malloc0 (MAX (arg->size, 1)), arg->size };
+          EmuArray a = { g_malloc0 (MAX (arg->size, 1)), arg->size, NULL, NULL };
           g_autofree char *name = arg->name != NULL ? g_strdup (arg->name)
                                                     : g_strdup_printf ("argument %u", i + 1);
           guint64 address;
@@ -77,8 +80,16 @@ add_args (KsWorkerLaunch *launch, KsEmuLaunch *emu, const guint64 *buffer_addres
           if (arg->bytes != NULL)
             memcpy (a.data, g_bytes_get_data (arg->bytes, NULL),
                     MIN (arg->size, g_bytes_get_size (arg->bytes)));
-          g_array_append_val (arrays, a);
           address = ks_emu_launch_add_buffer (emu, a.data, a.size, name);
+          if (launch->track_writers && arg->kind != KS_WORKER_ARG_ARRAY_IN && a.size >= 4)
+            {
+              a.block_of = g_new (gint32, a.size / 4);
+              a.thread_of = g_new (gint32, a.size / 4);
+              memset (a.block_of, 0xff, a.size / 4 * sizeof (gint32));
+              memset (a.thread_of, 0xff, a.size / 4 * sizeof (gint32));
+              ks_emu_launch_track_writers (emu, address, 4, a.block_of, a.thread_of);
+            }
+          g_array_append_val (arrays, a);
           ks_emu_launch_add_param (emu, &address, sizeof address);
         }
     }
@@ -93,10 +104,15 @@ collect_arrays (KsWorkerLaunch *launch, GArray *arrays, KsWorkerRunResult *resul
   guint next = 0;
 
   result->arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+  if (launch->track_writers)
+    {
+      result->block_of = g_ptr_array_new_with_free_func (g_free);
+      result->thread_of = g_ptr_array_new_with_free_func (g_free);
+    }
   for (guint i = 0; i < launch->args->len; i++)
     {
       LaunchArg *arg = g_ptr_array_index (launch->args, i);
-      const EmuArray *a;
+      EmuArray *a;
       g_autoptr (KsArray) array = NULL;
 
       if (arg->kind == KS_WORKER_ARG_VALUE)
@@ -111,6 +127,11 @@ collect_arrays (KsWorkerLaunch *launch, GArray *arrays, KsWorkerRunResult *resul
       array->cols = arg->cols;
       memcpy (array->data, a->data, MIN (a->size, ks_array_get_bytes (array)));
       g_ptr_array_add (result->arrays, g_steal_pointer (&array));
+      if (launch->track_writers)
+        {
+          g_ptr_array_add (result->block_of, g_steal_pointer (&a->block_of));
+          g_ptr_array_add (result->thread_of, g_steal_pointer (&a->thread_of));
+        }
     }
   return TRUE;
 }
@@ -139,6 +160,11 @@ _ks_worker_run_emulated (KsWorker *self, KsWorkerLaunch *launch, GCancellable *c
   emu = ks_emu_launch_new (module, launch->lowered_name, launch->grid, launch->block,
                            launch->dynamic_shared);
   ks_emu_launch_set_time_limit (emu, ks_worker_get_timeout_ms (self));
+  if (launch->block_order_seed != 0)
+    {
+      ks_emu_launch_set_threads (emu, 1);
+      ks_emu_launch_set_block_order (emu, launch->block_order_seed);
+    }
   g_array_set_clear_func (arrays, emu_array_clear);
 
   addresses = g_new0 (guint64, MAX (launch->buffers->len, 1));
@@ -162,6 +188,8 @@ _ks_worker_run_emulated (KsWorker *self, KsWorkerLaunch *launch, GCancellable *c
   result->findings = g_steal_pointer (&run.findings);
   result->n_findings = run.n_findings;
   result->lane_instructions = run.lane_instructions;
+  result->global_atomics = run.global_atomics;
+  result->shared_atomics = run.shared_atomics;
   ks_emu_result_clear (&run);
   if (!ok)
     return FALSE;

@@ -300,6 +300,15 @@ ks_worker_launch_set_stream (KsWorkerLaunch *launch, gpointer cuda_stream)
 }
 
 void
+ks_worker_launch_set_cpu_model (KsWorkerLaunch *launch, gboolean track_writers,
+                                guint64 block_order_seed)
+{
+  g_return_if_fail (launch != NULL);
+  launch->track_writers = track_writers;
+  launch->block_order_seed = block_order_seed;
+}
+
+void
 ks_worker_launch_set_repeats (KsWorkerLaunch *launch, guint repeats)
 {
   g_return_if_fail (launch != NULL);

@@ -20,6 +20,8 @@ ks_worker_run_result_clear (KsWorkerRunResult *result)
   g_clear_pointer (&result->printf_output, g_free);
   g_clear_pointer (&result->arrays, g_ptr_array_unref);
   g_clear_pointer (&result->findings, g_ptr_array_unref);
+  g_clear_pointer (&result->block_of, g_ptr_array_unref);
+  g_clear_pointer (&result->thread_of, g_ptr_array_unref);
   memset (result, 0, sizeof *result);
 }
 

@@ -134,6 +134,14 @@ KsDim3        ks_worker_auto_grid       (const KsDim3 *block, const GPtrArray *a
 void          ks_worker_launch_set_stream (KsWorkerLaunch *launch, gpointer cuda_stream);
 /* Time the kernel with the timing protocol's repeats in the worker (1: once). */
 void          ks_worker_launch_set_repeats (KsWorkerLaunch *launch, guint repeats);
+/* For a run on the CPU engine (a worker without a device; a GPU ignores
+ * this): with track_writers, who last wrote each 4-byte word of the out and
+ * inout arrays (KsWorkerRunResult's block_of and thread_of); with a
+ * block_order_seed other than 0, the blocks start one at a time in an order
+ * drawn from it, so that a run is the same for the same seed, races
+ * included. */
+void          ks_worker_launch_set_cpu_model (KsWorkerLaunch *launch, gboolean track_writers,
+                                              guint64 block_order_seed);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsWorkerLaunch, ks_worker_launch_free)
 
@@ -153,6 +161,13 @@ typedef struct
                               * a failed run too */
   guint64 n_findings;        /* all of them; findings holds the first KS_EMU_MAX_FINDINGS */
   guint64 lane_instructions; /* instructions executed, per active thread */
+  guint64 global_atomics;    /* atomic operations per thread on global memory */
+  guint64 shared_atomics;    /* and on shared memory */
+  /* With ks_worker_launch_set_cpu_model's track_writers, per array of
+   * `arrays` (NULL elsewhere): gint32 per 4-byte word, the block (linear)
+   * and the thread in it that wrote it last, -1 where nobody did. */
+  GPtrArray *block_of;
+  GPtrArray *thread_of;
 } KsWorkerRunResult;
 
 void          ks_worker_run_result_clear (KsWorkerRunResult *result);
