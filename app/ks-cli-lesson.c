@@ -179,8 +179,7 @@ print_report (const KsLessonReport *r, guint show)
                   r->atomics.global, r->atomics.shared, r->atomics.how);
   if (r->n_faults > 0)
     {
-      ks_cli_print ("out-of-range accesses caught by the CPU model: %" G_GUINT64_FORMAT "\n",
-                    r->n_faults);
+      ks_cli_print ("found by the CPU engine's checks: %" G_GUINT64_FORMAT "\n", r->n_faults);
       for (guint i = 0; i < r->faults->len; i++)
         ks_cli_print ("  %s\n", (const char *) g_ptr_array_index (r->faults, i));
     }

@@ -109,3 +109,36 @@ ks_lesson_fixture_type_launch (KsLessonFixture *f, const char *name, const char 
   g_signal_emit_by_name (entry, "activate");
   ks_lesson_fixture_wait (f->window);
 }
+
+/* Scrolls the lesson's page so that `key`'s widget is `above` pixels below the top. */
+void
+ks_lesson_fixture_scroll_to (KsLessonFixture *f, const char *key, double above)
+{
+  GtkWidget *w = ks_lesson_window_get_result_widget (f->window, key);
+  GtkWidget *scroller = gtk_widget_get_ancestor (w, GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *adj;
+  graphene_point_t p;
+
+  /* Cells sit in a scroller of their own that never scrolls vertically:
+   * the page's is further up. */
+  for (;;)
+    {
+      GtkPolicyType h, v;
+
+      g_assert_nonnull (scroller);
+      gtk_scrolled_window_get_policy (GTK_SCROLLED_WINDOW (scroller), &h, &v);
+      if (v != GTK_POLICY_NEVER)
+        break;
+      scroller = gtk_widget_get_ancestor (gtk_widget_get_parent (scroller),
+                                          GTK_TYPE_SCROLLED_WINDOW);
+    }
+  for (int i = 0; i < 50; i++)
+    ks_ui_test_iterate ();
+  adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  g_assert_true (gtk_widget_compute_point (w, gtk_scrolled_window_get_child (
+                                                GTK_SCROLLED_WINDOW (scroller)),
+                                           &GRAPHENE_POINT_INIT (0, 0), &p));
+  gtk_adjustment_set_value (adj, p.y - above);
+  for (int i = 0; i < 20; i++)
+    ks_ui_test_iterate ();
+}

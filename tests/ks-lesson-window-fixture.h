@@ -36,6 +36,9 @@ const char     *ks_lesson_fixture_label       (KsLessonFixture *f, const char *k
 /* For ks_ui_test_find_widget_matching: the entry of that widget name. */
 gboolean        ks_lesson_fixture_entry_named (GtkWidget *widget, gconstpointer name);
 /* Types `text` into the launch entry `name` and runs it. */
+/* Scrolls the lesson's page so that `key`'s widget is `above` pixels below the top. */
+void            ks_lesson_fixture_scroll_to   (KsLessonFixture *f, const char *key,
+                                               double above);
 void            ks_lesson_fixture_type_launch (KsLessonFixture *f, const char *name,
                                                const char *text);
 

@@ -218,6 +218,11 @@ static const char owner_source[] =
   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
   "  if (i < n) out[i] = 7;\n"
   "  if (threadIdx.x == 0) order[atomicAdd(next, 1)] = blockIdx.x;\n"
+  "}\n"
+  "extern \"C\" __global__ void count(int *bins, const int *data, int n)\n"
+  "{\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i < n) bins[data[i]]++;\n"
   "}\n";
 
 /* Every element of out has its writer recorded (block, thread in it), the
@@ -277,6 +282,50 @@ test_writers_and_order (void)
       ks_emu_result_clear (&result);
     }
   g_assert_cmpmem (first, (gsize) blocks * 4, second, (gsize) blocks * 4);
+}
+
+/* bins[data[i]]++ without atomics, 16 threads a block, one bin each: a
+ * block alone loses nothing, but blocks that run at once do, the same
+ * counts for the same order. */
+static gint32
+race_total (const EmuProgram *p, guint resident, gint32 *bins)
+{
+  const gint n = 1000;
+  gint32 data[1000];
+  g_autoptr(KsEmuLaunch) launch = NULL;
+  KsEmuResult result = { 0 };
+  gint32 total = 0;
+
+  for (gint i = 0; i < n; i++)
+    data[i] = i % 16;
+  memset (bins, 0, 16 * sizeof (gint32));
+  launch = ks_emu_launch_new (p->module, "count", emu_dim3 ((n + 15) / 16, 1, 1),
+                              emu_dim3 (16, 1, 1), 0);
+  emu_param_buffer (launch, bins, 16 * sizeof (gint32), "bins");
+  emu_param_buffer (launch, data, sizeof data, "data");
+  emu_param_int (launch, n);
+  ks_emu_launch_set_threads (launch, 1);
+  ks_emu_launch_set_block_order (launch, 3);
+  ks_emu_launch_set_resident_blocks (launch, resident);
+  emu_run_clean (launch, &result);
+  ks_emu_result_clear (&result);
+  for (guint k = 0; k < 16; k++)
+    total += bins[k];
+  return total;
+}
+
+static void
+test_block_race (void)
+{
+  const char *const entries[] = { "mark", "count", NULL };
+  g_auto(EmuProgram) p = { 0 };
+  gint32 one[16], many[16], again[16];
+
+  emu_compile (&p, owner_source, entries);
+  g_assert_cmpint (race_total (&p, 1, one), ==, 1000);
+  g_assert_cmpint (race_total (&p, 32, many), <, 1000);
+  g_test_message ("32 blocks at once: %d of 1000 counts kept", race_total (&p, 32, again));
+  g_assert_cmpmem (many, sizeof many, again, sizeof again);
 }
 
 static void
@@ -507,6 +556,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/emu/atomic/histogram", test_histogram);
   g_test_add_func ("/ks/emu/atomic/cas-min-max-exch-add64", test_atomics);
   g_test_add_func ("/ks/emu/owners/writers-and-block-order", test_writers_and_order);
+  g_test_add_func ("/ks/emu/owners/race-between-blocks", test_block_race);
   g_test_add_func ("/ks/emu/warp/shuffle-vote", test_warp);
   g_test_add_func ("/ks/emu/local/dynamic-index", test_local_array);
   g_test_add_func ("/ks/emu/printf/format", test_printf);

@@ -216,7 +216,9 @@ void
 _ks_emu_collector_deliver (KsEmuCollector *c, KsEmuBlock *b)
 {
   BlockResult *r = g_new0 (BlockResult, 1);
-  guint64 index = b->linear;
+  /* Merged in the order the blocks started: blockIdx order, or the
+   * launch's seeded order. */
+  guint64 index = b->seq;
 
   r->findings = g_steal_pointer (&b->findings);
   r->keys = g_steal_pointer (&b->finding_keys);

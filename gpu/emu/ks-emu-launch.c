@@ -40,6 +40,7 @@ struct _KsEmuLaunch
   guint n_threads;
   gboolean shared_checks;
   guint64 order_seed;
+  guint resident;
 };
 
 /* ---- the launch ------------------------------------------------------------- */
@@ -65,6 +66,7 @@ ks_emu_launch_new (const KsEmuModule *module, const char *entry, KsDim3 grid, Ks
   launch->param_sizes = g_array_new (FALSE, FALSE, sizeof (gsize));
   launch->time_limit_ms = 2000;
   launch->shared_checks = TRUE;
+  launch->resident = 1;
   return launch;
 }
 
@@ -127,6 +129,13 @@ ks_emu_launch_set_block_order (KsEmuLaunch *launch, guint64 seed)
 {
   g_return_if_fail (launch != NULL);
   launch->order_seed = seed;
+}
+
+void
+ks_emu_launch_set_resident_blocks (KsEmuLaunch *launch, guint n_blocks)
+{
+  g_return_if_fail (launch != NULL);
+  launch->resident = CLAMP (n_blocks, 1, KS_EMU_MAX_RESIDENT_BLOCKS);
 }
 
 void
@@ -337,17 +346,17 @@ typedef struct
 {
   KsEmuRun *run;
   KsEmuCollector *collector;
-  KsEmuBlock block;
+  KsEmuBlock *blocks;       /* run->resident slots */
   guint64 since_check;
 } Worker;
 
+/* One slot for a block: its warps, registers, shared and local memory. */
 static void
-worker_init (Worker *wk)
+block_init (Worker *wk, KsEmuBlock *b)
 {
   KsEmuRun *run = wk->run;
   const KsEmuModule *m = run->module;
   const KsEmuFunc *entry = run->entry;
-  KsEmuBlock *b = &wk->block;
   guint threads = run->block_dim.x * run->block_dim.y * run->block_dim.z;
 
   b->run = run;
@@ -427,10 +436,8 @@ worker_init (Worker *wk)
 }
 
 static void
-worker_clear (Worker *wk)
+block_clear (KsEmuBlock *b)
 {
-  KsEmuBlock *b = &wk->block;
-
   for (guint i = 0; i < b->n_warps; i++)
     {
       KsEmuWarp *w = &b->warps[i];
@@ -448,6 +455,22 @@ worker_clear (Worker *wk)
   g_free (b->warps);
   g_free (b->shared);
   g_free (b->shadow);
+}
+
+static void
+worker_init (Worker *wk)
+{
+  wk->blocks = g_new0 (KsEmuBlock, wk->run->resident);
+  for (guint i = 0; i < wk->run->resident; i++)
+    block_init (wk, &wk->blocks[i]);
+}
+
+static void
+worker_clear (Worker *wk)
+{
+  for (guint i = 0; i < wk->run->resident; i++)
+    block_clear (&wk->blocks[i]);
+  g_free (wk->blocks);
 }
 
 /* Whether the run goes on: the clock, the cancellable, the others' faults. */
@@ -520,11 +543,12 @@ report_deadlock (KsEmuBlock *b)
     }
 }
 
+/* Puts block `index` in the slot b, its warps at the entry. */
 static void
-run_block (Worker *wk, guint64 index)
+block_start (Worker *wk, KsEmuBlock *b, guint64 seq)
 {
+  guint64 index = wk->run->block_order != NULL ? wk->run->block_order[seq] : seq;
   KsEmuRun *run = wk->run;
-  KsEmuBlock *b = &wk->block;
   const KsEmuModule *m = run->module;
   gboolean ctaid = (m->specials_used & (7u << KS_EMU_SR_CTAID_X)) != 0;
 
@@ -532,6 +556,7 @@ run_block (Worker *wk, guint64 index)
   b->id.y = (guint32) ((index / run->grid.x) % run->grid.y);
   b->id.z = (guint32) (index / ((guint64) run->grid.x * run->grid.y));
   b->linear = index;
+  b->seq = seq;
   b->findings = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_emu_finding_free);
   b->finding_keys = g_array_new (FALSE, FALSE, sizeof (guint64));
   b->n_findings = 0;
@@ -572,38 +597,53 @@ run_block (Worker *wk, guint64 index)
             }
         }
     }
+}
 
-  while (!b->stop)
+/* Each running warp of the block for up to `slice` instructions, then the
+ * barriers; whether the block has more to run. */
+static gboolean
+block_step (Worker *wk, KsEmuBlock *b, guint slice)
+{
+  gboolean ran = FALSE, all_exited = TRUE;
+
+  for (guint i = 0; i < b->n_warps && !b->stop; i++)
     {
-      gboolean ran = FALSE, all_exited = TRUE;
+      KsEmuWarp *w = &b->warps[i];
+      guint64 before = w->insns;
 
-      for (guint i = 0; i < b->n_warps && !b->stop; i++)
+      if (w->state == KS_EMU_WARP_RUNNING)
         {
-          KsEmuWarp *w = &b->warps[i];
-          guint64 before = w->insns;
-
-          if (w->state == KS_EMU_WARP_RUNNING)
-            {
-              _ks_emu_warp_run (w, KS_EMU_WARP_SLICE);
-              ran = TRUE;
-              wk->since_check += w->insns - before;
-            }
-          all_exited &= w->state == KS_EMU_WARP_EXITED;
+          _ks_emu_warp_run (w, slice);
+          ran = TRUE;
+          wk->since_check += w->insns - before;
         }
-      if (b->stop || all_exited)
-        break;
-      if (!release_barriers (b) && !ran)
-        {
-          report_deadlock (b);
-          break;
-        }
-      if (wk->since_check >= KS_EMU_CHECK_INTERVAL && !keep_going (wk))
-        break;
+      all_exited &= w->state == KS_EMU_WARP_EXITED;
     }
+  if (b->stop || all_exited)
+    return FALSE;
+  if (!release_barriers (b) && !ran)
+    {
+      report_deadlock (b);
+      return FALSE;
+    }
+  return TRUE;
+}
 
+/* The block's counts and findings to the collector. */
+static void
+block_finish (Worker *wk, KsEmuBlock *b)
+{
   for (guint i = 0; i < b->n_warps; i++)
     b->lane_insns += b->warps[i].lane_insns;
   _ks_emu_collector_deliver (wk->collector, b);
+}
+
+/* The next block's place in the start order, or FALSE when none is left. */
+static gboolean
+next_block (KsEmuRun *run, guint64 *seq)
+{
+  *seq = __atomic_fetch_add (&run->next_block, 1, __ATOMIC_RELAXED);
+  return *seq < run->n_blocks;
 }
 
 static gpointer
@@ -611,15 +651,58 @@ worker_main (gpointer data)
 {
   Worker *wk = data;
   KsEmuRun *run = wk->run;
+  guint64 index;
 
   worker_init (wk);
-  while (keep_going (wk))
+  if (run->resident == 1)
     {
-      guint64 index = __atomic_fetch_add (&run->next_block, 1, __ATOMIC_RELAXED);
+      /* Each block to its end, in turns of KS_EMU_WARP_SLICE instructions
+       * a warp. */
+      KsEmuBlock *b = &wk->blocks[0];
 
-      if (index >= run->n_blocks)
-        break;
-      run_block (wk, run->block_order != NULL ? run->block_order[index] : index);
+      while (keep_going (wk) && next_block (run, &index))
+        {
+          block_start (wk, b, index);
+          while (block_step (wk, b, KS_EMU_WARP_SLICE))
+            if (wk->since_check >= KS_EMU_CHECK_INTERVAL && !keep_going (wk))
+              break;
+          block_finish (wk, b);
+        }
+    }
+  else
+    {
+      /* Several blocks at once, their warps taking turns an instruction at
+       * a time, as a multiprocessor interleaves its resident blocks; a slot
+       * that finishes takes the next block. */
+      g_autofree gboolean *busy = g_new0 (gboolean, run->resident);
+      guint n_busy = 0;
+
+      for (guint i = 0; i < run->resident && next_block (run, &index); i++)
+        {
+          block_start (wk, &wk->blocks[i], index);
+          busy[i] = TRUE;
+          n_busy++;
+        }
+      while (n_busy > 0
+             && (wk->since_check < KS_EMU_CHECK_INTERVAL || keep_going (wk)))
+        for (guint i = 0; i < run->resident; i++)
+          {
+            if (!busy[i] || block_step (wk, &wk->blocks[i], 1))
+              continue;
+            block_finish (wk, &wk->blocks[i]);
+            busy[i] = FALSE;
+            n_busy--;
+            if (next_block (run, &index))
+              {
+                block_start (wk, &wk->blocks[i], index);
+                busy[i] = TRUE;
+                n_busy++;
+              }
+          }
+      /* Stopped early: what the blocks under way found still counts. */
+      for (guint i = 0; i < run->resident; i++)
+        if (busy[i])
+          block_finish (wk, &wk->blocks[i]);
     }
   worker_clear (wk);
   return NULL;
@@ -691,6 +774,7 @@ ks_emu_launch_run (KsEmuLaunch *launch, GCancellable *cancellable, KsEmuResult *
   if (launch->dynamic_shared == 0)
     run.shared_size = entry->shared_static;
   run.shared_checks = launch->shared_checks;
+  run.resident = (guint) MIN ((guint64) launch->resident, MAX (run.n_blocks, 1));
   run.time_limit_ms = launch->time_limit_ms;
   run.cancellable = cancellable;
   run.start_us = g_get_monotonic_time ();

@@ -518,6 +518,7 @@ struct _KsEmuBlock
   const KsEmuModule *module;
   KsDim3 id;
   guint64 linear;
+  guint64 seq;              /* the block's place in the order blocks start in */
   KsEmuWarp *warps;
   guint n_warps;
   guint n_threads;
@@ -566,6 +567,7 @@ struct _KsEmuRun
   gint stop;                /* atomic: KS_EMU_STOP_* */
   guint64 next_block;       /* atomic */
   guint64 *block_order;     /* the blocks' start order, or NULL: by index */
+  guint resident;           /* blocks a worker runs at once (ks_emu_launch_set_resident_blocks) */
   gint64 start_us;
 };
 

@@ -39,6 +39,8 @@ G_BEGIN_DECLS
 #define KS_EMU_GLOBAL_BASE G_GUINT64_CONSTANT (0x0000700000000000)
 /* The most findings a result keeps; the count goes on. */
 #define KS_EMU_MAX_FINDINGS 100
+/* The most blocks a worker thread runs at once. */
+#define KS_EMU_MAX_RESIDENT_BLOCKS 64
 /* Local memory (stack frame and local arrays) a thread may have. */
 #define KS_EMU_MAX_LOCAL_BYTES (512u * 1024u)
 
@@ -166,15 +168,24 @@ void          ks_emu_launch_track_writers (KsEmuLaunch *launch, guint64 address,
  * which, with one worker thread, makes "blocks run in any order" show and
  * come out the same for the same seed. */
 void          ks_emu_launch_set_block_order (KsEmuLaunch *launch, guint64 seed);
+/* Blocks each worker thread runs at once (1, the default: each block to its
+ * end before the next starts; at most KS_EMU_MAX_RESIDENT_BLOCKS). With
+ * more, their warps take turns an instruction at a time, as a GPU's
+ * multiprocessor interleaves its resident blocks, so that a race between
+ * blocks (a non-atomic read-modify-write of global memory) loses updates as
+ * it can on the GPU — the same ones for the same order. Slower. */
+void          ks_emu_launch_set_resident_blocks (KsEmuLaunch *launch, guint n_blocks);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsEmuLaunch, ks_emu_launch_free)
 
 typedef struct
 {
   GPtrArray *findings;        /* KsEmuFinding: the first KS_EMU_MAX_FINDINGS, in a stable
-                               * order (by block, then by the order they happened in) */
+                               * order (by block in the order they started, then by the
+                               * order they happened in) */
   guint64 n_findings;         /* all of them */
-  char *printf_output;        /* device printf, block by block in blockIdx order */
+  char *printf_output;        /* device printf, block by block in the order they started
+                               * (blockIdx order unless ks_emu_launch_set_block_order) */
   guint64 printf_lines;
   guint64 lane_instructions;  /* instructions executed, counted per active lane */
   guint64 global_atomics;     /* atomic operations (atom, red) per lane on global memory */

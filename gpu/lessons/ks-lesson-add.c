@@ -38,14 +38,12 @@ add_small_setup (KsLessonRun *run, GError **error)
     {
       run->grid = _ks_lesson_dim3 (1, 1, 1);
       run->block = _ks_lesson_dim3 (n, 1, 1);
-      run->twin = _ks_twin_add_thread;
     }
   else
     {
       _ks_lesson_arg_scalar (run, "n", KS_ELEM_INT32, n);
       run->block = _ks_lesson_dim3 (MIN (n, 256u), 1, 1);
       run->grid = _ks_lesson_dim3 ((n + run->block.x - 1) / run->block.x, 1, 1);
-      run->twin = _ks_twin_add_checked;
     }
   run->checked_arg = 0;
   return TRUE;
@@ -112,7 +110,6 @@ million_setup (KsLessonRun *run, GError **error)
    * ceiling of N/1024 alone, 977, already covers N. */
   run->grid = _ks_lesson_dim3 (run->variant->book ? (guint) ceil (n / 1024.0 + 1)
                                                   : (n + 1023) / 1024, 1, 1);
-  run->twin = _ks_twin_add_stride;
   run->checked_arg = 0;
   return TRUE;
 }

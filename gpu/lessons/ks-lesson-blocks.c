@@ -11,12 +11,8 @@ blocks_setup (KsLessonRun *run, GError **error)
 {
   run->grid = _ks_lesson_dim3 (10, 1, 1);
   run->block = _ks_lesson_dim3 (1, 1, 1);
-  run->shuffle_blocks = TRUE;
-  if (run->variant->book)
-    run->twin = _ks_twin_blocks_book;
-  else
+  if (!run->variant->book)
     {
-      run->twin = _ks_twin_blocks;
       _ks_lesson_arg_array (run, "order", _ks_lesson_new_array (KS_ELEM_INT32, 10, 0, 0),
                             KS_ARRAY_OUT, NULL);
       _ks_lesson_arg_array (run, "next", _ks_lesson_new_array (KS_ELEM_INT32, 1, 0, 0),

@@ -447,8 +447,8 @@ device_host_cpu (KsLessonRun *run, GError **error)
     _ks_lesson_note (run, "The CPU engine stands for the host processor here: %s, %"
                      G_GUINT64_FORMAT " logical cores, %" G_GUINT64_FORMAT " bytes of memory "
                      "(%" G_GUINT64_FORMAT " GB by the book's floor division). It runs the "
-                     "lessons' kernels as C twins, block by block and thread by thread; it is "
-                     "not a CUDA device, so the book's enumeration counts none.",
+                     "lessons' kernels from the PTX that NVRTC makes of them, warp by warp; it "
+                     "is not a CUDA device, so the book's enumeration counts none.",
                      ks_device_get_name (cpu),
                      cores != NULL ? g_variant_get_uint64 (cores->value) : 0, bytes,
                      bytes / GIB);

@@ -23,7 +23,6 @@ dot_setup (KsLessonRun *run, GError **error)
   _ks_lesson_arg_array (run, "partial", _ks_lesson_new_array (KS_ELEM_FLOAT32, run->grid.x, 0, 0),
                         KS_ARRAY_OUT, NULL);
   _ks_lesson_arg_scalar (run, "n", KS_ELEM_INT32, n);
-  run->twin = _ks_twin_dot;
   run->checked_arg = -1;
   return TRUE;
 }

@@ -26,7 +26,6 @@ elementwise_setup (KsLessonRun *run, GError **error)
    * thread looping over several elements. */
   run->block = _ks_lesson_dim3 (128, 1, 1);
   run->grid = _ks_lesson_dim3 (512, 1, 1);
-  run->twin = _ks_twin_elementwise_add;
   run->checked_arg = 2;
   return TRUE;
 }

@@ -20,7 +20,6 @@ gray_setup (KsLessonRun *run, GError **error)
   run->grid = _ks_lesson_dim3 (64, 1, 1);
   if (run->variant->book)
     {
-      run->twin = _ks_twin_gray_book;
       /* The GPU may fuse the double multiply-adds; the stored floats then
        * differ in the last bits, never across an integer for these inputs. */
       run->abs_tol = 1e-3;
@@ -29,7 +28,6 @@ gray_setup (KsLessonRun *run, GError **error)
     {
       _ks_lesson_arg_scalar (run, "n", KS_ELEM_INT32, (double) n);
       run->grid = _ks_lesson_dim3 ((guint) ((n + 1023) / 1024), 1, 1);
-      run->twin = _ks_twin_gray;
       /* A sum exactly halfway between two levels may round either way in
        * float; at most one level then. */
       run->abs_tol = 1.0;

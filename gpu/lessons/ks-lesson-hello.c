@@ -10,7 +10,6 @@ hello_setup (KsLessonRun *run, GError **error)
 {
   run->grid = _ks_lesson_dim3 (1, 1, 1);
   run->block = _ks_lesson_dim3 (1, 1, 1);
-  run->twin = run->variant->book ? _ks_twin_hello_book : _ks_twin_hello;
   return TRUE;
 }
 

@@ -30,8 +30,6 @@ hist_setup (KsLessonRun *run, GError **error)
       _ks_lesson_arg_scalar (run, "size", KS_ELEM_INT32, 1000);
       run->grid = _ks_lesson_dim3 ((1000 + 16 - 1) / 16, 1, 1);
       run->block = _ks_lesson_dim3 (16, 1, 1);
-      run->twin = _ks_twin_hist_race;
-      run->wave = KS_LESSON_RACE_WAVE;
       run->checked_arg = 0;
       return TRUE;
     }
@@ -75,20 +73,17 @@ hist_setup (KsLessonRun *run, GError **error)
       run->grid = _ks_lesson_dim3 (256, 1, 1);
       run->block = _ks_lesson_dim3 ((guint) ceil ((size + 256 - 1) / 256.0), 1, 1);
       run->shared = shared ? 1024 : 0;
-      run->twin = shared ? _ks_twin_hist_shared_book : _ks_twin_hist_book;
     }
   else if (shared)
     {
       /* Few blocks, many pixels each: that is when privatising pays. */
       run->grid = _ks_lesson_dim3 (32, 1, 1);
       run->block = _ks_lesson_dim3 (256, 1, 1);
-      run->twin = _ks_twin_hist_shared;
     }
   else
     {
       run->block = _ks_lesson_dim3 (256, 1, 1);
       run->grid = _ks_lesson_dim3 ((size + 255) / 256, 1, 1);
-      run->twin = _ks_twin_hist;
     }
   run->checked_arg = 0;
   return TRUE;
@@ -130,10 +125,11 @@ hist_finish (KsLessonRun *run)
     {
       _ks_lesson_note (run, "Without atomics the bins hold %" G_GINT64_FORMAT " counts for 1000 "
                        "values: %" G_GINT64_FORMAT " increments were lost (correct: 63 in bins "
-                       "0–7, 62 in bins 8–15). The CPU model runs %u blocks at a time, every "
-                       "thread of them loading its bin before any stores it back, so each wave "
-                       "adds one per bin it touches; on a GPU the loss differs from run to run.",
-                       sum, 1000 - sum, KS_LESSON_RACE_WAVE);
+                       "0–7, 62 in bins 8–15). On the CPU engine the 16 threads of a block run "
+                       "in one warp, in lockstep: all of them load their bin before any stores "
+                       "it back, so a block adds one per bin it touches, whatever the order of "
+                       "the blocks; on a GPU the loss differs from run to run.",
+                       sum, 1000 - sum);
       run->report->atomics.counted = FALSE;
     }
   else if (g_str_equal (v, "int64"))
@@ -161,18 +157,20 @@ hist_finish (KsLessonRun *run)
                        "and the histogram is right: the atomics worked, the start did not. A fresh "
                        "cudaMalloc happened to read as zeros when measured, so the book's run "
                        "looks right.", poison, KS_LESSON_POISON_BYTE);
-      _ks_lesson_note (run, "The pixel is loaded before the bounds test: the %" G_GUINT64_FORMAT
-                       " surplus threads read past the 65536 pixels (the CPU model refuses those "
-                       "reads, see faults). Optimised builds move the load below the test, so it "
-                       "does not show on the GPU.", threads - 65536);
+      _ks_lesson_note (run, "The source loads the pixel before the bounds test, so the %"
+                       G_GUINT64_FORMAT " surplus threads would read past the 65536 pixels; "
+                       "NVRTC moves the load below the test, and the CPU engine runs the "
+                       "compiled code, so no read past the pixels happens (%" G_GUINT64_FORMAT
+                       " found), as on the GPU.", threads - 65536, run->report->n_faults);
     }
   else if (run->variant->book && shared)
     {
       _ks_lesson_note (run, "257 threads per block for a 256-entry table: thread 256 of every "
-                       "block writes cache[256] and reads it back (the CPU model refuses both, see "
-                       "faults; on the GPU they land in the 1 KiB of dynamic shared memory the "
-                       "launch requests and never uses) and adds it to bins[256], the guard slot "
-                       "past the table (here %d).", _ks_lesson_i32 (bins)[256]);
+                       "block writes cache[256] and reads it back; both land in the 1 KiB of "
+                       "dynamic shared memory the launch requests and never uses, inside the "
+                       "block's shared memory, so no bounds check catches them on either engine. "
+                       "It adds cache[256] to bins[256], the guard slot past the table (here "
+                       "%d).", _ks_lesson_i32 (bins)[256]);
       _ks_lesson_note (run, "256 × 257 threads for 65536 pixels: each thread counts at most one "
                        "pixel, so the merge costs 256 × 257 = 65792 global atomics, more than the "
                        "65536 of 12-01, on top of 65536 shared ones. Privatising pays with few "
@@ -181,7 +179,7 @@ hist_finish (KsLessonRun *run)
     }
   if (run->report->atomics.counted)
     run->report->atomics.how =
-      g_strdup_printf ("counted by the CPU model as the kernel runs: %" G_GUINT64_FORMAT
+      g_strdup_printf ("counted by the CPU engine as the kernel runs: %" G_GUINT64_FORMAT
                        " threads, %s", threads,
                        shared ? "one shared atomic per pixel and one global atomic per bin and "
                                 "thread of the merge"

@@ -32,7 +32,6 @@ image_add_setup (KsLessonRun *run, GError **error)
   _ks_lesson_arg_scalar (run, "n", KS_ELEM_INT32, (double) n);
   run->block = _ks_lesson_dim3 (1024, 1, 1);
   run->grid = _ks_lesson_dim3 (64, 1, 1);
-  run->twin = _ks_twin_add_clamp;
   run->checked_arg = 0;
   return TRUE;
 }
@@ -76,7 +75,6 @@ invert_setup (KsLessonRun *run, GError **error)
   _ks_lesson_arg_scalar (run, "n", KS_ELEM_INT32, (double) n);
   run->block = _ks_lesson_dim3 (1024, 1, 1);
   run->grid = _ks_lesson_dim3 (64, 1, 1);
-  run->twin = _ks_twin_axpbz;
   run->checked_arg = 0;
   return TRUE;
 }

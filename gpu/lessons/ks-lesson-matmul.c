@@ -41,8 +41,6 @@ matmul_setup (KsLessonRun *run, GError **error)
           }
       run->block = _ks_lesson_dim3 (2, 2, 1);
       run->grid = _ks_lesson_dim3 ((w + 1) / 2, (w + 1) / 2, 1);
-      run->twin = g_str_equal (run->variant->id, "tiled") ? _ks_twin_matmul_tiled
-                                                         : _ks_twin_matmul_tiled_book;
       if (run->variant->book)
         memset (c->data, KS_LESSON_POISON_BYTE, ks_array_get_bytes (c));
     }
@@ -52,7 +50,6 @@ matmul_setup (KsLessonRun *run, GError **error)
       _ks_lesson_fill_randint (b, run->options.seed + 1, 1, 4);
       run->block = _ks_lesson_dim3 (w, w, 1);
       run->grid = _ks_lesson_dim3 (1, 1, 1);
-      run->twin = run->variant->book ? _ks_twin_matmul_book : _ks_twin_matmul;
     }
   _ks_lesson_arg_array (run, "a", a, KS_ARRAY_IN, "gpuarray.to_gpu");
   _ks_lesson_arg_array (run, "b", b, KS_ARRAY_IN, "gpuarray.to_gpu");

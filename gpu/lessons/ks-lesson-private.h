@@ -1,33 +1,17 @@
 /* ks-lesson-private.h: what the files of the lessons share, in the order
  * they call each other: the registry (ks-lesson.c) lists the lessons' files
  * (ks-lesson-NAME.c, each a lesson or a few that share their code, ending
- * with its list); those build their runs with the helpers (ks-lesson-util.c)
- * and the CPU twins (ks-lesson-twins.c); the runner (ks-lesson-run.c, its
- * CUDA path in ks-lesson-run-cuda.c) calls a lesson's KsLessonImpl and fills
- * the report (ks-lesson-report.c); compute-sanitizer (ks-lesson-sanitize.c)
- * runs a lesson through the runner; the CPU model (ks-lesson-cpu.c) is
- * below them all. */
+ * with its list); those build their runs with the helpers (ks-lesson-util.c);
+ * the runner (ks-lesson-run.c, the kernel's runs on either engine in
+ * ks-lesson-run-kernel.c) calls a lesson's KsLessonImpl and fills the report
+ * (ks-lesson-report.c); compute-sanitizer (ks-lesson-sanitize.c) runs a
+ * lesson through the runner. */
 #pragma once
 
 #include "ks-lesson.h"
 #include "ks-worker-private.h"
 
 G_BEGIN_DECLS
-
-typedef struct _KsSim KsSim;
-
-/* One thread of the CPU model, as the kernel sees itself. */
-typedef struct
-{
-  KsDim3 block_idx;
-  KsDim3 thread_idx;
-  guint block;               /* linear block index */
-  guint thread;              /* linear thread index in its block */
-} KsSimThread;
-
-/* A CPU twin runs `n_blocks` blocks from `first` (in the model's order) as
- * one wave; most twins handle them one after the other. */
-typedef void (*KsSimTwin) (KsSim *sim, guint first, guint n_blocks);
 
 /* A kernel argument of a lesson: an array (its data before the run) or a scalar. */
 typedef struct
@@ -54,30 +38,28 @@ typedef struct
   KsDim3 grid;
   KsDim3 block;
   guint64 shared;
-  KsSimTwin twin;
-  guint wave;                  /* blocks per wave in the CPU model (1: one at a time) */
-  gboolean shuffle_blocks;     /* run blocks in a seeded order (11-03) */
   guint size;                  /* the lesson's size after options */
   /* the check: the output at this argument index against the reference,
    * which the report's check holds (check.expected_values) */
   int checked_arg;             /* -1: the lesson's finish sets the check itself */
   double abs_tol;
   double rel_tol;
-  /* after the CPU model ran */
+  /* after the kernel ran */
   GPtrArray *results;          /* KsArray per arg (NULL for scalars and inputs) */
   gint32 **block_of;           /* per arg, or NULL */
   gint32 **thread_of;
   gpointer lesson_data;        /* a lesson's own state */
   GDestroyNotify lesson_data_free;
-  /* the CUDA path */
+  /* the kernel */
   gboolean sanitize;           /* under compute-sanitizer: one run, the book's buffers */
   KsKernelSource *source;      /* once compiled */
   KsCompileResult *compiled;
+  KsWorker *cpu_worker;        /* a worker without a device: the CPU engine's runs */
 } KsLessonRun;
 
 struct _KsLessonImpl
 {
-  /* Builds the args, the launch and the twin for run->variant. */
+  /* Builds the args and the launch for run->variant. */
   gboolean (*setup) (KsLessonRun *run, GError **error);
   /* The independent reference for run->checked_arg, from the args' data. */
   KsArray *(*reference) (const KsLessonRun *run);
@@ -88,7 +70,7 @@ struct _KsLessonImpl
    * lesson->host_only): printf, outputs, check, timings and notes. */
   gboolean (*host) (KsLessonRun *run, KsEngine *engine, GError **error);
   /* NULL, or more runs of the kernel after the first (12-04's frames), on
-   * the engine that ran it (engine NULL or the CPU engine: the CPU model;
+   * the engine that ran it (engine NULL or the CPU engine: run->cpu_worker;
    * CUDA: worker), before finish. */
   gboolean (*more) (KsLessonRun *run, KsEngine *engine, KsWorker *worker, GError **error);
   /* NULL: the lesson takes no size. Else sets run->size from
@@ -222,21 +204,37 @@ KsLessonArray *_ks_lesson_array_new      (const char *name, const char *role, Ks
 void          _ks_lesson_member_string   (JsonBuilder *b, const char *name, const char *value);
 void          _ks_lesson_member_bool     (JsonBuilder *b, const char *name, gboolean value);
 
-/* ---- the runner (ks-lesson-run.c, ks-lesson-run-cuda.c) -------------------- */
+/* ---- the runner (ks-lesson-run.c, ks-lesson-run-kernel.c) ------------------ */
 
-/* The run's kernel compiled and run in `worker` on CUDA: the book's first
- * span, the timed runs, the copies, the comparison with the CPU twin's
- * results (run->results, then replaced by CUDA's); under the sanitizer only
- * the first run. */
+/* Compiles the run's kernel in the worker (run->source and run->compiled).
+ * A source that does not compile: KS_ERROR_COMPILE, the diagnostics in the
+ * report's notes. */
+gboolean      _ks_lesson_compile         (KsLessonRun *run, KsWorker *worker, const char *text,
+                                          GError **error);
+/* The compiled kernel on the CPU engine (run->cpu_worker): the first run
+ * gives run->results, the owners, the report's faults, atomics and printf
+ * (and, when the engine is the CPU one, the book's first span); then the
+ * timed runs (the report's cpu_kernel, and every stage on the CPU engine). */
+gboolean      _ks_lesson_run_model       (KsLessonRun *run, gboolean engine_is_cpu,
+                                          GError **error);
+/* The compiled kernel in `worker` on CUDA: the book's first span, the timed
+ * runs, the copies, the comparison with the CPU engine's results
+ * (run->results, then replaced by CUDA's); under the sanitizer only the
+ * first run. */
 gboolean      _ks_lesson_run_cuda        (KsLessonRun *run, KsEngine *engine, KsWorker *worker,
-                                          const char *text, GError **error);
+                                          GError **error);
 /* One run of the compiled kernel (run->compiled) in the worker on `data` (a
- * KsArray per argument, NULL for scalars; NULL: the arguments' own):
- * `results` gets a KsArray per argument for the outputs (NULL elsewhere),
- * `result` the worker's (clear it). */
-gboolean      _ks_lesson_cuda_run_once   (KsLessonRun *run, KsWorker *worker,
-                                          const GPtrArray *data, GPtrArray *results,
-                                          KsWorkerRunResult *result, GError **error);
+ * KsArray per argument, NULL for scalars; NULL: the arguments' own), with
+ * the seed's block order on the CPU engine (and, with `model`, the writers
+ * tracked): `results` gets a KsArray per argument for the outputs (NULL
+ * elsewhere), `result` the worker's (clear it). */
+gboolean      _ks_lesson_run_once        (KsLessonRun *run, KsWorker *worker,
+                                          const GPtrArray *data, gboolean model,
+                                          GPtrArray *results, KsWorkerRunResult *result,
+                                          GError **error);
+/* One run on `data` (as above) whose outputs are written back into it. */
+gboolean      _ks_lesson_run_in_place    (KsLessonRun *run, KsWorker *worker, GPtrArray *data,
+                                          GError **error);
 /* The variant's kernel compiled and run once in `worker` as the book
  * allocates its buffers (for compute-sanitizer); the lesson's errors. */
 gboolean      _ks_lesson_run_for_sanitizer (const KsLesson *lesson,
@@ -273,85 +271,7 @@ char         *_ks_lesson_device_text     (const KsLessonDevice *devices, guint n
  * array), or NULL with the line that does not parse in *error. */
 GArray       *_ks_lesson_device_parse    (const char *text, GError **error);
 
-/* ---- the CPU model (ks-lesson-cpu.c) ------------------------------------- */
-
-/* The seeded generator behind the lessons' data and the model's block order. */
+/* The seeded generator behind the lessons' data. */
 guint64       _ks_lesson_splitmix64    (guint64 *state);
-
-/* Runs run->twin over run->grid in the model's order on copies of the
- * arrays; run->results get the arrays after the run, the report its
- * faults, atomics and printf. Owner maps for tracked outputs. Between
- * blocks (or waves) it looks at run->options.cancellable: cancelled, it
- * stops with G_IO_ERROR_CANCELLED and run->results stay NULL. */
-gboolean      _ks_lesson_sim_run       (KsLessonRun *run, GError **error);
-/* The same on `arrays` without touching the report (for timing). */
-gboolean      _ks_lesson_sim_run_quiet (KsLessonRun *run, GPtrArray *arrays, GError **error);
-
-guint         _ks_sim_threads_per_block (const KsSim *sim);
-void          _ks_sim_thread           (const KsSim *sim, guint block, guint thread,
-                                        KsSimThread *t);
-const KsLessonRun *_ks_sim_get_run     (const KsSim *sim);
-gint64        _ks_sim_scalar           (const KsSim *sim, guint arg);
-double        _ks_sim_scalar_double    (const KsSim *sim, guint arg);
-
-/* Checked global accesses to argument `arg` (element type as the kernel reads it). */
-float         _ks_sim_ldf              (KsSim *sim, const KsSimThread *t, guint arg, gint64 i);
-void          _ks_sim_stf              (KsSim *sim, const KsSimThread *t, guint arg, gint64 i,
-                                        float v);
-gint32        _ks_sim_ldi              (KsSim *sim, const KsSimThread *t, guint arg, gint64 i);
-void          _ks_sim_sti              (KsSim *sim, const KsSimThread *t, guint arg, gint64 i,
-                                        gint32 v);
-gint32        _ks_sim_atomic_addi      (KsSim *sim, const KsSimThread *t, guint arg, gint64 i,
-                                        gint32 v);
-
-/* A block's shared table of `length` 32-bit words. */
-typedef struct
-{
-  const char *name;
-  guint length;
-  gint32 *words;
-} KsSimShared;
-
-void          _ks_sim_shared_init      (KsSimShared *shared, const char *name, guint length);
-void          _ks_sim_shared_clear     (KsSimShared *shared);
-gint32        _ks_sim_sh_ldi           (KsSim *sim, const KsSimThread *t, KsSimShared *sh,
-                                        gint64 i);
-void          _ks_sim_sh_sti           (KsSim *sim, const KsSimThread *t, KsSimShared *sh,
-                                        gint64 i, gint32 v);
-float         _ks_sim_sh_ldf           (KsSim *sim, const KsSimThread *t, KsSimShared *sh,
-                                        gint64 i);
-void          _ks_sim_sh_stf           (KsSim *sim, const KsSimThread *t, KsSimShared *sh,
-                                        gint64 i, float v);
-gint32        _ks_sim_sh_atomic_addi   (KsSim *sim, const KsSimThread *t, KsSimShared *sh,
-                                        gint64 i, gint32 v);
-void          _ks_sim_printf           (KsSim *sim, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-/* The twins (ks-lesson-twins.c), by the source they mirror. */
-void          _ks_twin_hello           (KsSim *sim, guint first, guint n);
-void          _ks_twin_hello_book      (KsSim *sim, guint first, guint n);
-void          _ks_twin_blocks          (KsSim *sim, guint first, guint n);
-void          _ks_twin_blocks_book     (KsSim *sim, guint first, guint n);
-void          _ks_twin_add_thread      (KsSim *sim, guint first, guint n);  /* 11-04, 11-05 book */
-void          _ks_twin_add_checked     (KsSim *sim, guint first, guint n);  /* 11-05 */
-void          _ks_twin_add_stride      (KsSim *sim, guint first, guint n);  /* 11-06 */
-void          _ks_twin_square          (KsSim *sim, guint first, guint n);
-void          _ks_twin_square_book     (KsSim *sim, guint first, guint n);
-void          _ks_twin_dot             (KsSim *sim, guint first, guint n);
-void          _ks_twin_matmul          (KsSim *sim, guint first, guint n);
-void          _ks_twin_matmul_book     (KsSim *sim, guint first, guint n);
-void          _ks_twin_matmul_tiled    (KsSim *sim, guint first, guint n);
-void          _ks_twin_matmul_tiled_book (KsSim *sim, guint first, guint n);
-void          _ks_twin_elementwise_add (KsSim *sim, guint first, guint n);
-void          _ks_twin_reduce          (KsSim *sim, guint first, guint n);
-void          _ks_twin_scan            (KsSim *sim, guint first, guint n);
-void          _ks_twin_hist            (KsSim *sim, guint first, guint n);
-void          _ks_twin_hist_book       (KsSim *sim, guint first, guint n);
-void          _ks_twin_hist_race       (KsSim *sim, guint first, guint n);
-void          _ks_twin_hist_shared     (KsSim *sim, guint first, guint n);
-void          _ks_twin_hist_shared_book (KsSim *sim, guint first, guint n);
-void          _ks_twin_gray            (KsSim *sim, guint first, guint n);
-void          _ks_twin_gray_book       (KsSim *sim, guint first, guint n);
-void          _ks_twin_add_clamp       (KsSim *sim, guint first, guint n);
-void          _ks_twin_axpbz           (KsSim *sim, guint first, guint n);
 
 G_END_DECLS

@@ -42,8 +42,7 @@ log2_of (guint p)
  * `threads` threads with a word of shared memory each, writing `levels`
  * rows of `threads` values into `steps`, then the element count n. */
 static void
-one_block_with_steps (KsLessonRun *run, KsElemType type, guint threads, guint levels, guint n,
-                      KsSimTwin twin)
+one_block_with_steps (KsLessonRun *run, KsElemType type, guint threads, guint levels, guint n)
 {
   _ks_lesson_arg_array (run, "steps",
                         _ks_lesson_new_array (type, (gsize) threads * levels, levels, threads),
@@ -52,7 +51,6 @@ one_block_with_steps (KsLessonRun *run, KsElemType type, guint threads, guint le
   run->block = _ks_lesson_dim3 (threads, 1, 1);
   run->grid = _ks_lesson_dim3 (1, 1, 1);
   run->shared = (guint64) threads * 4;
-  run->twin = twin;
 }
 
 static gboolean
@@ -67,7 +65,7 @@ reduce_setup (KsLessonRun *run, GError **error)
   _ks_lesson_arg_array (run, "b", b, KS_ARRAY_IN, "gpuarray.arange");
   _ks_lesson_arg_array (run, "out", _ks_lesson_new_array (KS_ELEM_UINT32, 1, 0, 0), KS_ARRAY_OUT,
                         NULL);
-  one_block_with_steps (run, KS_ELEM_UINT32, threads, log2_of (threads) + 1, n, _ks_twin_reduce);
+  one_block_with_steps (run, KS_ELEM_UINT32, threads, log2_of (threads) + 1, n);
   run->checked_arg = 2;
   return TRUE;
 }
@@ -122,7 +120,7 @@ scan_setup (KsLessonRun *run, GError **error)
 
   _ks_lesson_fill_randint (data, run->options.seed, 1, 9);
   _ks_lesson_arg_array (run, "data", data, KS_ARRAY_INOUT, "gpuarray.to_gpu, scanned in place");
-  one_block_with_steps (run, KS_ELEM_INT32, threads, log2_of (threads), n, _ks_twin_scan);
+  one_block_with_steps (run, KS_ELEM_INT32, threads, log2_of (threads), n);
   run->checked_arg = 0;
   return TRUE;
 }

@@ -1,8 +1,8 @@
 /* ks-lesson-run.c: ks_lesson_run and its phases: the lesson's size, data
  * and launch (its KsLessonImpl's setup), the limits any CUDA device sets,
- * the reference and the CPU model timed, the CUDA path
- * (ks-lesson-run-cuda.c), the report's arrays, the check, and the lesson's
- * finish; the same preparation for a run under compute-sanitizer. */
+ * the reference timed, the kernel compiled and run on the CPU engine and on
+ * CUDA (ks-lesson-run-kernel.c), the report's arrays, the check, and the
+ * lesson's finish; the same preparation for a run under compute-sanitizer. */
 #include "config.h"
 
 #include <string.h>
@@ -71,6 +71,7 @@ run_free (KsLessonRun *run)
   g_free (run->thread_of);
   g_clear_pointer (&run->compiled, ks_compile_result_free);
   g_clear_pointer (&run->source, ks_kernel_source_unref);
+  g_clear_object (&run->cpu_worker);
   g_free (run);
 }
 
@@ -87,7 +88,6 @@ run_new (const KsLesson *lesson, const KsLessonVariant *variant, const KsLessonO
     ks_lesson_options_init (&run->options);
   run->args = g_ptr_array_new_with_free_func ((GDestroyNotify) lesson_arg_free);
   run->checked_arg = -1;
-  run->wave = 1;
   return run;
 }
 
@@ -150,8 +150,8 @@ ks_lesson_get_launch (const KsLesson *lesson, const KsLessonVariant *variant,
 
 /* What any CUDA device refuses, by the launch rule against the CPU device's
  * limits (CUDA's); checked before either engine runs, so that the CPU engine
- * teaches the same limits. Then what only the CPU model limits: how many
- * threads it runs one by one. */
+ * teaches the same limits. Then what only the CPU engine limits in a lesson:
+ * how many threads it runs on one worker thread. */
 static gboolean
 check_launch (const KsLessonRun *run, GError **error)
 {
@@ -184,8 +184,8 @@ check_launch (const KsLessonRun *run, GError **error)
   if (overflow || total > KS_LESSON_MAX_THREADS)
     {
       g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG,
-                   "%s%" G_GUINT64_FORMAT " threads: the CPU model runs at most %" G_GUINT64_FORMAT
-                   " in a lesson (it runs them one by one)", overflow ? "more than " : "",
+                   "%s%" G_GUINT64_FORMAT " threads: the CPU engine runs at most %" G_GUINT64_FORMAT
+                   " in a lesson (on one worker thread)", overflow ? "more than " : "",
                    overflow ? G_MAXUINT64 : total, KS_LESSON_MAX_THREADS);
       return FALSE;
     }
@@ -199,90 +199,6 @@ check_launch (const KsLessonRun *run, GError **error)
       return FALSE;
     }
   return TRUE;
-}
-
-static GPtrArray *
-copy_arrays (const KsLessonRun *run)
-{
-  GPtrArray *arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
-
-  for (guint i = 0; i < run->args->len; i++)
-    {
-      const KsLessonArg *a = g_ptr_array_index (run->args, i);
-
-      g_ptr_array_add (arrays, a->is_array ? ks_array_copy (a->array) : NULL);
-    }
-  return arrays;
-}
-
-/* The CPU engine under the timing protocol: the first run is the book's
- * single span (allocation and copies into the model's memory, the kernel,
- * the copies back), then `repeats` runs with each stage timed apart. */
-static gboolean
-time_cpu (KsLessonRun *run, KsLessonTimings *t, gboolean engine_is_cpu, GError **error)
-{
-  guint repeats = MAX (run->options.repeats, 1);
-  KsTiming upload = { 0 }, kernel = { 0 }, download = { 0 };
-  KsTiming *stages[] = { &upload, &kernel, &download };
-
-  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
-    ks_timing_begin (stages[k], repeats);
-  for (guint r = 0; r <= repeats; r++)
-    {
-      double t0, t1, t2, t3;
-      g_autoptr (GPtrArray) arrays = NULL;
-      g_autoptr (GPtrArray) back = NULL;
-
-      if (_ks_lesson_cancelled (run, error))
-        goto fail;
-      t0 = _ks_lesson_now_ms ();
-      arrays = copy_arrays (run);
-      back = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
-      t1 = _ks_lesson_now_ms ();
-      if (!_ks_lesson_sim_run_quiet (run, arrays, error))
-        goto fail;
-      t2 = _ks_lesson_now_ms ();
-      for (guint i = 0; i < arrays->len; i++)
-        {
-          const KsLessonArg *a = g_ptr_array_index (run->args, i);
-
-          if (a->is_array && a->direction != KS_ARRAY_IN)
-            g_ptr_array_add (back, ks_array_copy (g_ptr_array_index (arrays, i)));
-        }
-      t3 = _ks_lesson_now_ms ();
-      if (r == 0 && engine_is_cpu)
-        t->book_total_ms = t3 - t0;
-      ks_timing_add (&upload, t1 - t0, r == 0);
-      ks_timing_add (&kernel, t2 - t1, r == 0);
-      ks_timing_add (&download, t3 - t2, r == 0);
-    }
-  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
-    ks_timing_compute (stages[k]);
-  if (engine_is_cpu)
-    {
-      ks_timing_clear (&t->upload);
-      ks_timing_clear (&t->download);
-      ks_timing_clear (&t->kernel);
-      t->upload = upload;
-      t->download = download;
-      t->kernel = kernel;
-      ks_timing_clear (&t->cpu_kernel);
-      t->cpu_kernel = kernel;
-      t->cpu_kernel.samples_ms = g_memdup2 (kernel.samples_ms, sizeof (double) * kernel.n);
-    }
-  else
-    {
-      ks_timing_clear (&upload);
-      ks_timing_clear (&download);
-      ks_timing_clear (&t->cpu_kernel);
-      t->cpu_kernel = kernel;
-    }
-  return TRUE;
-
-fail:
-  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
-    ks_timing_clear (stages[k]);
-  return FALSE;
 }
 
 /* The reference, timed: what the last run computes is the check's. */
@@ -382,14 +298,6 @@ prepare (KsLessonRun *run, KsEngine *engine, char **pristine, GError **error)
   if (lesson->host_only)
     return check_host_only (run, error) && resolve_size (run, error)
            && lesson->impl->setup (run, error);
-  if (report->edited && !cuda)
-    {
-      g_set_error (error, KS_ERROR, KS_ERROR_UNAVAILABLE,
-                   "running an edited kernel needs an NVIDIA GPU with CUDA: the CPU engine runs "
-                   "only the lessons' own kernels, whose CPU twins are written in C (Reset "
-                   "restores the lesson's kernel)");
-      return FALSE;
-    }
   if (!resolve_size (run, error) || !lesson->impl->setup (run, error))
     return FALSE;
   apply_launch (run);
@@ -422,6 +330,10 @@ ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine 
   if (options != NULL && g_cancellable_set_error_if_cancelled (options->cancellable, error))
     return FALSE;
   run = run_new (lesson, variant, options);
+  /* The CPU engine's runs need a worker without a device: the caller's
+   * where it is one (it compiles too), else one of the run's own. */
+  run->cpu_worker = worker != NULL && ks_worker_get_ordinal (worker) < 0 ? g_object_ref (worker)
+                                                                         : ks_worker_new (-1);
   if (!prepare (run, engine, &pristine, &local))
     goto out;
   report = run->report;
@@ -434,26 +346,29 @@ ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine 
   /* Each stage looks at the cancellable before each of its repeats. */
   if (!time_reference (run, &local))
     goto out;
-  if ((!cuda || !run->options.skip_cpu_twin)
-      && (!_ks_lesson_sim_run (run, &local) || !time_cpu (run, &report->timings, !cuda, &local)))
+  /* The lesson's real kernel, compiled once: on the CPU engine always
+   * (unless CUDA runs it and the caller does without the comparison), then
+   * on CUDA. A worker without a device runs it on the CPU engine. */
+  if (!_ks_lesson_compile (run, worker != NULL ? worker : run->cpu_worker,
+                           report->edited ? run->options.source : pristine, &local))
+    goto out;
+  report->timings.compile_ms = run->compiled->compile_ms;
+  report->timings.compile_cached = run->compiled->cached;
+  if ((!cuda || !run->options.skip_cpu_run) && !_ks_lesson_run_model (run, !cuda, &local))
     goto out;
   if (!cuda)
-    {
-      report->timings.method =
-        g_strdup_printf ("CPU engine, the monotonic clock: upload and download are the copies "
-                         "into and out of the model's memory, kernel the CPU model, each the "
-                         "median of %u runs after a warm-up; reference: the plain C loop",
-                         MAX (run->options.repeats, 1));
-      report->timings.book_total_covers =
-        g_strdup ("the first run as one span: allocation and copies into the model's memory, "
-                  "the model, the copies back (nothing to compile on the CPU engine)");
-    }
-  if (cuda && !_ks_lesson_run_cuda (run, engine, worker,
-                                    report->edited ? run->options.source : pristine, &local))
+    report->timings.method =
+      g_strdup_printf ("CPU engine, the monotonic clock: compile: NVRTC in the worker (%s); "
+                       "upload: the kernel's arrays made from the lesson's data; kernel: the "
+                       "kernel's PTX run with every access checked; download: the outputs "
+                       "copied back; each the median of %u runs after a warm-up; reference: "
+                       "the plain C loop", run->compiled->cached ? "cached" : "compiled now",
+                       MAX (run->options.repeats, 1));
+  if (cuda && !_ks_lesson_run_cuda (run, engine, worker, &local))
     goto out;
-  if (cuda && run->options.skip_cpu_twin)
+  if (cuda && run->options.skip_cpu_run)
     {
-      /* Owners and faults come from the CPU model: without it there are none. */
+      /* Owners and faults come from the CPU engine: without its run there are none. */
       report->matches_cpu = FALSE;
     }
   if (_ks_lesson_cancelled (run, &local))
@@ -484,7 +399,7 @@ ks_lesson_run (const KsLesson *lesson, const KsLessonVariant *variant, KsEngine 
     }
   if (cuda && !variant->cuda_deterministic)
     _ks_lesson_note (run, "On the GPU this variant's result depends on timing, so it may differ "
-                     "from the CPU model's from run to run.");
+                     "from the CPU engine's from run to run.");
   ok = TRUE;
 
 out:
@@ -512,8 +427,9 @@ _ks_lesson_run_for_sanitizer (const KsLesson *lesson, const KsLessonVariant *var
   run->sanitize = TRUE;
   run->options.repeats = 1;
   ok = prepare (run, engine, &pristine, error)
-       && _ks_lesson_run_cuda (run, engine, worker,
-                               run->report->edited ? run->options.source : pristine, error);
+       && _ks_lesson_compile (run, worker, run->report->edited ? run->options.source : pristine,
+                              error)
+       && _ks_lesson_run_cuda (run, engine, worker, error);
   g_clear_pointer (&run->report, ks_lesson_report_free);
   run_free (run);
   return ok;

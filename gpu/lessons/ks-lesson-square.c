@@ -22,13 +22,10 @@ square_setup (KsLessonRun *run, GError **error)
   _ks_lesson_arg_array (run, "a", a, KS_ARRAY_INOUT, "drv.InOut");
   run->block = _ks_lesson_dim3 (side, side, 1);
   run->grid = _ks_lesson_dim3 (1, 1, 1);
-  if (run->variant->book)
-    run->twin = _ks_twin_square_book;
-  else
+  if (!run->variant->book)
     {
       _ks_lesson_arg_scalar (run, "width", KS_ELEM_INT32, side);
       _ks_lesson_arg_scalar (run, "height", KS_ELEM_INT32, side);
-      run->twin = _ks_twin_square;
     }
   run->checked_arg = 0;
   return TRUE;

@@ -15,6 +15,16 @@
 
 /* ---- the clock and arrays ------------------------------------------------- */
 
+guint64
+_ks_lesson_splitmix64 (guint64 *state)
+{
+  guint64 z = (*state += G_GUINT64_CONSTANT (0x9E3779B97F4A7C15));
+
+  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94D049BB133111EB);
+  return z ^ (z >> 31);
+}
+
 double
 _ks_lesson_now_ms (void)
 {

@@ -39,7 +39,7 @@ typedef struct
   KsArray *once_ms;          /* per frame, the buffers allocated once */
   gsize darker;              /* the book: pixels one level below the rounded gray */
   gsize red_changed;         /* the book: pixels of the r plane the result overwrote */
-  gsize cuda_differing;      /* CUDA: frames whose result is not the CPU model's */
+  gsize cuda_differing;      /* CUDA: frames whose result is not the CPU engine's */
   char *cuda_difference;
 } Webcam;
 
@@ -188,14 +188,12 @@ webcam_setup (KsLessonRun *run, GError **error)
     {
       /* 12-03's: 64 × 1024 threads, exactly one 256×256 frame. */
       run->grid = (KsDim3) { 64, 1, 1 };
-      run->twin = _ks_twin_gray_book;
       run->abs_tol = 1e-3;
     }
   else
     {
       _ks_lesson_arg_scalar (run, "n", KS_ELEM_INT32, PIXELS);
       run->grid = (KsDim3) { (PIXELS + 1023) / 1024, 1, 1 };
-      run->twin = _ks_twin_gray;
       run->abs_tol = 1.0;
     }
   run->checked_arg = -1;
@@ -288,7 +286,7 @@ cpu_frame (KsLessonRun *run, GPtrArray *frame, GPtrArray *once, KsArray *result,
                                                                  a->cols)
                                          : ks_array_copy (a));
       }
-    if (!_ks_lesson_sim_run_quiet (run, fresh, error))
+    if (!_ks_lesson_run_in_place (run, run->cpu_worker, fresh, error))
       return FALSE;
     back = ks_array_copy (g_ptr_array_index (fresh, 0));
   }
@@ -302,7 +300,7 @@ cpu_frame (KsLessonRun *run, GPtrArray *frame, GPtrArray *once, KsArray *result,
       if (a != NULL)
         memcpy (((KsArray *) g_ptr_array_index (once, k))->data, a->data, ks_array_get_bytes (a));
     }
-  if (!_ks_lesson_sim_run_quiet (run, once, error))
+  if (!_ks_lesson_run_in_place (run, run->cpu_worker, once, error))
     return FALSE;
   memcpy (result->data, ((KsArray *) g_ptr_array_index (once, 0))->data,
           ks_array_get_bytes (result));
@@ -339,7 +337,7 @@ cuda_frame (KsLessonRun *run, KsEngine *engine, KsWorker *worker, GPtrArray *fra
   gboolean ok = FALSE;
   double t0, kernel_ms;
 
-  if (!_ks_lesson_cuda_run_once (run, worker, frame, results, &wr, error))
+  if (!_ks_lesson_run_once (run, worker, frame, FALSE, results, &wr, error))
     goto out;
   kernel_ms = wr.kernel_ms;
   out = g_ptr_array_index (results, 0);
@@ -445,13 +443,13 @@ webcam_frames (KsLessonRun *run, KsEngine *engine, KsWorker *worker, GError **er
           if (!cuda_frame (run, engine, worker, data, &buffers, result, &book_ms, &once_ms,
                            error))
             goto out;
-          if (!run->options.skip_cpu_twin)
+          if (!run->options.skip_cpu_run)
             {
-              /* The CPU model on the same frame, for the comparison. */
+              /* The CPU engine on the same frame, for the comparison. */
               g_autoptr (GPtrArray) model = frame_data (run, frame);
               gsize at = 0;
 
-              if (!_ks_lesson_sim_run_quiet (run, model, error))
+              if (!_ks_lesson_run_in_place (run, run->cpu_worker, model, error))
                 goto out;
               if (!ks_array_equal (g_ptr_array_index (model, 0), result, run->abs_tol,
                                    run->rel_tol, &at))

@@ -8,21 +8,18 @@
  * (variants[0]) and one or more "as in the book" that reproduce the defect's
  * consequence deterministically on the CPU engine.
  *
- * Engines. Every lesson kernel has a CPU twin written in C with the same
- * geometry semantics: it loops over the blocks and threads exactly as
- * launched, with the same index math and the same bounds checks or lack of
- * them. Every access to an array or to shared memory goes through a checked
- * accessor, so an access past the end is caught, counted and reported, never
- * made (a read yields 0). Races are modelled deterministically: the blocks
- * of a grid run in waves of KS_LESSON_RACE_WAVE blocks, and where a lesson's
- * kernel races (the non-atomic histogram, 11-07's overlapping cells) every
- * thread of a wave (or warp, for 11-07) reads before any of them writes, so
- * updates are lost the same way on every run. On CUDA the lesson's kernel
- * source (or an edited copy) is compiled with NVRTC and run in the worker
- * process (ks-worker.h); the CPU twin runs too, on the same data, for the
- * side-by-side time and the equality check. An edited source runs on CUDA
- * only (the twins are the pristine kernels'): on the CPU engine it is
- * refused with KS_ERROR_UNAVAILABLE.
+ * Engines. The lesson's kernel source (or an edited copy) is compiled with
+ * NVRTC in the worker (ks-worker.h) and runs on both engines as it is. On
+ * the CPU engine its PTX runs on the emulator (ks-emu.h) with CUDA's
+ * semantics: the launch as given, warps of 32 lanes in lockstep, every
+ * access checked, so an access past an array or shared table is caught,
+ * counted and reported, never made (a read yields 0). The blocks start one
+ * at a time in an order drawn from the seed, so a race (the non-atomic
+ * histogram, 11-07's overlapping cells) loses updates the same way for the
+ * same seed, and "blocks run in any order" (11-03) shows. On CUDA the kernel
+ * runs in the worker process; the CPU engine runs it too, on the same data,
+ * for the side-by-side time, the equality check, the owners and the
+ * faults.
  *
  * Sources are in the GResource bundle (/org/kernelscope/lessons/NAME.cu,
  * from resources/lessons/): ks_lesson_get_source gives the pristine text,
@@ -71,8 +68,6 @@
 
 G_BEGIN_DECLS
 
-/* Blocks the CPU model runs at the same time when a kernel races: a wave. */
-#define KS_LESSON_RACE_WAVE 32
 /* Arrays up to this many elements record which block and thread wrote each element. */
 #define KS_LESSON_OWNER_LIMIT 4096
 /* Accesses past an array or shared table listed one by one (all are counted). */
@@ -144,23 +139,24 @@ typedef struct
   guint size;                /* 0: the lesson's size; else N (11-05), the matrix side (11-07,
                               * 11-09), the number of frames (12-04, at most
                               * KS_LESSON_MAX_FRAMES) — the other lessons refuse it */
-  guint64 seed;              /* random data and the CPU model's block order (11-03) */
-  const char *source;        /* NULL: the pristine kernel; else an edited one (CUDA only) */
-  gboolean skip_cpu_twin;    /* CUDA runs: do not run the CPU twin beside it */
+  guint64 seed;              /* random data and the CPU engine's block order (11-03) */
+  const char *source;        /* NULL: the pristine kernel; else an edited one */
+  gboolean skip_cpu_run;     /* CUDA runs: do not run the kernel on the CPU engine beside it */
   /* NULL, or borrowed for the call: checked before each timed repeat, between
-   * the stages (reference, CPU model, compile, runs, copies) and between the
-   * CPU model's blocks; cancelled, the run ends with G_IO_ERROR_CANCELLED and
-   * no report. Cancelling from another thread is safe. */
+   * the stages (reference, compile, runs, copies) and inside the CPU engine's
+   * runs; cancelled, the run ends with G_IO_ERROR_CANCELLED and no report.
+   * Cancelling from another thread is safe. */
   GCancellable *cancellable;
   /* Another launch than the lesson's, to break it on purpose: each of grid
    * and block is used when all its sides are non-zero (zeros: the lesson's).
-   * The book's and the fixed kernels run it as given; the CPU model runs at
-   * most KS_LESSON_MAX_THREADS threads. */
+   * The book's and the fixed kernels run it as given; the CPU engine runs at
+   * most KS_LESSON_MAX_THREADS threads in a lesson. */
   KsDim3 grid;
   KsDim3 block;
 } KsLessonOptions;
 
-/* The most threads a launch of the CPU model may have: it runs them one by one. */
+/* The most threads a lesson's launch may have on the CPU engine, which runs
+ * a lesson on one worker thread. */
 #define KS_LESSON_MAX_THREADS (G_GUINT64_CONSTANT (1) << 24)
 /* 12-04's frames: how many by default, and at most. */
 #define KS_LESSON_DEFAULT_FRAMES 30
@@ -183,7 +179,7 @@ typedef struct
   /* Per element (arrays of at most KS_LESSON_OWNER_LIMIT elements that the
    * kernel writes): the linear index of the block and of the thread in its
    * block that wrote it last, -1 where nothing wrote it. NULL otherwise. On
-   * CUDA they come from the CPU twin of the same launch. */
+   * CUDA they come from the CPU engine's run of the same launch. */
   gint32 *block_of;
   gint32 *thread_of;
 } KsLessonArray;
@@ -253,7 +249,8 @@ typedef struct
   KsTiming upload;           /* host → device of the in and inout arrays */
   KsTiming kernel;
   KsTiming download;         /* device → host of the out and inout arrays */
-  KsTiming cpu_kernel;       /* the CPU twin on the same data (NAN median when not run) */
+  KsTiming cpu_kernel;       /* the CPU engine's run of the kernel on the same data (NAN
+                              * median when not run) */
   KsTiming reference;        /* the plain C reference loop, the fair CPU baseline */
   double book_total_ms;      /* the book's way: one span around allocation, copies,
                               * first-use compilation and the kernel, no warm-up */
@@ -275,14 +272,15 @@ typedef struct
   GPtrArray *inputs;         /* KsLessonArray */
   GPtrArray *outputs;        /* KsLessonArray: what the kernel wrote, and host results */
   GPtrArray *images;         /* KsLessonImage (image lessons) */
-  char *printf_output;       /* device printf (CPU: the twin's, in the model's block order) */
+  char *printf_output;       /* device printf (CPU engine: in its block order) */
   KsLessonCheck check;
   KsLessonBookCheck book_check;
   KsLessonAtomics atomics;
   GPtrArray *steps;          /* KsLessonStep (11-11, 11-12) */
-  guint64 n_faults;          /* accesses the CPU model caught past an array or table */
+  guint64 n_faults;          /* what the CPU engine's checks found: accesses past an array
+                              * or table, races, … */
   GPtrArray *faults;         /* char *, the first KS_LESSON_MAX_LISTED_FAULTS in words */
-  gboolean matches_cpu;      /* CUDA runs: the outputs equal the CPU twin's */
+  gboolean matches_cpu;      /* CUDA runs: the outputs equal the CPU engine's */
   char *cpu_difference;      /* CUDA runs where they do not: where */
   KsLessonTimings timings;
   GPtrArray *notes;          /* char *: what the run shows, in plain words */
@@ -292,14 +290,16 @@ void          ks_lesson_report_free    (KsLessonReport *report);
 /* An output (or input) by name; NULL when none. */
 const KsLessonArray *ks_lesson_report_find (const KsLessonReport *report, const char *name);
 
-/* Runs a lesson. engine: NULL or a CPU engine runs the CPU twin; a CUDA
+/* Runs a lesson. engine: NULL or a CPU engine runs the kernel on the CPU
+ * engine (worker: NULL, or one without a device, which compiles it); a CUDA
  * engine runs the kernel in `worker` (required then; its device should be
- * the engine's), times the copies on the engine, and runs the CPU twin
- * beside it. A check that fails is not an error: the report says so (that
+ * the engine's), times the copies on the engine, and runs it on the CPU
+ * engine beside it. A check that fails is not an error: the report says so (that
  * is what the book variants show). Errors: KS_ERROR_INVALID_ARGUMENT (an
  * option the lesson does not take), KS_ERROR_LAUNCH_CONFIG (a block of
- * more than 1024 threads, …), KS_ERROR_UNAVAILABLE (an edited source
- * without CUDA), KS_ERROR_COMPILE (the report is still returned, with the
+ * more than 1024 threads, …), KS_ERROR_UNAVAILABLE (no NVRTC),
+ * KS_ERROR_TIMED_OUT or KS_ERROR_KERNEL_FAULT (the CPU engine stopped the
+ * kernel: its findings are in the error), KS_ERROR_COMPILE (the report is still returned, with the
  * diagnostics in notes), G_IO_ERROR_CANCELLED (options->cancellable; no
  * report), and the worker's errors. */
 gboolean      ks_lesson_run            (const KsLesson *lesson, const KsLessonVariant *variant,
@@ -390,7 +390,7 @@ const char   *ks_lesson_get_sanitizer_tool (const KsLesson *lesson,
  * cuda_engine's device: a worker process of its own is started under the
  * tool with its log in a temporary file, the lesson's kernel is compiled
  * and run there once with the lesson's data and launch (options: size,
- * seed, source, grid, block; repeats and skip_cpu_twin do not apply), the
+ * seed, source, grid, block; repeats and skip_cpu_run do not apply), the
  * worker quits and the tool's summary is read. A kernel the tool stops
  * (memcheck's errors end the kernel's context) is a finding, not an error:
  * the report's run_error says so. Blocks (seconds to minutes): run it in a

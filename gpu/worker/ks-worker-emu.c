@@ -162,8 +162,12 @@ _ks_worker_run_emulated (KsWorker *self, KsWorkerLaunch *launch, GCancellable *c
   ks_emu_launch_set_time_limit (emu, ks_worker_get_timeout_ms (self));
   if (launch->block_order_seed != 0)
     {
+      /* One thread, the seed's order, and as many blocks at once as an
+       * sm_90 multiprocessor holds: races between blocks lose updates, the
+       * same ones every time. */
       ks_emu_launch_set_threads (emu, 1);
       ks_emu_launch_set_block_order (emu, launch->block_order_seed);
+      ks_emu_launch_set_resident_blocks (emu, 32);
     }
   g_array_set_clear_func (arrays, emu_array_clear);
 

@@ -137,9 +137,10 @@ void          ks_worker_launch_set_repeats (KsWorkerLaunch *launch, guint repeat
 /* For a run on the CPU engine (a worker without a device; a GPU ignores
  * this): with track_writers, who last wrote each 4-byte word of the out and
  * inout arrays (KsWorkerRunResult's block_of and thread_of); with a
- * block_order_seed other than 0, the blocks start one at a time in an order
- * drawn from it, so that a run is the same for the same seed, races
- * included. */
+ * block_order_seed other than 0, the blocks start in an order drawn from
+ * it, 32 at a time on one thread, their warps interleaved an instruction at
+ * a time, so that races between blocks lose updates as on a GPU and a run
+ * is the same for the same seed. */
 void          ks_worker_launch_set_cpu_model (KsWorkerLaunch *launch, gboolean track_writers,
                                               guint64 block_order_seed);
 

@@ -16,28 +16,27 @@ _ks_lesson_window_update_edit_label (KsLessonWindow *self)
   gboolean cuda = _ks_lesson_window_engine_is_cuda (self);
   const char *text;
 
+  /* The CPU engine runs the lesson's kernel from the PTX NVRTC makes of it,
+   * like the GPU: an edit runs on either. */
+
   gtk_widget_remove_css_class (GTK_WIDGET (self->edit_label), "warning");
   gtk_widget_add_css_class (GTK_WIDGET (self->edit_label), "dim-label");
   if (self->lesson != NULL && self->lesson->host_only)
     text = _("The host’s code, for reading: this lesson runs no kernel, so there is nothing to "
              "edit and run.");
   else if (edited && !cuda)
-    {
-      text = _("Edited. Running an edited kernel needs CUDA, and this is the CPU engine: its C "
-               "twins are the lesson’s own kernels, so Run runs the lesson’s own kernel, not "
-               "your edit. Reset puts it back in the editor.");
-      gtk_widget_remove_css_class (GTK_WIDGET (self->edit_label), "dim-label");
-      gtk_widget_add_css_class (GTK_WIDGET (self->edit_label), "warning");
-    }
+    text = _("Edited: Run compiles your version with NVRTC and runs it on the CPU engine, "
+             "which checks every access; keep the argument names. Reset puts the lesson’s own "
+             "kernel back.");
   else if (edited)
     text = _("Edited: Run compiles your version with NVRTC and runs it in the worker process; "
              "keep the argument names. Reset puts the lesson’s own kernel back.");
   else if (!cuda)
-    text = _("You can edit the kernel, but running an edit needs CUDA: the CPU engine runs the "
-             "lesson’s own kernel, as its C twin with the same blocks, threads and index math.");
+    text = _("Edit the kernel and run it: it is compiled with NVRTC and runs on the CPU engine "
+             "with CUDA’s blocks, warps and threads, every access checked.");
   else
     text = _("Edit the kernel and run it: it is compiled with NVRTC and runs in the worker "
-             "process, beside its C twin on the CPU.");
+             "process, and on the CPU engine beside it.");
   gtk_label_set_label (self->edit_label, text);
 }
 

@@ -59,7 +59,6 @@ typedef struct
   KsEngine *engine;
   KsWorker *worker;
   char *source;              /* the edited kernel, or NULL */
-  gboolean edit_refused;     /* edited, but the CPU engine runs the pristine kernel */
   KsDim3 grid;               /* the user's launch; zeros: the lesson's */
   KsDim3 block;
   guint repeats;

@@ -433,11 +433,13 @@ add_atomics_and_faults (KsLessonWindow *self, const KsLessonReport *r)
       g_autofree char *text = NULL;
       g_autoptr (GString) list = g_string_new (NULL);
 
-      section = _ks_lesson_window_new_section (self->results_box, _("Accesses out of range"));
-      text = g_strdup_printf (ngettext ("The CPU model refused %s access past an array or a "
-                                        "shared table (on a GPU it would have happened):",
-                                        "The CPU model refused %s accesses past an array or a "
-                                        "shared table (on a GPU they would have happened):",
+      section = _ks_lesson_window_new_section (self->results_box, _("What the checks found"));
+      text = g_strdup_printf (ngettext ("The CPU engine’s checks found %s problem, an access "
+                                        "it refused or a race (on a GPU it would have gone "
+                                        "unnoticed):",
+                                        "The CPU engine’s checks found %s problems, accesses "
+                                        "it refused or races (on a GPU they would have gone "
+                                        "unnoticed):",
                                         (gulong) MIN (r->n_faults, G_MAXULONG)),
                               count);
       label = _ks_lesson_window_new_label (text, "warning");
@@ -483,17 +485,6 @@ _ks_lesson_window_show_report (KsLessonWindow *self, RunJob *job)
   const KsLessonReport *r = job->report;
 
   _ks_lesson_window_clear_results (self);
-  if (job->edit_refused)
-    {
-      GtkWidget *label = _ks_lesson_window_new_label (_("Your edit did not run: an edited kernel "
-                                                        "needs CUDA, and the CPU engine ran the "
-                                                        "lesson’s own kernel (its C twin). These "
-                                                        "are that kernel’s results."),
-                                                      "ks-error-box");
-
-      gtk_box_append (self->results_box, label);
-      _ks_lesson_window_remember (self, "edit-refused", label);
-    }
   add_check (self, r);
   add_data (self, job);
   add_images (self, job);

@@ -219,15 +219,12 @@ start_run (KsLessonWindow *self)
   job->repeats = (guint) gtk_spin_button_get_value_as_int (self->repeats_spin);
   if (engine != NULL)
     job->engine = g_object_ref (engine);
-  if (engine != NULL && ks_engine_is_cuda (engine))
+  /* The pipeline's worker: the GPU's, or on the CPU engine one without a
+   * device, which compiles for the CPU engine's runs. */
+  if (engine != NULL)
     job->worker = g_object_ref (ks_pipeline_get_worker (self->pipeline));
   if (g_strcmp0 (text, self->pristine) != 0)
-    {
-      if (job->worker != NULL)
-        job->source = g_steal_pointer (&text);
-      else
-        job->edit_refused = TRUE;
-    }
+    job->source = g_steal_pointer (&text);
   self->job = job;
   self->cancellable = g_cancellable_new ();
   self->n_runs++;

@@ -99,18 +99,18 @@ _ks_lesson_window_add_timings (KsLessonWindow *self, const KsLessonReport *r)
     {
       add_timing_row (grid, row++, _("Upload"),
                       r->cuda ? _("Host to device: the in and in-out arrays")
-                              : _("Into the CPU model’s memory: the in and in-out arrays"),
+                              : _("Into the CPU engine’s memory: the in and in-out arrays"),
                       upload, &t->upload, scale);
-      add_timing_row (grid, row++, r->cuda ? _("Kernel") : _("Kernel (the CPU engine’s twin)"),
+      add_timing_row (grid, row++, r->cuda ? _("Kernel") : _("Kernel (on the CPU engine)"),
                       _("The launch alone, without copies"), kernel, &t->kernel, scale);
       add_timing_row (grid, row++, _("Download"),
                       r->cuda ? _("Device to host: the out and in-out arrays")
-                              : _("Out of the CPU model’s memory: the out and in-out arrays"),
+                              : _("Out of the CPU engine’s memory: the out and in-out arrays"),
                       download, &t->download, scale);
     }
   if (r->cuda && isfinite (cpu))
     add_timing_row (grid, row++, _("CPU engine, same data"),
-                    _("The kernel’s C twin on the CPU, block by block and thread by thread"),
+                    _("The same kernel’s PTX run on the CPU, warp by warp, every access checked"),
                     cpu, &t->cpu_kernel, scale);
   if (!host)
     add_timing_row (grid, row++, _("C reference loop"),

@@ -19,8 +19,8 @@
  * the results shown. Leaving its lesson, variant or launch, or closing the
  * window, cancels it too.
  *
- * An edited kernel needs CUDA (the CPU twins are the pristine kernels'):
- * on the CPU engine the window says so and runs the lesson's own kernel.
+ * An edited kernel runs on either engine: the CPU engine runs its PTX as
+ * the GPU would, checking every access.
  *
  * A variant with a sanitizer text has "Run under compute-sanitizer": on the
  * CUDA engine it runs the variant once under the tool (on the runner, with

@@ -1,8 +1,13 @@
-/* ks-lesson-run-cuda.c: the runner's CUDA path: the lesson's kernel
- * compiled with NVRTC in the worker, its arguments bound as the book binds
- * them, launched once as the book times it and then timed with the worker's
- * events, the copies timed on the application's engine, and the outputs
- * compared with the CPU twin's. */
+/* ks-lesson-run-kernel.c: the lesson's real kernel on either engine. It is
+ * compiled with NVRTC in the worker and its arguments are bound as the book
+ * binds them; then
+ *  - on the CPU engine (a worker without a device: the emulator, ks-emu.h)
+ *    it runs once with the writers of every output element tracked and
+ *    every access checked (the owners, the faults, the atomics and printf
+ *    of the report), then again for the timings;
+ *  - on CUDA it runs once as the book times it and then timed with the
+ *    worker's events, the copies timed on the application's engine, and the
+ *    outputs compared with the CPU engine's run of the same kernel. */
 #include "config.h"
 
 #include <math.h>
@@ -74,7 +79,7 @@ arg_named (const KsLessonRun *run, const char *name)
  * order the run returns them. Under the sanitizer, an output the book never
  * clears reaches the kernel uncleared. */
 static KsWorkerLaunch *
-cuda_launch_new (const KsLessonRun *run, const GPtrArray *data, GPtrArray *out_names,
+kernel_launch_new (const KsLessonRun *run, const GPtrArray *data, GPtrArray *out_names,
                  GError **error)
 {
   g_autoptr (GPtrArray) bindings =
@@ -186,11 +191,8 @@ time_copies (const KsLessonRun *run, KsEngine *engine, gsize bytes, KsTiming *up
   return TRUE;
 }
 
-/* Compiles the run's kernel in the worker (run->source and run->compiled).
- * A source that does not compile: KS_ERROR_COMPILE, the diagnostics in the
- * report's notes. */
-static gboolean
-cuda_compile (KsLessonRun *run, KsWorker *worker, const char *text, GError **error)
+gboolean
+_ks_lesson_compile (KsLessonRun *run, KsWorker *worker, const char *text, GError **error)
 {
   KsLaunchConfig launch;
 
@@ -223,18 +225,32 @@ cuda_compile (KsLessonRun *run, KsWorker *worker, const char *text, GError **err
   return TRUE;
 }
 
+/* The index of the out array `name` in a run's result, or -1. */
+static int
+out_index (const GPtrArray *out_names, const char *name)
+{
+  for (guint i = 0; i < out_names->len; i++)
+    if (g_str_equal (g_ptr_array_index (out_names, i), name))
+      return (int) i;
+  return -1;
+}
+
 gboolean
-_ks_lesson_cuda_run_once (KsLessonRun *run, KsWorker *worker, const GPtrArray *data,
-                          GPtrArray *results, KsWorkerRunResult *result, GError **error)
+_ks_lesson_run_once (KsLessonRun *run, KsWorker *worker, const GPtrArray *data,
+                     gboolean model, GPtrArray *results, KsWorkerRunResult *result,
+                     GError **error)
 {
   g_autoptr (GPtrArray) out_names = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (KsWorkerLaunch) launch = NULL;
 
   g_assert (run->compiled != NULL);
-  launch = cuda_launch_new (run, data, out_names, error);
+  launch = kernel_launch_new (run, data, out_names, error);
   if (launch == NULL)
     return FALSE;
   ks_worker_launch_set_repeats (launch, 1);
+  /* One worker thread and the seed's block order: the same data give the
+   * same result, races and "any order" included. */
+  ks_worker_launch_set_cpu_model (launch, model, run->options.seed != 0 ? run->options.seed : 1);
   if (_ks_lesson_cancelled (run, error)
       || !ks_worker_run (worker, launch, run->options.cancellable, result, error))
     return FALSE;
@@ -242,15 +258,14 @@ _ks_lesson_cuda_run_once (KsLessonRun *run, KsWorker *worker, const GPtrArray *d
   g_ptr_array_set_size (results, 0);
   for (guint i = 0; i < run->args->len; i++)
     g_ptr_array_add (results, NULL);
-  for (guint i = 0; i < result->arrays->len && i < out_names->len; i++)
+  for (guint k = 0; k < run->args->len; k++)
     {
-      int k = arg_named (run, g_ptr_array_index (out_names, i));
-      const KsLessonArg *la;
+      const KsLessonArg *la = g_ptr_array_index (run->args, k);
+      int i = out_index (out_names, la->name);
       KsArray *a;
 
-      if (k < 0)
+      if (i < 0 || (guint) i >= result->arrays->len)
         continue;
-      la = g_ptr_array_index (run->args, k);
       a = ks_array_copy (g_ptr_array_index (result->arrays, i));
       if (a->length == la->array->length)
         {
@@ -263,8 +278,196 @@ _ks_lesson_cuda_run_once (KsLessonRun *run, KsWorker *worker, const GPtrArray *d
 }
 
 gboolean
-_ks_lesson_run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const char *text,
-                     GError **error)
+_ks_lesson_run_in_place (KsLessonRun *run, KsWorker *worker, GPtrArray *data, GError **error)
+{
+  g_autoptr (GPtrArray) results = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+  KsWorkerRunResult result = { 0 };
+  gboolean ok = _ks_lesson_run_once (run, worker, data, FALSE, results, &result, error);
+
+  for (guint k = 0; ok && k < results->len && k < data->len; k++)
+    {
+      const KsArray *from = g_ptr_array_index (results, k);
+      KsArray *to = g_ptr_array_index (data, k);
+
+      if (from != NULL && to != NULL)
+        memcpy (to->data, from->data, MIN (ks_array_get_bytes (from), ks_array_get_bytes (to)));
+    }
+  ks_worker_run_result_clear (&result);
+  return ok;
+}
+
+/* A finding of the CPU engine's checks on one line, for the report. */
+static char *
+fault_text (const KsEmuFinding *f)
+{
+  g_auto (GStrv) lines = g_strsplit (f->message, "\n", -1);
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_strstrip (lines[i]);
+      if (lines[i][0] == '\0')
+        continue;
+      if (s->len > 0)
+        g_string_append (s, i == 1 ? ": " : "; ");
+      g_string_append (s, lines[i]);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* The first run on the CPU engine: the outputs (run->results), who wrote
+ * each element of those small enough to show (run->block_of, thread_of),
+ * what the checks found (the report's faults), the atomics and printf. */
+static gboolean
+model_run (KsLessonRun *run, GError **error)
+{
+  KsLessonReport *report = run->report;
+  g_autoptr (GPtrArray) results = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+  KsWorkerRunResult result = { 0 };
+  gboolean ok;
+
+  ok = _ks_lesson_run_once (run, run->cpu_worker, NULL, TRUE, results, &result, error);
+  /* What the checks found explains a run that stopped too. */
+  report->n_faults = result.n_findings;
+  for (guint i = 0; result.findings != NULL && i < result.findings->len
+                    && report->faults->len < KS_LESSON_MAX_LISTED_FAULTS; i++)
+    g_ptr_array_add (report->faults, fault_text (g_ptr_array_index (result.findings, i)));
+  if (!ok)
+    {
+      ks_worker_run_result_clear (&result);
+      return FALSE;
+    }
+  report->atomics.global = result.global_atomics;
+  report->atomics.shared = result.shared_atomics;
+  g_free (report->printf_output);
+  report->printf_output = g_strdup (result.printf_output != NULL ? result.printf_output : "");
+
+  /* The owners, per argument: the worker gives them per out array, in the
+   * order of the arguments the kernel declares. */
+  run->block_of = g_new0 (gint32 *, run->args->len);
+  run->thread_of = g_new0 (gint32 *, run->args->len);
+  {
+    const GPtrArray *args = ks_kernel_source_get_args (run->source);
+    guint next = 0;
+
+    for (guint i = 0; i < args->len; i++)
+      {
+        const KsKernelArg *ka = g_ptr_array_index (args, i);
+        int k = arg_named (run, ka->name);
+        const KsLessonArg *la;
+
+        if (k < 0 || !ka->pointer)
+          continue;
+        la = g_ptr_array_index (run->args, k);
+        if (la->direction == KS_ARRAY_IN)
+          continue;
+        if (result.block_of != NULL && next < result.block_of->len
+            && la->array->length <= KS_LESSON_OWNER_LIMIT)
+          {
+            run->block_of[k] = g_steal_pointer (&g_ptr_array_index (result.block_of, next));
+            run->thread_of[k] = g_steal_pointer (&g_ptr_array_index (result.thread_of, next));
+          }
+        next++;
+      }
+  }
+  g_clear_pointer (&run->results, g_ptr_array_unref);
+  run->results = g_steal_pointer (&results);
+  ks_worker_run_result_clear (&result);
+  return TRUE;
+}
+
+/* The CPU engine under the timing protocol: `repeats` runs after a warm-up,
+ * each split into the copies into the run's memory (upload: the launch's
+ * arrays made from the arguments), the emulator's run (kernel) and the
+ * copies of the outputs back (download). */
+static gboolean
+time_model (KsLessonRun *run, KsLessonTimings *t, gboolean engine_is_cpu, GError **error)
+{
+  guint repeats = MAX (run->options.repeats, 1);
+  KsTiming upload = { 0 }, kernel = { 0 }, download = { 0 };
+  KsTiming *stages[] = { &upload, &kernel, &download };
+
+  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
+    ks_timing_begin (stages[k], repeats);
+  for (guint r = 0; r <= repeats; r++)
+    {
+      g_autoptr (GPtrArray) out_names = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (KsWorkerLaunch) launch = NULL;
+      g_autoptr (GPtrArray) back = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+      KsWorkerRunResult result = { 0 };
+      double t0, t1, t2, t3;
+
+      if (_ks_lesson_cancelled (run, error))
+        goto fail;
+      t0 = _ks_lesson_now_ms ();
+      launch = kernel_launch_new (run, NULL, out_names, error);
+      if (launch == NULL)
+        goto fail;
+      ks_worker_launch_set_cpu_model (launch, FALSE, run->options.seed != 0 ? run->options.seed
+                                                                             : 1);
+      t1 = _ks_lesson_now_ms ();
+      if (!ks_worker_run (run->cpu_worker, launch, run->options.cancellable, &result, error))
+        goto fail;
+      t2 = _ks_lesson_now_ms ();
+      for (guint i = 0; i < result.arrays->len; i++)
+        g_ptr_array_add (back, ks_array_copy (g_ptr_array_index (result.arrays, i)));
+      t3 = _ks_lesson_now_ms ();
+      /* The worker's copies of the outputs are part of its run's wall time. */
+      ks_timing_add (&upload, t1 - t0, r == 0);
+      ks_timing_add (&kernel, result.kernel_ms, r == 0);
+      ks_timing_add (&download, MAX (t2 - t1 - result.kernel_ms, 0) + (t3 - t2), r == 0);
+      ks_worker_run_result_clear (&result);
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
+    ks_timing_compute (stages[k]);
+  ks_timing_clear (&t->cpu_kernel);
+  if (engine_is_cpu)
+    {
+      ks_timing_clear (&t->upload);
+      ks_timing_clear (&t->download);
+      ks_timing_clear (&t->kernel);
+      t->upload = upload;
+      t->download = download;
+      t->kernel = kernel;
+      t->cpu_kernel = kernel;
+      t->cpu_kernel.samples_ms = g_memdup2 (kernel.samples_ms, sizeof (double) * kernel.n);
+    }
+  else
+    {
+      ks_timing_clear (&upload);
+      ks_timing_clear (&download);
+      t->cpu_kernel = kernel;
+    }
+  return TRUE;
+
+fail:
+  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
+    ks_timing_clear (stages[k]);
+  return FALSE;
+}
+
+gboolean
+_ks_lesson_run_model (KsLessonRun *run, gboolean engine_is_cpu, GError **error)
+{
+  KsLessonReport *report = run->report;
+  double t0 = _ks_lesson_now_ms ();
+
+  if (!model_run (run, error))
+    return FALSE;
+  if (engine_is_cpu)
+    {
+      report->timings.book_total_ms = _ks_lesson_now_ms () - t0 + run->compiled->compile_ms;
+      report->timings.book_total_covers =
+        g_strdup_printf ("NVRTC's compile (%s) and the first run on the CPU engine as one "
+                         "span: the arrays made, the kernel's PTX run with every access "
+                         "checked, the outputs copied back", run->compiled->cached
+                         ? "found in the compile cache" : "compiled now");
+    }
+  return time_model (run, &report->timings, engine_is_cpu, error);
+}
+
+gboolean
+_ks_lesson_run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, GError **error)
 {
   KsLessonReport *report = run->report;
   g_autoptr (GPtrArray) cuda_results =
@@ -278,17 +481,13 @@ _ks_lesson_run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const
   gboolean ok = FALSE;
 
   t0 = _ks_lesson_now_ms ();
-  if (!cuda_compile (run, worker, text, error))
-    return FALSE;
-  report->timings.compile_ms = run->compiled->compile_ms;
-  report->timings.compile_cached = run->compiled->cached;
   count_bytes (run, &bytes_in, &bytes_out);
 
-  /* First use, as the book times it: compiled above, then one launch that
-   * allocates, copies in, runs and copies out. */
-  if (!_ks_lesson_cuda_run_once (run, worker, NULL, cuda_results, &first_run, error))
+  /* First use, as the book times it: compiled (before this), then one
+   * launch that allocates, copies in, runs and copies out. */
+  if (!_ks_lesson_run_once (run, worker, NULL, FALSE, cuda_results, &first_run, error))
     goto out;
-  report->timings.book_total_ms = _ks_lesson_now_ms () - t0;
+  report->timings.book_total_ms = _ks_lesson_now_ms () - t0 + run->compiled->compile_ms;
   report->timings.book_total_covers =
     g_strdup_printf ("the host clock from compiling (%s) through the worker's first run: "
                      "allocation, %" G_GSIZE_FORMAT " bytes up, the kernel, %" G_GSIZE_FORMAT
@@ -307,7 +506,7 @@ _ks_lesson_run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const
     }
 
   /* The kernel alone: the worker's CUDA events, repeats after its warm-up. */
-  timed = cuda_launch_new (run, NULL, out_names, error);
+  timed = kernel_launch_new (run, NULL, out_names, error);
   if (timed == NULL)
     goto out;
   ks_worker_launch_set_repeats (timed, repeats);
@@ -340,7 +539,7 @@ _ks_lesson_run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const
         goto out;
     }
 
-  /* The first run's outputs, compared with the CPU twin's, then kept. */
+  /* The first run's outputs, compared with the CPU engine's, then kept. */
   report->matches_cpu = TRUE;
   for (guint k = 0; k < run->args->len; k++)
     {
@@ -368,8 +567,8 @@ _ks_lesson_run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, const
     g_strdup_printf ("compile: NVRTC in the worker (%s); kernel: CUDA events in the worker, the "
                      "median of %u runs after a warm-up; upload and download: CUDA events on "
                      "the application's engine for the same bytes (pageable host memory, "
-                     "rounded up to whole 4096-byte rows); cpu_kernel: the CPU model on the "
-                     "same data; reference: the plain C loop", run->compiled->cached ? "cached"
+                     "rounded up to whole 4096-byte rows); cpu_kernel: the CPU engine's run "
+                     "of the same kernel on the same data; reference: the plain C loop", run->compiled->cached ? "cached"
                      : "compiled now", repeats);
   ok = TRUE;
 
