@@ -27,6 +27,8 @@ static const Command commands[] = {
   { "kernel", ks_cli_cmd_kernel, "Compile and run your own kernel (a .cu file or an expression)" },
   { "bench-kernel", ks_cli_cmd_bench_kernel,
     "Benchmark your own kernels: compiling, an edit to its result, restarts, speed" },
+  { "bench-cpu", ks_cli_cmd_bench_cpu,
+    "Benchmark the CPU engine running kernels: images, lessons, growth with threads" },
   { "sweep", ks_cli_cmd_sweep,
     "Measure an op under a set of block shapes: time, GB/s, occupancy, the fastest" },
   { "lesson", ks_cli_cmd_lesson, "Run the tutorial's examples as lessons, as in the book or fixed" },
@@ -459,7 +461,7 @@ unknown_command (const char *name)
   g_autoptr (GError) error = NULL;
 
   ks_cli_usage_error (&error, "unknown command “%s” (commands: devices, ops, run, compare, "
-                      "bench, bench-display, kernel, bench-kernel, sweep; see " PROGRAM
+                      "bench, bench-display, kernel, bench-kernel, bench-cpu, sweep, lesson; see " PROGRAM
                       " --help)", name);
   return ks_cli_report_error (error);
 }

@@ -88,6 +88,7 @@ int       ks_cli_cmd_bench           (int argc, char **argv);
 int       ks_cli_cmd_bench_display   (int argc, char **argv);
 int       ks_cli_cmd_kernel          (int argc, char **argv);
 int       ks_cli_cmd_bench_kernel    (int argc, char **argv);
+int       ks_cli_cmd_bench_cpu       (int argc, char **argv);
 int       ks_cli_cmd_sweep           (int argc, char **argv);
 int       ks_cli_cmd_lesson          (int argc, char **argv);
 

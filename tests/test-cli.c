@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 
 #include "ks-test-helpers.h"
 #include "ks-op-registry.h"
@@ -117,7 +118,7 @@ test_help (void)
   /* help COMMAND, help help and --version, for the tool and each command. */
   {
     const char *commands[] = { "devices", "ops", "run", "compare", "bench", "bench-display",
-                               "kernel", "bench-kernel", "sweep" };
+                               "kernel", "bench-kernel", "bench-cpu", "sweep", "lesson" };
     g_auto (KsTestProgramResult) help_help = { 0 };
     g_auto (KsTestProgramResult) version = { 0 };
 
@@ -716,6 +717,41 @@ test_listings (void)
   g_assert_nonnull (strstr (r2.out, "\"cpu\""));
 }
 
+/* bench-cpu measures the CPU engine without a GPU: each row ran and
+ * executed instructions, and twice the threads execute twice the
+ * lane-instructions (counts, not times, are compared). */
+static void
+test_bench_cpu (void)
+{
+  g_auto (KsTestProgramResult) r = { 0 };
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  JsonArray *rows;
+  gint64 small = 0, large = 0;
+
+  if (!ks_test_have_nvrtc ())
+    return;
+  run_cli (&r, "bench-cpu", "--repeat", "1", "--no-lessons", "--json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, r.out, -1, &error));
+  g_assert_no_error (error);
+  rows = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                       "rows");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 2 + 4 + 3);
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *row = json_array_get_object_element (rows, i);
+      const char *key = json_object_get_string_member (row, "key");
+
+      g_assert_cmpint (json_object_get_int_member (row, "lane_instructions"), >, 0);
+      if (g_str_equal (key, "chain T=16384 K=64"))
+        small = json_object_get_int_member (row, "lane_instructions");
+      if (g_str_equal (key, "chain T=65536 K=64"))
+        large = json_object_get_int_member (row, "lane_instructions");
+    }
+  g_assert_cmpint (large, ==, 4 * small);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -756,6 +792,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/run/gray-input", test_gray_input);
   g_test_add_func ("/ks/cli/usage/options-as-typed", test_options_as_typed);
   g_test_add_func ("/ks/cli/listings", test_listings);
+  g_test_add_func ("/ks/cli/bench-cpu", test_bench_cpu);
 
   ret = g_test_run ();
   ks_test_remove_tree (tmp_dir);

@@ -120,7 +120,7 @@ test_edit_faults (Fixture *f, gconstpointer data)
 
 /* A grid typed under the launch runs: two blocks of a grid-stride loop still
  * add a million numbers; four threads adding one number reach past it, and
- * the window lists what the CPU model refused; the lesson's launch comes back. */
+ * the window lists what the CPU engine refused; the lesson's launch comes back. */
 static void
 test_launch (Fixture *f, gconstpointer data)
 {
@@ -166,7 +166,7 @@ test_run_in_flight (Fixture *f, gconstpointer data)
     return;
   ks_lesson_fixture_run (f, "11-06", NULL);
   before = ks_lesson_window_get_n_runs (f->window);
-  /* A million additions in the CPU model take far longer than these calls. */
+  /* A million additions on the CPU engine take far longer than these calls. */
   ks_lesson_window_run (f->window);
   g_assert_true (ks_lesson_window_get_running (f->window));
   for (int i = 0; i < 10; i++)
@@ -205,7 +205,7 @@ repeats_spin (Fixture *f)
   return GTK_SPIN_BUTTON (spin);
 }
 
-/* 11-06 timed 100 000 times would take the CPU model over an hour: starts
+/* 11-06 timed 100 000 times would take the CPU engine over an hour: starts
  * it and waits until it is under way. A run that did not stop when told to
  * would outlast every wait below (KS_UI_TEST_PATIENCE_S) by far, so those
  * waits show that it stopped among its repeats without timing how soon: a

@@ -224,9 +224,9 @@ gboolean      _ks_lesson_run_model       (KsLessonRun *run, gboolean engine_is_c
 gboolean      _ks_lesson_run_cuda        (KsLessonRun *run, KsEngine *engine, KsWorker *worker,
                                           GError **error);
 /* One run of the compiled kernel (run->compiled) in the worker on `data` (a
- * KsArray per argument, NULL for scalars; NULL: the arguments' own), with
- * the seed's block order on the CPU engine (and, with `model`, the writers
- * tracked): `results` gets a KsArray per argument for the outputs (NULL
+ * KsArray per argument, NULL for scalars; NULL: the arguments' own); with
+ * `model`, on the CPU engine, in the seed's block order with the writers
+ * tracked (else on every core): `results` gets a KsArray per argument for the outputs (NULL
  * elsewhere), `result` the worker's (clear it). */
 gboolean      _ks_lesson_run_once        (KsLessonRun *run, KsWorker *worker,
                                           const GPtrArray *data, gboolean model,

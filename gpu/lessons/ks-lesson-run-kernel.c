@@ -248,9 +248,11 @@ _ks_lesson_run_once (KsLessonRun *run, KsWorker *worker, const GPtrArray *data,
   if (launch == NULL)
     return FALSE;
   ks_worker_launch_set_repeats (launch, 1);
-  /* One worker thread and the seed's block order: the same data give the
-   * same result, races and "any order" included. */
-  ks_worker_launch_set_cpu_model (launch, model, run->options.seed != 0 ? run->options.seed : 1);
+  /* The model run: one worker thread, 32 resident blocks and the seed's
+   * block order, so that the same data give the same result, races and "any
+   * order" included. Other runs (the timings, 12-04's frames) use every core. */
+  ks_worker_launch_set_cpu_model (launch, model,
+                                  !model ? 0 : run->options.seed != 0 ? run->options.seed : 1);
   if (_ks_lesson_cancelled (run, error)
       || !ks_worker_run (worker, launch, run->options.cancellable, result, error))
     return FALSE;
@@ -403,8 +405,6 @@ time_model (KsLessonRun *run, KsLessonTimings *t, gboolean engine_is_cpu, GError
       launch = kernel_launch_new (run, NULL, out_names, error);
       if (launch == NULL)
         goto fail;
-      ks_worker_launch_set_cpu_model (launch, FALSE, run->options.seed != 0 ? run->options.seed
-                                                                             : 1);
       t1 = _ks_lesson_now_ms ();
       if (!ks_worker_run (run->cpu_worker, launch, run->options.cancellable, &result, error))
         goto fail;
