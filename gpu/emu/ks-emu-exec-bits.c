@@ -5,46 +5,20 @@
 
 #include "ks-emu-private.h"
 
-#define D (w->regs + insn->o[0])
-#define A (w->regs + insn->o[1])
-#define B (w->regs + insn->o[2])
-#define C (w->regs + insn->o[3])
 
-#define HANDLER(name) static void name (KsEmuWarp *w, const KsEmuInsn *insn, guint32 mask)
 
 /* d = expr of x = a (type T) and y = b (type Y: T, or a shift's u32). */
-#define BINARY(name, T, Y, expr)                                               \
-  HANDLER (name)                                                               \
-  {                                                                            \
-    guint64 *d = D;                                                            \
-    const guint64 *a = A, *b = B;                                              \
-    KS_EMU_FOR_LANES (mask, l, {                                               \
-      T x = (T) a[l];                                                          \
-      Y y = (Y) b[l];                                                          \
-      d[l] = (guint64) (T) (expr);                                             \
-    });                                                                        \
-  }
 
-#define UNARY(name, T, expr)                                                   \
-  HANDLER (name)                                                               \
-  {                                                                            \
-    guint64 *d = D;                                                            \
-    const guint64 *a = A;                                                      \
-    KS_EMU_FOR_LANES (mask, l, {                                               \
-      T x = (T) a[l];                                                          \
-      d[l] = (guint64) (expr);                                                 \
-    });                                                                        \
-  }
 
 /* ---- logic ------------------------------------------------------------------ */
 
-BINARY (exec_and, guint64, guint64, x & y)
-BINARY (exec_or, guint64, guint64, x | y)
-BINARY (exec_xor, guint64, guint64, x ^ y)
-UNARY (exec_not, guint64, ~x)
-UNARY (exec_cnot, guint64, x == 0 ? 1 : 0)
-UNARY (exec_cnot16, guint16, (guint16) x == 0 ? 1 : 0)
-UNARY (exec_cnot32, guint32, (guint32) x == 0 ? 1 : 0)
+KS_EMU_BINARY2 (exec_and, guint64, guint64, x & y)
+KS_EMU_BINARY2 (exec_or, guint64, guint64, x | y)
+KS_EMU_BINARY2 (exec_xor, guint64, guint64, x ^ y)
+KS_EMU_UNARY (exec_not, guint64, ~x)
+KS_EMU_UNARY (exec_cnot, guint64, x == 0 ? 1 : 0)
+KS_EMU_UNARY (exec_cnot16, guint16, (guint16) x == 0 ? 1 : 0)
+KS_EMU_UNARY (exec_cnot32, guint32, (guint32) x == 0 ? 1 : 0)
 
 /* Predicates: o[] are predicate indices; flags bit i negates source i. */
 static inline guint32
@@ -55,27 +29,27 @@ pred_src (KsEmuWarp *w, const KsEmuInsn *insn, guint i)
   return (insn->flags >> i) & 1 ? ~p : p;
 }
 
-HANDLER (exec_and_pred)
+KS_EMU_HANDLER (exec_and_pred)
 {
   ks_emu_set_pred (w, insn->o[0], mask, pred_src (w, insn, 0) & pred_src (w, insn, 1));
 }
 
-HANDLER (exec_or_pred)
+KS_EMU_HANDLER (exec_or_pred)
 {
   ks_emu_set_pred (w, insn->o[0], mask, pred_src (w, insn, 0) | pred_src (w, insn, 1));
 }
 
-HANDLER (exec_xor_pred)
+KS_EMU_HANDLER (exec_xor_pred)
 {
   ks_emu_set_pred (w, insn->o[0], mask, pred_src (w, insn, 0) ^ pred_src (w, insn, 1));
 }
-HANDLER (exec_not_pred) { ks_emu_set_pred (w, insn->o[0], mask, ~pred_src (w, insn, 0)); }
+KS_EMU_HANDLER (exec_not_pred) { ks_emu_set_pred (w, insn->o[0], mask, ~pred_src (w, insn, 0)); }
 
 /* lop3.b32 d, a, b, c, lut: each bit of d is lut's bit at (a b c). */
-HANDLER (exec_lop3)
+KS_EMU_HANDLER (exec_lop3)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
   guint lut = (guint) insn->imm;
 
   KS_EMU_FOR_LANES (mask, l, {
@@ -90,22 +64,22 @@ HANDLER (exec_lop3)
 
 /* ---- shifts ----------------------------------------------------------------- */
 
-BINARY (exec_shl16, guint16, guint32, y >= 16 ? 0 : x << y)
-BINARY (exec_shl32, guint32, guint32, y >= 32 ? 0 : x << y)
-BINARY (exec_shl64, guint64, guint32, y >= 64 ? 0 : x << y)
-BINARY (exec_shr_u16, guint16, guint32, y >= 16 ? 0 : x >> y)
-BINARY (exec_shr_u32, guint32, guint32, y >= 32 ? 0 : x >> y)
-BINARY (exec_shr_u64, guint64, guint32, y >= 64 ? 0 : x >> y)
-BINARY (exec_shr_s16, guint16, guint32, (gint16) x >> MIN (y, 15u))
-BINARY (exec_shr_s32, guint32, guint32, (gint32) x >> MIN (y, 31u))
-BINARY (exec_shr_s64, guint64, guint32, (gint64) x >> MIN (y, 63u))
+KS_EMU_BINARY2 (exec_shl16, guint16, guint32, y >= 16 ? 0 : x << y)
+KS_EMU_BINARY2 (exec_shl32, guint32, guint32, y >= 32 ? 0 : x << y)
+KS_EMU_BINARY2 (exec_shl64, guint64, guint32, y >= 64 ? 0 : x << y)
+KS_EMU_BINARY2 (exec_shr_u16, guint16, guint32, y >= 16 ? 0 : x >> y)
+KS_EMU_BINARY2 (exec_shr_u32, guint32, guint32, y >= 32 ? 0 : x >> y)
+KS_EMU_BINARY2 (exec_shr_u64, guint64, guint32, y >= 64 ? 0 : x >> y)
+KS_EMU_BINARY2 (exec_shr_s16, guint16, guint32, (gint16) x >> MIN (y, 15u))
+KS_EMU_BINARY2 (exec_shr_s32, guint32, guint32, (gint32) x >> MIN (y, 31u))
+KS_EMU_BINARY2 (exec_shr_s64, guint64, guint32, (gint64) x >> MIN (y, 63u))
 
 /* shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: the 64 bits b:a shifted by c.
  * aux: 1 right, 2 clamp. */
-HANDLER (exec_shf)
+KS_EMU_HANDLER (exec_shf)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
 
   KS_EMU_FOR_LANES (mask, l, {
     guint64 both = ((guint64) (guint32) b[l] << 32) | (guint32) a[l];
@@ -118,10 +92,10 @@ HANDLER (exec_shf)
 
 /* ---- counting and reversing ------------------------------------------------- */
 
-UNARY (exec_popc32, guint32, (guint32) __builtin_popcount (x))
-UNARY (exec_popc64, guint64, (guint32) __builtin_popcountll (x))
-UNARY (exec_clz32, guint32, x == 0 ? 32u : (guint32) __builtin_clz (x))
-UNARY (exec_clz64, guint64, x == 0 ? 64u : (guint32) __builtin_clzll (x))
+KS_EMU_UNARY (exec_popc32, guint32, (guint32) __builtin_popcount (x))
+KS_EMU_UNARY (exec_popc64, guint64, (guint32) __builtin_popcountll (x))
+KS_EMU_UNARY (exec_clz32, guint32, x == 0 ? 32u : (guint32) __builtin_clz (x))
+KS_EMU_UNARY (exec_clz64, guint64, x == 0 ? 64u : (guint32) __builtin_clzll (x))
 
 static inline guint32
 brev32 (guint32 x)
@@ -132,14 +106,14 @@ brev32 (guint32 x)
   return __builtin_bswap32 (x);
 }
 
-UNARY (exec_brev32, guint32, brev32 (x))
-UNARY (exec_brev64, guint64, ((guint64) brev32 ((guint32) x) << 32) | brev32 ((guint32) (x >> 32)))
+KS_EMU_UNARY (exec_brev32, guint32, brev32 (x))
+KS_EMU_UNARY (exec_brev64, guint64, ((guint64) brev32 ((guint32) x) << 32) | brev32 ((guint32) (x >> 32)))
 
 /* bfind.{u,s}{32,64}{.shiftamt} d, a: aux bit 0 signed, bit 1 shiftamt; size the width. */
-HANDLER (exec_bfind)
+KS_EMU_HANDLER (exec_bfind)
 {
-  guint64 *d = D;
-  const guint64 *a = A;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A;
   guint bits = insn->size * 8;
 
   KS_EMU_FOR_LANES (mask, l, {
@@ -159,10 +133,10 @@ HANDLER (exec_bfind)
 }
 
 /* fns.b32 d, mask, base, offset: the offset-th set bit of mask from base. */
-HANDLER (exec_fns)
+KS_EMU_HANDLER (exec_fns)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
 
   KS_EMU_FOR_LANES (mask, l, {
     guint32 m = (guint32) a[l];
@@ -198,10 +172,10 @@ HANDLER (exec_fns)
 /* ---- bit fields and bytes --------------------------------------------------- */
 
 /* bfe d, a, pos, len: aux bit 0 signed; size the width. */
-HANDLER (exec_bfe)
+KS_EMU_HANDLER (exec_bfe)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
   guint msb = insn->size * 8 - 1;
 
   KS_EMU_FOR_LANES (mask, l, {
@@ -223,10 +197,10 @@ HANDLER (exec_bfe)
 }
 
 /* bfi f, a, b, pos, len: a's low bits inserted into b. */
-HANDLER (exec_bfi)
+KS_EMU_HANDLER (exec_bfi)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C, *e = w->regs + insn->o[4];
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C, *e = w->regs + insn->o[4];
   guint msb = insn->size * 8 - 1;
 
   KS_EMU_FOR_LANES (mask, l, {
@@ -242,10 +216,10 @@ HANDLER (exec_bfi)
 /* prmt.b32{.mode} d, a, b, c: bytes of b:a picked by c. aux the mode. */
 enum { PRMT_DEFAULT, PRMT_F4E, PRMT_B4E, PRMT_RC8, PRMT_ECL, PRMT_ECR, PRMT_RC16 };
 
-HANDLER (exec_prmt)
+KS_EMU_HANDLER (exec_prmt)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
 
   KS_EMU_FOR_LANES (mask, l, {
     guint64 src = ((guint64) (guint32) b[l] << 32) | (guint32) a[l];
@@ -286,10 +260,10 @@ HANDLER (exec_prmt)
 }
 
 /* bmsk.{wrap,clamp}.b32 d, a, b: b ones from bit a. aux 2: clamp. */
-HANDLER (exec_bmsk)
+KS_EMU_HANDLER (exec_bmsk)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B;
 
   KS_EMU_FOR_LANES (mask, l, {
     guint32 pos = (guint32) a[l], len = (guint32) b[l];
@@ -304,10 +278,10 @@ HANDLER (exec_bmsk)
 
 /* szext.{wrap,clamp}.{u32,s32} d, a, b: a extended from its low b bits.
  * aux bit 0 signed, bit 1 clamp. */
-HANDLER (exec_szext)
+KS_EMU_HANDLER (exec_szext)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B;
 
   KS_EMU_FOR_LANES (mask, l, {
     guint32 x = (guint32) a[l], n = (guint32) b[l];
@@ -326,10 +300,10 @@ HANDLER (exec_szext)
 
 /* dp4a.atype.btype d, a, b, c and dp2a.{lo,hi}: aux bit 0 a signed, bit 1 b
  * signed, bit 2 dp2a, bit 3 dp2a.hi. */
-HANDLER (exec_dp)
+KS_EMU_HANDLER (exec_dp)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
 
   KS_EMU_FOR_LANES (mask, l, {
     guint32 x = (guint32) a[l], y = (guint32) b[l];

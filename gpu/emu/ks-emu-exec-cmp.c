@@ -11,12 +11,7 @@
 
 #include "ks-emu-private.h"
 
-#define D (w->regs + insn->o[0])
-#define A (w->regs + insn->o[1])
-#define B (w->regs + insn->o[2])
-#define C (w->regs + insn->o[3])
 
-#define HANDLER(name) static void name (KsEmuWarp *w, const KsEmuInsn *insn, guint32 mask)
 
 typedef enum
 {
@@ -71,9 +66,9 @@ typedef struct
     });                                                                        \
     return r;                                                                  \
   }                                                                            \
-  HANDLER (setp_##ty##_##op)                                                   \
+  KS_EMU_HANDLER (setp_##ty##_##op)                                                   \
   {                                                                            \
-    ks_emu_set_pred (w, insn->o[0], mask, cmp_##ty##_##op (A, B, mask));       \
+    ks_emu_set_pred (w, insn->o[0], mask, cmp_##ty##_##op (KS_EMU_A, KS_EMU_B, mask));       \
   }
 
 #define INT_OPS(X, ty)                                                         \
@@ -146,9 +141,9 @@ combine (guint op, guint32 v, guint32 c)
 }
 
 /* setp p|q, a, b{, c}: o[0] p, o[4] q, o[5] c. */
-HANDLER (exec_setp_full)
+KS_EMU_HANDLER (exec_setp_full)
 {
-  guint32 r = cmp_of (insn) (A, B, mask);
+  guint32 r = cmp_of (insn) (KS_EMU_A, KS_EMU_B, mask);
   guint op = insn->flags & 3;
   guint32 c = op != 0 ? w->preds[insn->o[5]] : 0;
 
@@ -160,7 +155,7 @@ HANDLER (exec_setp_full)
 }
 
 /* setp.f16x2 p|q: the low halves into p, the high ones into q. */
-HANDLER (exec_setp_x2)
+KS_EMU_HANDLER (exec_setp_x2)
 {
   guint64 lo_a[KS_EMU_WARP_SIZE], lo_b[KS_EMU_WARP_SIZE], hi_a[KS_EMU_WARP_SIZE],
           hi_b[KS_EMU_WARP_SIZE];
@@ -171,10 +166,10 @@ HANDLER (exec_setp_x2)
   if (insn->flags & 4)
     c = ~c;
   KS_EMU_FOR_LANES (mask, l, {
-    lo_a[l] = A[l] & 0xffff;
-    lo_b[l] = B[l] & 0xffff;
-    hi_a[l] = (A[l] >> 16) & 0xffff;
-    hi_b[l] = (B[l] >> 16) & 0xffff;
+    lo_a[l] = KS_EMU_A[l] & 0xffff;
+    lo_b[l] = KS_EMU_B[l] & 0xffff;
+    hi_a[l] = (KS_EMU_A[l] >> 16) & 0xffff;
+    hi_b[l] = (KS_EMU_B[l] >> 16) & 0xffff;
   });
   ks_emu_set_pred (w, insn->o[0], mask, combine (op, cmp (lo_a, lo_b, mask), c));
   if (insn->flags & 8)
@@ -182,13 +177,13 @@ HANDLER (exec_setp_x2)
 }
 
 /* set.cmp{.bool}.dtype.stype d, a, b{, c}: all ones (1.0f for .f32) or 0. */
-HANDLER (exec_set)
+KS_EMU_HANDLER (exec_set)
 {
-  guint32 r = cmp_of (insn) (A, B, mask);
+  guint32 r = cmp_of (insn) (KS_EMU_A, KS_EMU_B, mask);
   guint op = insn->flags & 3;
   guint32 c = op != 0 ? w->preds[insn->o[5]] : 0;
   guint64 one = insn->imm != 0 ? ks_emu_from_f32 (1.0f) : 0xffffffffu;
-  guint64 *d = D;
+  guint64 *d = KS_EMU_D;
 
   if (insn->flags & 4)
     c = ~c;
@@ -197,20 +192,20 @@ HANDLER (exec_set)
 }
 
 /* selp d, a, b, c: c ? a : b. o[3] is c's predicate. */
-HANDLER (exec_selp)
+KS_EMU_HANDLER (exec_selp)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B;
   guint32 p = w->preds[insn->o[3]];
 
   KS_EMU_FOR_LANES (mask, l, { d[l] = ((p >> l) & 1) ? a[l] : b[l]; });
 }
 
 /* slct d, a, b, c: c >= 0 ? a : b; aux 1: c is f32, 2 with .ftz. */
-HANDLER (exec_slct)
+KS_EMU_HANDLER (exec_slct)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
 
   KS_EMU_FOR_LANES (mask, l, {
     gboolean take_a;

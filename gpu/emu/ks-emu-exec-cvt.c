@@ -13,11 +13,7 @@
 
 #include "ks-emu-private.h"
 
-#define D (w->regs + insn->o[0])
-#define A (w->regs + insn->o[1])
-#define B (w->regs + insn->o[2])
 
-#define HANDLER(name) static void name (KsEmuWarp *w, const KsEmuInsn *insn, guint32 mask)
 
 static double
 bf16_to_double (guint16 h)
@@ -47,10 +43,10 @@ dst_type (const KsEmuInsn *insn)
 
 /* Integer to integer: extended by the source's type, then cut to the
  * destination's (or clamped to it, with .sat). */
-HANDLER (exec_cvt_int)
+KS_EMU_HANDLER (exec_cvt_int)
 {
-  guint64 *d = D;
-  const guint64 *a = A;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A;
   KsPtxType st = src_type (insn), dt = dst_type (insn);
   guint ss = _ks_ptx_type_size (st), ds = _ks_ptx_type_size (dt);
   gboolean s_signed = _ks_ptx_type_is_signed (st), d_signed = _ks_ptx_type_is_signed (dt);
@@ -150,10 +146,10 @@ write_float (KsPtxType dt, double v, guint rounding, guint flags)
 }
 
 /* Everything with a float on either side. */
-HANDLER (exec_cvt_float)
+KS_EMU_HANDLER (exec_cvt_float)
 {
-  guint64 *d = D;
-  const guint64 *a = A;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A;
   KsPtxType st = src_type (insn), dt = dst_type (insn);
   guint rounding = (guint) insn->imm;
   gboolean s_float = _ks_ptx_type_is_float (st), d_float = _ks_ptx_type_is_float (dt);
@@ -204,42 +200,42 @@ HANDLER (exec_cvt_float)
 }
 
 /* The conversions every kernel has, without the general one's decisions. */
-HANDLER (exec_cvt_f32_s32)
+KS_EMU_HANDLER (exec_cvt_f32_s32)
 {
-  guint64 *d = D;
-  const guint64 *a = A;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A;
 
   KS_EMU_FOR_LANES (mask, l, { d[l] = ks_emu_from_f32 ((float) (gint32) a[l]); });
 }
 
-HANDLER (exec_cvt_f32_u32)
+KS_EMU_HANDLER (exec_cvt_f32_u32)
 {
-  guint64 *d = D;
-  const guint64 *a = A;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A;
 
   KS_EMU_FOR_LANES (mask, l, { d[l] = ks_emu_from_f32 ((float) (guint32) a[l]); });
 }
 
-HANDLER (exec_cvt_f64_f32)
+KS_EMU_HANDLER (exec_cvt_f64_f32)
 {
-  guint64 *d = D;
-  const guint64 *a = A;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A;
 
   KS_EMU_FOR_LANES (mask, l, { d[l] = ks_emu_from_f64 ((double) ks_emu_f32 (a[l])); });
 }
 
-HANDLER (exec_cvt_f32_f64)
+KS_EMU_HANDLER (exec_cvt_f32_f64)
 {
-  guint64 *d = D;
-  const guint64 *a = A;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A;
 
   KS_EMU_FOR_LANES (mask, l, { d[l] = ks_emu_from_f32 ((float) ks_emu_f64 (a[l])); });
 }
 
-HANDLER (exec_cvt_s32_f32_rzi)
+KS_EMU_HANDLER (exec_cvt_s32_f32_rzi)
 {
-  guint64 *d = D;
-  const guint64 *a = A;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A;
 
   KS_EMU_FOR_LANES (mask, l, {
     float f = ks_emu_f32 (a[l]);
@@ -250,10 +246,10 @@ HANDLER (exec_cvt_s32_f32_rzi)
 }
 
 /* cvt.rn.f16x2.f32 d, a, b (and bf16x2): a into the upper half, b the lower. */
-HANDLER (exec_cvt_x2)
+KS_EMU_HANDLER (exec_cvt_x2)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B;
   guint rounding = (guint) insn->imm;
   KsPtxType dt = dst_type (insn) == KS_PTX_F16X2 ? KS_PTX_F16 : KS_PTX_BF16;
 

@@ -27,12 +27,7 @@
 
 #include "ks-emu-private.h"
 
-#define D (w->regs + insn->o[0])
-#define A (w->regs + insn->o[1])
-#define B (w->regs + insn->o[2])
-#define C (w->regs + insn->o[3])
 
-#define HANDLER(name) static void name (KsEmuWarp *w, const KsEmuInsn *insn, guint32 mask)
 
 enum
 {
@@ -47,10 +42,10 @@ enum
 /* ---- the fast paths: round to nearest, no flags ---------------------------- */
 
 #define F32_BINARY(name, expr)                                                 \
-  HANDLER (name)                                                               \
+  KS_EMU_HANDLER (name)                                                               \
   {                                                                            \
-    guint64 *d = D;                                                            \
-    const guint64 *a = A, *b = B;                                              \
+    guint64 *d = KS_EMU_D;                                                            \
+    const guint64 *a = KS_EMU_A, *b = KS_EMU_B;                                              \
     KS_EMU_FOR_LANES (mask, l, {                                               \
       float x = ks_emu_f32 (a[l]), y = ks_emu_f32 (b[l]);                      \
       d[l] = ks_emu_from_f32 (expr);                                           \
@@ -58,10 +53,10 @@ enum
   }
 
 #define F64_BINARY(name, expr)                                                 \
-  HANDLER (name)                                                               \
+  KS_EMU_HANDLER (name)                                                               \
   {                                                                            \
-    guint64 *d = D;                                                            \
-    const guint64 *a = A, *b = B;                                              \
+    guint64 *d = KS_EMU_D;                                                            \
+    const guint64 *a = KS_EMU_A, *b = KS_EMU_B;                                              \
     KS_EMU_FOR_LANES (mask, l, {                                               \
       double x = ks_emu_f64 (a[l]), y = ks_emu_f64 (b[l]);                     \
       d[l] = ks_emu_from_f64 (expr);                                           \
@@ -78,20 +73,20 @@ F64_BINARY (exec_add_f64, x + y)
 F64_BINARY (exec_sub_f64, x - y)
 F64_BINARY (exec_mul_f64, x * y)
 
-HANDLER (exec_fma_f32)
+KS_EMU_HANDLER (exec_fma_f32)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
 
   KS_EMU_FOR_LANES (mask, l, {
     d[l] = ks_emu_from_f32 (fmaf (ks_emu_f32 (a[l]), ks_emu_f32 (b[l]), ks_emu_f32 (c[l])));
   });
 }
 
-HANDLER (exec_fma_f32_ftz)
+KS_EMU_HANDLER (exec_fma_f32_ftz)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
 
   KS_EMU_FOR_LANES (mask, l, {
     d[l] = ks_emu_from_f32 (ks_emu_ftz (fmaf (ks_emu_ftz (ks_emu_f32 (a[l])),
@@ -100,10 +95,10 @@ HANDLER (exec_fma_f32_ftz)
   });
 }
 
-HANDLER (exec_fma_f64)
+KS_EMU_HANDLER (exec_fma_f64)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
 
   KS_EMU_FOR_LANES (mask, l, {
     d[l] = ks_emu_from_f64 (fma (ks_emu_f64 (a[l]), ks_emu_f64 (b[l]), ks_emu_f64 (c[l])));
@@ -238,10 +233,10 @@ sat_f32 (float f)
   })
 
 /* aux the operation, flags F_*, imm the KsPtxRounding (NONE: nearest). */
-HANDLER (exec_f32)
+KS_EMU_HANDLER (exec_f32)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
   guint op = insn->aux;
   gboolean ftz = (insn->flags & F_FTZ) != 0;
 
@@ -276,10 +271,10 @@ ftz_f64 (double x)
     d[l] = ks_emu_from_f64 (r);                                                \
   })
 
-HANDLER (exec_f64)
+KS_EMU_HANDLER (exec_f64)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
   guint op = insn->aux;
 
   if (insn->imm != KS_PTX_RND_NONE && insn->imm != KS_PTX_RND_RN)
@@ -335,10 +330,10 @@ half_op (const KsEmuInsn *insn, gboolean bf16, guint16 x, guint16 y, guint16 z)
   }
 }
 
-HANDLER (exec_half)
+KS_EMU_HANDLER (exec_half)
 {
-  guint64 *d = D;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
   gboolean bf16 = (insn->flags & 8) != 0;
 
   KS_EMU_FOR_LANES (mask, l, {
@@ -354,9 +349,9 @@ HANDLER (exec_half)
 /* testp.op.type p, a: aux the test. */
 enum { TEST_FINITE, TEST_INFINITE, TEST_NUMBER, TEST_NOTANUMBER, TEST_NORMAL, TEST_SUBNORMAL };
 
-HANDLER (exec_testp)
+KS_EMU_HANDLER (exec_testp)
 {
-  const guint64 *a = A;
+  const guint64 *a = KS_EMU_A;
   guint32 bits = 0;
 
   KS_EMU_FOR_LANES (mask, l, {

@@ -10,65 +10,30 @@
 
 #include "ks-emu-private.h"
 
-#define D (w->regs + insn->o[0])
-#define A (w->regs + insn->o[1])
-#define B (w->regs + insn->o[2])
-#define C (w->regs + insn->o[3])
 #define CARRY (w->regs + KS_EMU_SR_CARRY * KS_EMU_WARP_SIZE)
 
-#define HANDLER(name) static void name (KsEmuWarp *w, const KsEmuInsn *insn, guint32 mask)
 
 /* d = expr of x = a and y = b, both of type T. */
-#define BINARY(name, T, expr)                                                  \
-  HANDLER (name)                                                               \
-  {                                                                            \
-    guint64 *d = D;                                                            \
-    const guint64 *a = A, *b = B;                                              \
-    KS_EMU_FOR_LANES (mask, l, {                                               \
-      T x = (T) a[l], y = (T) b[l];                                            \
-      d[l] = (guint64) (T) (expr);                                             \
-    });                                                                        \
-  }
 
-#define TERNARY(name, T, expr)                                                 \
-  HANDLER (name)                                                               \
-  {                                                                            \
-    guint64 *d = D;                                                            \
-    const guint64 *a = A, *b = B, *c = C;                                      \
-    KS_EMU_FOR_LANES (mask, l, {                                               \
-      T x = (T) a[l], y = (T) b[l], z = (T) c[l];                              \
-      d[l] = (guint64) (T) (expr);                                             \
-    });                                                                        \
-  }
 
-#define UNARY(name, T, expr)                                                   \
-  HANDLER (name)                                                               \
-  {                                                                            \
-    guint64 *d = D;                                                            \
-    const guint64 *a = A;                                                      \
-    KS_EMU_FOR_LANES (mask, l, {                                               \
-      T x = (T) a[l];                                                          \
-      d[l] = (guint64) (T) (expr);                                             \
-    });                                                                        \
-  }
 
 /* ---- mov -------------------------------------------------------------------- */
 
-UNARY (exec_mov, guint64, x)
+KS_EMU_UNARY (exec_mov, guint64, x)
 
 /* mov d, local_variable: the lane's frame plus the variable's offset. */
-HANDLER (exec_mov_local)
+KS_EMU_HANDLER (exec_mov_local)
 {
-  guint64 *d = D;
+  guint64 *d = KS_EMU_D;
   const guint64 *frame = w->regs + KS_EMU_SR_FRAME * KS_EMU_WARP_SIZE;
 
   KS_EMU_FOR_LANES (mask, l, { d[l] = frame[l] + (guint64) insn->imm; });
 }
 
 /* mov.b64 d, {a, b, …}: o[1…] the parts, size their bytes, vec their count. */
-HANDLER (exec_pack)
+KS_EMU_HANDLER (exec_pack)
 {
-  guint64 *d = D;
+  guint64 *d = KS_EMU_D;
   guint bits = insn->size * 8;
 
   KS_EMU_FOR_LANES (mask, l, {
@@ -81,7 +46,7 @@ HANDLER (exec_pack)
 }
 
 /* mov.b64 {d0, d1, …}, a: o[0] the source, o[1…] the parts. */
-HANDLER (exec_unpack)
+KS_EMU_HANDLER (exec_unpack)
 {
   const guint64 *a = w->regs + insn->o[0];
   guint bits = insn->size * 8;
@@ -98,9 +63,9 @@ HANDLER (exec_unpack)
  * 3 %clock64, 4 %globaltimer, 5 %globaltimer_lo, 6 %globaltimer_hi). The
  * clocks count nanoseconds of the host's monotonic clock: they advance, as
  * a kernel that times itself expects, at about the rate of a GPU's. */
-HANDLER (exec_clock)
+KS_EMU_HANDLER (exec_clock)
 {
-  guint64 *d = D;
+  guint64 *d = KS_EMU_D;
   guint64 t = insn->aux >= 4 ? (guint64) g_get_real_time () * 1000
                              : (guint64) g_get_monotonic_time () * 1000;
 
@@ -111,36 +76,36 @@ HANDLER (exec_clock)
   KS_EMU_FOR_LANES (mask, l, { d[l] = t; });
 }
 
-HANDLER (exec_mov_pred)
+KS_EMU_HANDLER (exec_mov_pred)
 {
   ks_emu_set_pred (w, insn->o[0], mask, insn->flags ? ~w->preds[insn->o[1]] : w->preds[insn->o[1]]);
 }
 
-HANDLER (exec_set_pred_const)
+KS_EMU_HANDLER (exec_set_pred_const)
 {
   ks_emu_set_pred (w, insn->o[0], mask, insn->imm ? KS_EMU_FULL_MASK : 0);
 }
 
 /* ---- add, sub --------------------------------------------------------------- */
 
-BINARY (exec_add16, guint16, x + y)
-BINARY (exec_add32, guint32, x + y)
-BINARY (exec_add64, guint64, x + y)
-BINARY (exec_sub16, guint16, x - y)
-BINARY (exec_sub32, guint32, x - y)
-BINARY (exec_sub64, guint64, x - y)
-BINARY (exec_add_sat, gint32, CLAMP ((gint64) (gint32) x + (gint32) y, G_MININT32, G_MAXINT32))
-BINARY (exec_sub_sat, gint32, CLAMP ((gint64) (gint32) x - (gint32) y, G_MININT32, G_MAXINT32))
+KS_EMU_BINARY (exec_add16, guint16, x + y)
+KS_EMU_BINARY (exec_add32, guint32, x + y)
+KS_EMU_BINARY (exec_add64, guint64, x + y)
+KS_EMU_BINARY (exec_sub16, guint16, x - y)
+KS_EMU_BINARY (exec_sub32, guint32, x - y)
+KS_EMU_BINARY (exec_sub64, guint64, x - y)
+KS_EMU_BINARY (exec_add_sat, gint32, CLAMP ((gint64) (gint32) x + (gint32) y, G_MININT32, G_MAXINT32))
+KS_EMU_BINARY (exec_sub_sat, gint32, CLAMP ((gint64) (gint32) x - (gint32) y, G_MININT32, G_MAXINT32))
 
 /* The carry chain: CC.CF per lane in its slot. flags: 1 uses the carry in,
  * 2 sets the carry out. Subtraction's CF is the borrow. */
 #define CARRY_IN 1
 #define CARRY_OUT 2
 
-HANDLER (exec_addc32)
+KS_EMU_HANDLER (exec_addc32)
 {
-  guint64 *d = D, *cf = CARRY;
-  const guint64 *a = A, *b = B;
+  guint64 *d = KS_EMU_D, *cf = CARRY;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B;
 
   KS_EMU_FOR_LANES (mask, l, {
     guint64 s = (guint64) (guint32) a[l] + (guint32) b[l] + ((insn->flags & CARRY_IN) ? cf[l] : 0);
@@ -151,10 +116,10 @@ HANDLER (exec_addc32)
   });
 }
 
-HANDLER (exec_addc64)
+KS_EMU_HANDLER (exec_addc64)
 {
-  guint64 *d = D, *cf = CARRY;
-  const guint64 *a = A, *b = B;
+  guint64 *d = KS_EMU_D, *cf = CARRY;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B;
 
   KS_EMU_FOR_LANES (mask, l, {
     unsigned __int128 s = (unsigned __int128) a[l] + b[l] + ((insn->flags & CARRY_IN) ? cf[l] : 0);
@@ -165,10 +130,10 @@ HANDLER (exec_addc64)
   });
 }
 
-HANDLER (exec_subc32)
+KS_EMU_HANDLER (exec_subc32)
 {
-  guint64 *d = D, *cf = CARRY;
-  const guint64 *a = A, *b = B;
+  guint64 *d = KS_EMU_D, *cf = CARRY;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B;
 
   KS_EMU_FOR_LANES (mask, l, {
     guint64 sub = (guint64) (guint32) b[l] + ((insn->flags & CARRY_IN) ? cf[l] : 0);
@@ -179,10 +144,10 @@ HANDLER (exec_subc32)
   });
 }
 
-HANDLER (exec_subc64)
+KS_EMU_HANDLER (exec_subc64)
 {
-  guint64 *d = D, *cf = CARRY;
-  const guint64 *a = A, *b = B;
+  guint64 *d = KS_EMU_D, *cf = CARRY;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B;
 
   KS_EMU_FOR_LANES (mask, l, {
     unsigned __int128 sub = (unsigned __int128) b[l] + ((insn->flags & CARRY_IN) ? cf[l] : 0);
@@ -195,40 +160,40 @@ HANDLER (exec_subc64)
 
 /* ---- mul, mad --------------------------------------------------------------- */
 
-BINARY (exec_mul16, guint16, x * y)
-BINARY (exec_mul32, guint32, x * y)
-BINARY (exec_mul64, guint64, x * y)
-BINARY (exec_mulhi_s16, guint16, ((gint32) (gint16) x * (gint16) y) >> 16)
-BINARY (exec_mulhi_u16, guint16, ((guint32) x * y) >> 16)
-BINARY (exec_mulhi_s32, guint32, (guint64) ((gint64) (gint32) x * (gint32) y) >> 32)
-BINARY (exec_mulhi_u32, guint32, ((guint64) x * y) >> 32)
-BINARY (exec_mulhi_s64, guint64, (unsigned __int128) ((__int128) (gint64) x * (gint64) y) >> 64)
-BINARY (exec_mulhi_u64, guint64, ((unsigned __int128) x * y) >> 64)
-BINARY (exec_mulwide_s16, guint32, (guint32) ((gint32) (gint16) x * (gint16) y))
-BINARY (exec_mulwide_u16, guint32, (guint32) (guint16) x * (guint16) y)
-BINARY (exec_mulwide_s32, guint64, (guint64) ((gint64) (gint32) x * (gint32) y))
-BINARY (exec_mulwide_u32, guint64, (guint64) (guint32) x * (guint32) y)
+KS_EMU_BINARY (exec_mul16, guint16, x * y)
+KS_EMU_BINARY (exec_mul32, guint32, x * y)
+KS_EMU_BINARY (exec_mul64, guint64, x * y)
+KS_EMU_BINARY (exec_mulhi_s16, guint16, ((gint32) (gint16) x * (gint16) y) >> 16)
+KS_EMU_BINARY (exec_mulhi_u16, guint16, ((guint32) x * y) >> 16)
+KS_EMU_BINARY (exec_mulhi_s32, guint32, (guint64) ((gint64) (gint32) x * (gint32) y) >> 32)
+KS_EMU_BINARY (exec_mulhi_u32, guint32, ((guint64) x * y) >> 32)
+KS_EMU_BINARY (exec_mulhi_s64, guint64, (unsigned __int128) ((__int128) (gint64) x * (gint64) y) >> 64)
+KS_EMU_BINARY (exec_mulhi_u64, guint64, ((unsigned __int128) x * y) >> 64)
+KS_EMU_BINARY (exec_mulwide_s16, guint32, (guint32) ((gint32) (gint16) x * (gint16) y))
+KS_EMU_BINARY (exec_mulwide_u16, guint32, (guint32) (guint16) x * (guint16) y)
+KS_EMU_BINARY (exec_mulwide_s32, guint64, (guint64) ((gint64) (gint32) x * (gint32) y))
+KS_EMU_BINARY (exec_mulwide_u32, guint64, (guint64) (guint32) x * (guint32) y)
 
-TERNARY (exec_mad16, guint16, x * y + z)
-TERNARY (exec_mad32, guint32, x * y + z)
-TERNARY (exec_mad64, guint64, x * y + z)
-TERNARY (exec_madhi_s16, guint16, (((gint32) (gint16) x * (gint16) y) >> 16) + z)
-TERNARY (exec_madhi_u16, guint16, (((guint32) x * y) >> 16) + z)
-TERNARY (exec_madhi_s32, guint32, ((guint64) ((gint64) (gint32) x * (gint32) y) >> 32) + z)
-TERNARY (exec_madhi_u32, guint32, (((guint64) x * y) >> 32) + z)
-TERNARY (exec_madhi_s64, guint64,
+KS_EMU_TERNARY (exec_mad16, guint16, x * y + z)
+KS_EMU_TERNARY (exec_mad32, guint32, x * y + z)
+KS_EMU_TERNARY (exec_mad64, guint64, x * y + z)
+KS_EMU_TERNARY (exec_madhi_s16, guint16, (((gint32) (gint16) x * (gint16) y) >> 16) + z)
+KS_EMU_TERNARY (exec_madhi_u16, guint16, (((guint32) x * y) >> 16) + z)
+KS_EMU_TERNARY (exec_madhi_s32, guint32, ((guint64) ((gint64) (gint32) x * (gint32) y) >> 32) + z)
+KS_EMU_TERNARY (exec_madhi_u32, guint32, (((guint64) x * y) >> 32) + z)
+KS_EMU_TERNARY (exec_madhi_s64, guint64,
          (guint64) ((unsigned __int128) ((__int128) (gint64) x * (gint64) y) >> 64) + z)
-TERNARY (exec_madhi_u64, guint64, (guint64) (((unsigned __int128) x * y) >> 64) + z)
-TERNARY (exec_madwide_s16, guint32, (guint32) ((gint32) (gint16) x * (gint16) y) + z)
-TERNARY (exec_madwide_u16, guint32, (guint32) (guint16) x * (guint16) y + z)
-TERNARY (exec_madwide_s32, guint64, (guint64) ((gint64) (gint32) x * (gint32) y) + z)
-TERNARY (exec_madwide_u32, guint64, (guint64) (guint32) x * (guint32) y + z)
+KS_EMU_TERNARY (exec_madhi_u64, guint64, (guint64) (((unsigned __int128) x * y) >> 64) + z)
+KS_EMU_TERNARY (exec_madwide_s16, guint32, (guint32) ((gint32) (gint16) x * (gint16) y) + z)
+KS_EMU_TERNARY (exec_madwide_u16, guint32, (guint32) (guint16) x * (guint16) y + z)
+KS_EMU_TERNARY (exec_madwide_s32, guint64, (guint64) ((gint64) (gint32) x * (gint32) y) + z)
+KS_EMU_TERNARY (exec_madwide_u32, guint64, (guint64) (guint32) x * (guint32) y + z)
 
 /* mad{c}.{lo,hi}{.cc}.{u32,s32,u64,s64}: aux 1 for .hi, 2 for signed. */
-HANDLER (exec_madc32)
+KS_EMU_HANDLER (exec_madc32)
 {
-  guint64 *d = D, *cf = CARRY;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D, *cf = CARRY;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
 
   KS_EMU_FOR_LANES (mask, l, {
     guint64 p = (insn->aux & 2) ? (guint64) ((gint64) (gint32) a[l] * (gint32) b[l])
@@ -242,10 +207,10 @@ HANDLER (exec_madc32)
   });
 }
 
-HANDLER (exec_madc64)
+KS_EMU_HANDLER (exec_madc64)
 {
-  guint64 *d = D, *cf = CARRY;
-  const guint64 *a = A, *b = B, *c = C;
+  guint64 *d = KS_EMU_D, *cf = CARRY;
+  const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;
 
   KS_EMU_FOR_LANES (mask, l, {
     unsigned __int128 p = (insn->aux & 2)
@@ -267,19 +232,19 @@ s24 (guint64 v)
   return ks_emu_sext (v & 0xffffff, 3);
 }
 
-BINARY (exec_mul24lo_s, guint32, (guint64) (s24 (x) * s24 (y)))
-BINARY (exec_mul24lo_u, guint32, (guint64) (x & 0xffffff) * (y & 0xffffff))
-BINARY (exec_mul24hi_s, guint32, (guint64) (s24 (x) * s24 (y)) >> 16)
-BINARY (exec_mul24hi_u, guint32, ((guint64) (x & 0xffffff) * (y & 0xffffff)) >> 16)
-TERNARY (exec_mad24lo_s, guint32, (guint64) (s24 (x) * s24 (y)) + z)
-TERNARY (exec_mad24lo_u, guint32, (guint64) (x & 0xffffff) * (y & 0xffffff) + z)
-TERNARY (exec_mad24hi_s, guint32, ((guint64) (s24 (x) * s24 (y)) >> 16) + z)
-TERNARY (exec_mad24hi_u, guint32, (((guint64) (x & 0xffffff) * (y & 0xffffff)) >> 16) + z)
+KS_EMU_BINARY (exec_mul24lo_s, guint32, (guint64) (s24 (x) * s24 (y)))
+KS_EMU_BINARY (exec_mul24lo_u, guint32, (guint64) (x & 0xffffff) * (y & 0xffffff))
+KS_EMU_BINARY (exec_mul24hi_s, guint32, (guint64) (s24 (x) * s24 (y)) >> 16)
+KS_EMU_BINARY (exec_mul24hi_u, guint32, ((guint64) (x & 0xffffff) * (y & 0xffffff)) >> 16)
+KS_EMU_TERNARY (exec_mad24lo_s, guint32, (guint64) (s24 (x) * s24 (y)) + z)
+KS_EMU_TERNARY (exec_mad24lo_u, guint32, (guint64) (x & 0xffffff) * (y & 0xffffff) + z)
+KS_EMU_TERNARY (exec_mad24hi_s, guint32, ((guint64) (s24 (x) * s24 (y)) >> 16) + z)
+KS_EMU_TERNARY (exec_mad24hi_u, guint32, (((guint64) (x & 0xffffff) * (y & 0xffffff)) >> 16) + z)
 
 /* ---- div, rem: what the GPU gives for a zero divisor, and no trap ------------ */
 
-#define DIV_U(name, T) BINARY (name, T, y == 0 ? (T) -1 : x / y)
-#define REM_U(name, T) BINARY (name, T, y == 0 ? x : x % y)
+#define DIV_U(name, T) KS_EMU_BINARY (name, T, y == 0 ? (T) -1 : x / y)
+#define REM_U(name, T) KS_EMU_BINARY (name, T, y == 0 ? x : x % y)
 DIV_U (exec_div_u16, guint16)
 DIV_U (exec_div_u32, guint32)
 DIV_U (exec_div_u64, guint64)
@@ -290,12 +255,12 @@ REM_U (exec_rem_u64, guint64)
 /* Signed, in the unsigned type: the quotient of the magnitudes with the sign
  * put back, so that MIN / -1 wraps to MIN instead of trapping the host. */
 #define DIV_S(name, T, S)                                                      \
-  BINARY (name, T, y == 0 ? (T) -1                                             \
+  KS_EMU_BINARY (name, T, y == 0 ? (T) -1                                             \
                  : (((S) x < 0) != ((S) y < 0))                                \
                    ? (T) - (T) (((S) x < 0 ? (T) - x : x) / ((S) y < 0 ? (T) - y : y)) \
                    : (T) (((S) x < 0 ? (T) - x : x) / ((S) y < 0 ? (T) - y : y)))
 #define REM_S(name, T, S)                                                      \
-  BINARY (name, T, y == 0 ? x                                                  \
+  KS_EMU_BINARY (name, T, y == 0 ? x                                                  \
                  : ((S) x < 0) ? (T) - (T) (((T) - x) % ((S) y < 0 ? (T) - y : y)) \
                    : (T) (x % ((S) y < 0 ? (T) - y : y)))
 DIV_S (exec_div_s16, guint16, gint16)
@@ -307,14 +272,14 @@ REM_S (exec_rem_s64, guint64, gint64)
 
 /* ---- abs, neg, min, max, sad ------------------------------------------------- */
 
-UNARY (exec_abs16, guint16, (gint16) x < 0 ? (guint16) -x : x)
-UNARY (exec_abs32, guint32, (gint32) x < 0 ? -x : x)
-UNARY (exec_abs64, guint64, (gint64) x < 0 ? -x : x)
-UNARY (exec_neg16, guint16, -x)
-UNARY (exec_neg32, guint32, -x)
-UNARY (exec_neg64, guint64, -x)
+KS_EMU_UNARY (exec_abs16, guint16, (gint16) x < 0 ? (guint16) -x : x)
+KS_EMU_UNARY (exec_abs32, guint32, (gint32) x < 0 ? -x : x)
+KS_EMU_UNARY (exec_abs64, guint64, (gint64) x < 0 ? -x : x)
+KS_EMU_UNARY (exec_neg16, guint16, -x)
+KS_EMU_UNARY (exec_neg32, guint32, -x)
+KS_EMU_UNARY (exec_neg64, guint64, -x)
 
-#define MINMAX(name, T, S, op) BINARY (name, T, ((S) x op (S) y) ? x : y)
+#define MINMAX(name, T, S, op) KS_EMU_BINARY (name, T, ((S) x op (S) y) ? x : y)
 MINMAX (exec_min_s16, guint16, gint16, <)
 MINMAX (exec_min_u16, guint16, guint16, <)
 MINMAX (exec_min_s32, guint32, gint32, <)
@@ -327,10 +292,10 @@ MINMAX (exec_max_s32, guint32, gint32, >)
 MINMAX (exec_max_u32, guint32, guint32, >)
 MINMAX (exec_max_s64, guint64, gint64, >)
 MINMAX (exec_max_u64, guint64, guint64, >)
-BINARY (exec_min_relu, guint32, MAX (MIN ((gint32) x, (gint32) y), 0))
-BINARY (exec_max_relu, guint32, MAX (MAX ((gint32) x, (gint32) y), 0))
+KS_EMU_BINARY (exec_min_relu, guint32, MAX (MIN ((gint32) x, (gint32) y), 0))
+KS_EMU_BINARY (exec_max_relu, guint32, MAX (MAX ((gint32) x, (gint32) y), 0))
 
-#define SAD(name, T, S) TERNARY (name, T, z + (((S) x > (S) y) ? x - y : y - x))
+#define SAD(name, T, S) KS_EMU_TERNARY (name, T, z + (((S) x > (S) y) ? x - y : y - x))
 SAD (exec_sad_s16, guint16, gint16)
 SAD (exec_sad_u16, guint16, guint16)
 SAD (exec_sad_s32, guint32, gint32)

@@ -10,7 +10,6 @@
 
 #include "ks-emu-private.h"
 
-#define HANDLER(name) static void name (KsEmuWarp *w, const KsEmuInsn *insn, guint32 mask)
 
 #define LD_SIGNED 1
 
@@ -96,7 +95,7 @@ resolve (KsEmuWarp *w, guint lane, const KsEmuInsn *insn, KsEmuSpace space, guin
 /* ld{.space}{.vN}.type d, [a+imm]: o[0] the base, o[1…] the destinations;
  * size the element's bytes, vec their count. */
 #define GEN_LD(name, space)                                                    \
-  HANDLER (name)                                                               \
+  KS_EMU_HANDLER (name)                                                               \
   {                                                                            \
     const guint64 *base = w->regs + insn->o[0];                                \
     guint size = insn->size;                                                   \
@@ -120,7 +119,7 @@ resolve (KsEmuWarp *w, guint lane, const KsEmuInsn *insn, KsEmuSpace space, guin
   }
 
 #define GEN_ST(name, space)                                                    \
-  HANDLER (name)                                                               \
+  KS_EMU_HANDLER (name)                                                               \
   {                                                                            \
     const guint64 *base = w->regs + insn->o[0];                                \
     guint size = insn->size;                                                   \
@@ -146,7 +145,7 @@ GEN_ST (exec_st_generic, KS_EMU_SPACE_GENERIC)
 
 /* A device function's parameters and a call's arguments: the lane's
  * parameter memory, where the decoder checked the offset. */
-HANDLER (exec_ld_fparam)
+KS_EMU_HANDLER (exec_ld_fparam)
 {
   const KsEmuModule *m = w->block->module;
 
@@ -159,7 +158,7 @@ HANDLER (exec_ld_fparam)
   });
 }
 
-HANDLER (exec_st_fparam)
+KS_EMU_HANDLER (exec_st_fparam)
 {
   const KsEmuModule *m = w->block->module;
 
@@ -261,7 +260,7 @@ atomic_rmw (guint8 *p, guint op, guint size, guint64 b, guint64 c)
 
 /* atom{.space}.op.type d, [a], b{, c} and red (no d): o[0] the base, o[1] d
  * (scratch for red), o[2] b, o[3] c; aux the operation; flags 1: signed. */
-HANDLER (exec_atom)
+KS_EMU_HANDLER (exec_atom)
 {
   const guint64 *base = w->regs + insn->o[0];
   guint64 *d = w->regs + insn->o[1];
@@ -289,7 +288,7 @@ HANDLER (exec_atom)
 
 /* cvta.space: aux 0 to generic, 1 from generic (.to); imm the window; size 4
  * for the .u32 form. */
-HANDLER (exec_cvta)
+KS_EMU_HANDLER (exec_cvta)
 {
   guint64 *d = w->regs + insn->o[0];
   const guint64 *a = w->regs + insn->o[1];
@@ -302,7 +301,7 @@ HANDLER (exec_cvta)
   });
 }
 
-HANDLER (exec_isspacep)
+KS_EMU_HANDLER (exec_isspacep)
 {
   const guint64 *a = w->regs + insn->o[1];
   guint32 bits = 0;

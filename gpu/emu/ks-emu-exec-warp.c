@@ -10,7 +10,6 @@
 
 #include "ks-emu-private.h"
 
-#define HANDLER(name) static void name (KsEmuWarp *w, const KsEmuInsn *insn, guint32 mask)
 
 #define HAS_PAIR 1
 #define NEGATE 2
@@ -46,7 +45,7 @@ enum { SHFL_UP, SHFL_DOWN, SHFL_BFLY, SHFL_IDX };
 /* shfl.sync.mode.b32 d[|p], a, b, c, membermask: o[0] d, o[1] a, o[2] b,
  * o[3] c, o[4] the mask, o[5] p; aux the mode. As the PTX ISA defines it:
  * c holds the clamp value (bits 0–4) and the segment mask (bits 8–12). */
-HANDLER (exec_shfl)
+KS_EMU_HANDLER (exec_shfl)
 {
   const guint64 *a = w->regs + insn->o[1], *b = w->regs + insn->o[2], *c = w->regs + insn->o[3];
   guint64 result[KS_EMU_WARP_SIZE];
@@ -99,7 +98,7 @@ enum { VOTE_ALL, VOTE_ANY, VOTE_UNI, VOTE_BALLOT };
 
 /* vote{.sync}.mode d, {!}a{, membermask}: o[0] d (a predicate but for
  * ballot), o[1] a's predicate, o[2] the mask (flags 4: there is one). */
-HANDLER (exec_vote)
+KS_EMU_HANDLER (exec_vote)
 {
   guint32 p = w->preds[insn->o[1]];
   guint32 bits;
@@ -126,14 +125,14 @@ HANDLER (exec_vote)
     }
 }
 
-HANDLER (exec_activemask)
+KS_EMU_HANDLER (exec_activemask)
 {
   KS_EMU_FOR_LANES (mask, lane, { w->regs[insn->o[0] + lane] = mask; });
 }
 
 /* match.any.sync d, a, membermask / match.all.sync d[|p], a, membermask:
  * o[0] d, o[1] a, o[2] the mask, o[3] p; aux 1 for all, size the width. */
-HANDLER (exec_match)
+KS_EMU_HANDLER (exec_match)
 {
   const guint64 *a = w->regs + insn->o[1];
   guint32 result[KS_EMU_WARP_SIZE];
@@ -166,7 +165,7 @@ enum { REDUX_ADD, REDUX_MIN, REDUX_MAX, REDUX_AND, REDUX_OR, REDUX_XOR };
 
 /* redux.sync.op.type d, a, membermask: o[0] d, o[1] a, o[2] the mask; aux
  * the operation; flags 8: signed. */
-HANDLER (exec_redux)
+KS_EMU_HANDLER (exec_redux)
 {
   const guint64 *a = w->regs + insn->o[1];
   gboolean is_signed = (insn->flags & 8) != 0;
@@ -195,7 +194,7 @@ HANDLER (exec_redux)
 }
 
 /* elect.sync d|p, membermask: the lowest lane of the mask that is here. */
-HANDLER (exec_elect)
+KS_EMU_HANDLER (exec_elect)
 {
   guint32 m = members (w, insn, mask, 1, "elect.sync");
   guint32 candidates = m & mask;

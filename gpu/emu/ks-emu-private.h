@@ -599,6 +599,54 @@ enum
       }                                                                        \
   } G_STMT_END
 
+/* ---- executors (ks-emu-exec-*.c) -------------------------------------------
+ *
+ * An executor runs one decoded instruction for the lanes of `mask`; its
+ * operands are register-file offsets in insn->o[] (the destination first). */
+
+#define KS_EMU_HANDLER(name) \
+  static void name (KsEmuWarp *w, const KsEmuInsn *insn, guint32 mask)
+#define KS_EMU_D (w->regs + insn->o[0])
+#define KS_EMU_A (w->regs + insn->o[1])
+#define KS_EMU_B (w->regs + insn->o[2])
+#define KS_EMU_C (w->regs + insn->o[3])
+
+/* d = expr of x = a (of type T), y = b (of type Y) and z = c (of type T),
+ * truncated to T: the element-wise executors of the integer and bit
+ * instructions. */
+#define KS_EMU_UNARY(name, T, expr)                                            \
+  KS_EMU_HANDLER (name)                                                        \
+  {                                                                            \
+    guint64 *d = KS_EMU_D;                                                     \
+    const guint64 *a = KS_EMU_A;                                               \
+    KS_EMU_FOR_LANES (mask, l, {                                               \
+      T x = (T) a[l];                                                          \
+      d[l] = (guint64) (T) (expr);                                             \
+    });                                                                        \
+  }
+#define KS_EMU_BINARY2(name, T, Y, expr)                                       \
+  KS_EMU_HANDLER (name)                                                        \
+  {                                                                            \
+    guint64 *d = KS_EMU_D;                                                     \
+    const guint64 *a = KS_EMU_A, *b = KS_EMU_B;                                \
+    KS_EMU_FOR_LANES (mask, l, {                                               \
+      T x = (T) a[l];                                                          \
+      Y y = (Y) b[l];                                                          \
+      d[l] = (guint64) (T) (expr);                                             \
+    });                                                                        \
+  }
+#define KS_EMU_BINARY(name, T, expr) KS_EMU_BINARY2 (name, T, T, expr)
+#define KS_EMU_TERNARY(name, T, expr)                                          \
+  KS_EMU_HANDLER (name)                                                        \
+  {                                                                            \
+    guint64 *d = KS_EMU_D;                                                     \
+    const guint64 *a = KS_EMU_A, *b = KS_EMU_B, *c = KS_EMU_C;                 \
+    KS_EMU_FOR_LANES (mask, l, {                                               \
+      T x = (T) a[l], y = (T) b[l], z = (T) c[l];                              \
+      d[l] = (guint64) (T) (expr);                                             \
+    });                                                                        \
+  }
+
 /* The lanes of mask leave the warp (exit, or a fault). */
 static inline void
 _ks_emu_exit_lanes (KsEmuWarp *w, guint32 mask)
