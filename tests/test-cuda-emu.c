@@ -146,11 +146,16 @@ assert_close (const char *what, const char *source, const char *const *bindings,
                  " apart, at most %" G_GUINT64_FORMAT " allowed", what, name, i,
                  ks_array_get_double (ga, i), ks_array_get_double (ca, i), d, max_ulps);
     }
-  g_test_message ("%s: %" G_GSIZE_FORMAT " elements, %" G_GSIZE_FORMAT " not bit-equal, worst %"
-                  G_GUINT64_FORMAT " %s (%.3g absolute); kernel %.3f ms on the GPU, %.1f ms on "
-                  "the CPU engine", what, ga->length, differing, worst,
-                  ga->type == KS_ELEM_FLOAT32 || ga->type == KS_ELEM_FLOAT64 ? "ULP" : "",
-                  worst_abs, g->run.kernel_ms, c->run.kernel_ms);
+  if (max_abs > 0)
+    g_test_message ("%s: %" G_GSIZE_FORMAT " elements, %" G_GSIZE_FORMAT " not bit-equal, at "
+                    "most %.3g apart; kernel %.3f ms on the GPU, %.1f ms on the CPU engine",
+                    what, ga->length, differing, worst_abs, g->run.kernel_ms, c->run.kernel_ms);
+  else
+    g_test_message ("%s: %" G_GSIZE_FORMAT " elements, %" G_GSIZE_FORMAT " not bit-equal, worst "
+                    "%" G_GUINT64_FORMAT "%s; kernel %.3f ms on the GPU, %.1f ms on the CPU "
+                    "engine", what, ga->length, differing, worst,
+                    ga->type == KS_ELEM_FLOAT32 || ga->type == KS_ELEM_FLOAT64 ? " ULP" : "",
+                    g->run.kernel_ms, c->run.kernel_ms);
 }
 
 static void

@@ -426,12 +426,21 @@ test_launch_override (void)
   g_assert_true (stride->check.passed);
   g_assert_cmpuint (stride->n_faults, ==, 0);
 
-  /* One number added by four threads: three of them read and write past
-   * the one-element arrays, refused and listed; the sum is still right. */
+  /* One number added by four threads: threads 1–3 read a and b and write
+   * result past the one-element arrays, nine accesses refused and listed
+   * with the thread and the kernel's line; the sum is still right. */
   wide = run_launch ("11-04", none, (KsDim3) { 4, 1, 1 }, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (wide->block.x, ==, 4);
-  g_assert_cmpuint (wide->n_faults, >, 0);
+  g_assert_cmpuint (wide->n_faults, ==, 9);
+  g_assert_cmpuint (wide->faults->len, ==, 9);
+  g_assert_nonnull (strstr (g_ptr_array_index (wide->faults, 0),
+                            "Invalid __global__ read of size 4 bytes: at 11-04.cu:7"));
+  g_assert_nonnull (strstr (g_ptr_array_index (wide->faults, 0), "by thread (1,0,0)"));
+  g_assert_nonnull (strstr (g_ptr_array_index (wide->faults, 8),
+                            "Invalid __global__ write of size 4 bytes"));
+  g_assert_nonnull (strstr (g_ptr_array_index (wide->faults, 8), "by thread (3,0,0)"));
+  g_assert_nonnull (strstr (g_ptr_array_index (wide->faults, 8), "allocation “result”"));
   g_assert_true (wide->check.passed);
 
   /* What no device runs is refused before either engine does anything. */
