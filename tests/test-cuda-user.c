@@ -6,7 +6,13 @@
  * output poisoned before each run. The expression's coverage equals the
  * built-in op's (the same walk over the pixels).
  *
- * Without a usable GPU it prints a TAP plan of 0 and exits 77. */
+ * Built as test-user-cpu (KS_TEST_USER_ON_CPU), the same user kernels run on
+ * the CPU engine's emulator instead, on its host buffers, and must give the
+ * same pixels and the same coverage records as the built-in ops: no GPU
+ * needed, NVRTC only.
+ *
+ * Without a usable GPU (or, on the CPU engine, NVRTC) it prints a TAP plan
+ * of 0 and exits 77. */
 #include "config.h"
 
 #include <string.h>
@@ -14,7 +20,7 @@
 #include "ks-test-helpers.h"
 #include "ks-user-run.h"
 
-static KsEngine *gpu;
+static KsEngine *engine;
 static KsEngine *cpu;
 static KsWorker *worker;
 
@@ -34,7 +40,7 @@ load_template (const char *name, KsKernelMode mode)
   return source;
 }
 
-/* Runs the user kernel on the GPU with a poisoned output, downloads it. */
+/* Runs the user kernel on the engine with a poisoned output, downloads it. */
 static KsImage *
 run_user (KsKernelSource *source, KsImage *input, const KsLaunchConfig *launch,
           const char *param, double value, gboolean instrument, KsCoverage **coverage)
@@ -64,17 +70,17 @@ run_user (KsKernelSource *source, KsImage *input, const KsLaunchConfig *launch,
       g_assert_true (found);
     }
   request.instrument = instrument;
-  in = ks_engine_upload (gpu, input, NULL, &error);
+  in = ks_engine_upload (engine, input, NULL, &error);
   g_assert_no_error (error);
-  out = ks_engine_new_buffer (gpu, ks_kernel_source_get_output_format (source), input->width,
+  out = ks_engine_new_buffer (engine, ks_kernel_source_get_output_format (source), input->width,
                               input->height, &error);
   g_assert_no_error (error);
-  g_assert_true (ks_engine_fill (gpu, out, KS_TEST_POISON, &error));
+  g_assert_true (ks_engine_fill (engine, out, KS_TEST_POISON, &error));
   request.inputs[0] = in;
   request.output = out;
-  ks_user_kernel_run (worker, gpu, &request, &result, NULL, &error);
+  ks_user_kernel_run (worker, engine, &request, &result, NULL, &error);
   g_assert_no_error (error);
-  image = ks_engine_download (gpu, result.output, NULL, &error);
+  image = ks_engine_download (engine, result.output, NULL, &error);
   g_assert_no_error (error);
   if (coverage != NULL)
     *coverage = g_steal_pointer (&result.coverage);
@@ -239,12 +245,12 @@ test_launch_refused (void)
   KsUserRunRequest request;
   KsLaunchConfig resolved, suggestion;
 
-  in = ks_engine_upload (gpu, input, NULL, &error);
+  in = ks_engine_upload (engine, input, NULL, &error);
   g_assert_no_error (error);
   ks_user_run_request_init (&request, source);
   request.inputs[0] = in;
   request.launch = ks_test_launch (64, 32, 0, 0, KS_LAUNCH_PER_PIXEL, 1); /* 2048 threads */
-  g_assert_false (ks_user_kernel_prepare (worker, gpu, &request, &resolved, &compiled, NULL,
+  g_assert_false (ks_user_kernel_prepare (worker, engine, &request, &resolved, &compiled, NULL,
                                           &suggestion, NULL, &error));
   g_assert_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG);
   g_assert_cmpuint (suggestion.block.x * suggestion.block.y * suggestion.block.z, <=, 1024);
@@ -256,12 +262,21 @@ main (int argc, char **argv)
   int ret;
 
   g_test_init (&argc, &argv, NULL);
+#if KS_TEST_USER_ON_CPU
+  if (!ks_nvrtc_load (NULL))
+    {
+      g_print ("1..0 # SKIP NVRTC is not available\n");
+      return KS_TEST_SKIPPED;
+    }
+  engine = ks_test_cpu_engine ();
+  worker = ks_worker_new (-1);
+#else
   if (!ks_test_require_cuda (KS_TEST_NEEDS_NVRTC))
     return KS_TEST_SKIPPED;
-
-  gpu = ks_test_cuda_engine ();
+  engine = ks_test_cuda_engine ();
+  worker = ks_worker_new (ks_device_get_ordinal (ks_engine_get_device (engine)));
+#endif
   cpu = ks_test_cpu_engine ();
-  worker = ks_worker_new (ks_device_get_ordinal (ks_engine_get_device (gpu)));
 
   g_test_add_func ("/ks/cuda/user/invert-equals-builtin", test_invert);
   g_test_add_func ("/ks/cuda/user/gray-equals-builtin", test_gray);
@@ -271,7 +286,7 @@ main (int argc, char **argv)
 
   ret = g_test_run ();
   g_clear_object (&worker);
-  g_clear_object (&gpu);
+  g_clear_object (&engine);
   g_clear_object (&cpu);
   return ret;
 }
