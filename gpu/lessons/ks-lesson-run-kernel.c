@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ks-array-run.h"
 #include "ks-error.h"
 #include "ks-lesson-private.h"
 
@@ -73,22 +74,38 @@ arg_named (const KsLessonRun *run, const char *name)
   return -1;
 }
 
-/* A launch of the compiled kernel on the lesson's arguments, with their data
+/* A run of the lesson's kernel on its arguments as the array-run service
+ * (ks-array-run.h) takes it: a binding per argument, an array per pointer
  * (data: a KsArray per argument, NULL for scalars, or NULL for the
- * arguments' own). out_names gets the out and inout arrays' names in the
- * order the run returns them. Under the sanitizer, an output the book never
- * clears reaches the kernel uncleared. */
-static KsWorkerLaunch *
-kernel_launch_new (const KsLessonRun *run, const GPtrArray *data, GPtrArray *out_names,
-                 GError **error)
+ * arguments' own), the lesson's launch and dynamic shared memory. Under the
+ * sanitizer, an output the book never clears reaches the kernel uncleared. */
+typedef struct
 {
-  g_autoptr (GPtrArray) bindings =
-    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
-  g_autoptr (GPtrArray) arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
-  g_autoptr (KsWorkerLaunch) launch = NULL;
-  const GPtrArray *args = ks_kernel_source_get_args (run->source);
-  g_autoptr (GArray) uncleared = g_array_new (FALSE, FALSE, sizeof (guint));
+  KsArrayRunRequest request;
+  GPtrArray *bindings;
+  GPtrArray *arrays;
+  GArray *uncleared;
+} LessonRequest;
 
+static void
+lesson_request_clear (LessonRequest *lr)
+{
+  g_clear_pointer (&lr->bindings, g_ptr_array_unref);
+  g_clear_pointer (&lr->arrays, g_ptr_array_unref);
+  g_clear_pointer (&lr->uncleared, g_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LessonRequest, lesson_request_clear)
+
+static gboolean
+lesson_request_init (const KsLessonRun *run, const GPtrArray *data, LessonRequest *lr,
+                     GError **error)
+{
+  const GPtrArray *args = ks_kernel_source_get_args (run->source);
+
+  lr->bindings = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
+  lr->arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+  lr->uncleared = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint i = 0; i < args->len; i++)
     {
       const KsKernelArg *ka = g_ptr_array_index (args, i);
@@ -100,9 +117,9 @@ kernel_launch_new (const KsLessonRun *run, const GPtrArray *data, GPtrArray *out
           g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
                        "the kernel's argument “%s” is not one of the lesson's data: an edited "
                        "kernel keeps the lesson's argument names and kinds", ka->name);
-          return NULL;
+          return FALSE;
         }
-      g_ptr_array_add (bindings, binding_for (run, la));
+      g_ptr_array_add (lr->bindings, binding_for (run, la));
       if (la->is_array)
         {
           const KsArray *from = data != NULL ? g_ptr_array_index (data, k) : la->array;
@@ -116,18 +133,34 @@ kernel_launch_new (const KsLessonRun *run, const GPtrArray *data, GPtrArray *out
               copy = _ks_lesson_new_array (from->type, n, 0, 0);
               memcpy (copy->data, from->data, ks_array_get_bytes (copy));
             }
-          g_ptr_array_add (arrays, copy);
+          g_ptr_array_add (lr->arrays, copy);
           if (run->sanitize && la->direction == KS_ARRAY_OUT
               && binding_leaves_garbage (la->book_binding))
-            g_array_append_val (uncleared, i);
+            g_array_append_val (lr->uncleared, i);
         }
     }
-  launch = ks_worker_launch_new (run->compiled, 0, run->grid, run->block, run->shared);
-  if (!ks_worker_launch_bind (launch, args, bindings, arrays, out_names, error))
-    return NULL;
-  for (guint i = 0; i < uncleared->len; i++)
-    _ks_worker_launch_set_uncleared (launch, g_array_index (uncleared, guint, i));
-  return g_steal_pointer (&launch);
+  ks_array_run_request_init (&lr->request, run->source);
+  lr->request.bindings = lr->bindings;
+  lr->request.arrays = lr->arrays;
+  lr->request.launch.block = run->block;
+  lr->request.launch.grid = run->grid;
+  lr->request.launch.auto_grid = FALSE;
+  lr->request.dynamic_shared = run->shared;
+  lr->request.uncleared = (const guint *) (gconstpointer) lr->uncleared->data;
+  lr->request.n_uncleared = lr->uncleared->len;
+  return TRUE;
+}
+
+/* Runs it in `worker`, with the launch checked against CUDA's limits (as
+ * check_launch did before either engine ran) and the kernel's attributes. */
+static gboolean
+lesson_request_run (const KsLessonRun *run, KsWorker *worker, LessonRequest *lr,
+                    KsArrayRunResult *result, GError **error)
+{
+  g_autoptr (KsDevice) cpu = ks_device_get_cpu ();
+
+  return ks_array_kernel_run (worker, ks_device_get_limits (cpu), &lr->request, result,
+                              run->options.cancellable, error);
 }
 
 /* Bytes the kernel's arrays carry to the device (in, inout) and back (out,
@@ -240,43 +273,47 @@ _ks_lesson_run_once (KsLessonRun *run, KsWorker *worker, const GPtrArray *data,
                      gboolean model, GPtrArray *results, KsWorkerRunResult *result,
                      GError **error)
 {
-  g_autoptr (GPtrArray) out_names = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (KsWorkerLaunch) launch = NULL;
+  g_auto (LessonRequest) lr = { 0 };
+  KsArrayRunResult ar = { 0 };
+  gboolean ok;
 
   g_assert (run->compiled != NULL);
-  launch = kernel_launch_new (run, data, out_names, error);
-  if (launch == NULL)
+  if (!lesson_request_init (run, data, &lr, error))
     return FALSE;
-  ks_worker_launch_set_repeats (launch, 1);
   /* The model run: one worker thread, 32 resident blocks and the seed's
    * block order, so that the same data give the same result, races and "any
    * order" included. Other runs (the timings, 12-04's frames) use every core. */
-  ks_worker_launch_set_cpu_model (launch, model,
-                                  !model ? 0 : run->options.seed != 0 ? run->options.seed : 1);
-  if (_ks_lesson_cancelled (run, error)
-      || !ks_worker_run (worker, launch, run->options.cancellable, result, error))
-    return FALSE;
-  /* The outputs by argument, with the shapes the lesson gave them. */
-  g_ptr_array_set_size (results, 0);
-  for (guint i = 0; i < run->args->len; i++)
-    g_ptr_array_add (results, NULL);
-  for (guint k = 0; k < run->args->len; k++)
+  lr.request.track_writers = model;
+  lr.request.block_order_seed = !model ? 0 : run->options.seed != 0 ? run->options.seed : 1;
+  ok = !_ks_lesson_cancelled (run, error) && lesson_request_run (run, worker, &lr, &ar, error);
+  /* What the run found is the caller's, on failure too. */
+  *result = ar.run;
+  memset (&ar.run, 0, sizeof ar.run);
+  if (ok)
     {
-      const KsLessonArg *la = g_ptr_array_index (run->args, k);
-      int i = out_index (out_names, la->name);
-      KsArray *a;
-
-      if (i < 0 || (guint) i >= result->arrays->len)
-        continue;
-      a = ks_array_copy (g_ptr_array_index (result->arrays, i));
-      if (a->length == la->array->length)
+      /* The outputs by argument, with the shapes the lesson gave them. */
+      g_ptr_array_set_size (results, 0);
+      for (guint i = 0; i < run->args->len; i++)
+        g_ptr_array_add (results, NULL);
+      for (guint k = 0; k < run->args->len; k++)
         {
-          a->rows = la->array->rows;
-          a->cols = la->array->cols;
+          const KsLessonArg *la = g_ptr_array_index (run->args, k);
+          int i = out_index (ar.out_names, la->name);
+          KsArray *a;
+
+          if (i < 0 || (guint) i >= result->arrays->len)
+            continue;
+          a = ks_array_copy (g_ptr_array_index (result->arrays, i));
+          if (a->length == la->array->length)
+            {
+              a->rows = la->array->rows;
+              a->cols = la->array->cols;
+            }
+          g_ptr_array_index (results, k) = a;
         }
-      g_ptr_array_index (results, k) = a;
     }
-  return TRUE;
+  ks_array_run_result_clear (&ar);
+  return ok;
 }
 
 gboolean
@@ -393,30 +430,33 @@ time_model (KsLessonRun *run, KsLessonTimings *t, gboolean engine_is_cpu, GError
     ks_timing_begin (stages[k], repeats);
   for (guint r = 0; r <= repeats; r++)
     {
-      g_autoptr (GPtrArray) out_names = g_ptr_array_new_with_free_func (g_free);
-      g_autoptr (KsWorkerLaunch) launch = NULL;
+      g_auto (LessonRequest) lr = { 0 };
       g_autoptr (GPtrArray) back = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
-      KsWorkerRunResult result = { 0 };
+      KsArrayRunResult result = { 0 };
       double t0, t1, t2, t3;
 
       if (_ks_lesson_cancelled (run, error))
         goto fail;
       t0 = _ks_lesson_now_ms ();
-      launch = kernel_launch_new (run, NULL, out_names, error);
-      if (launch == NULL)
+      if (!lesson_request_init (run, NULL, &lr, error))
         goto fail;
       t1 = _ks_lesson_now_ms ();
-      if (!ks_worker_run (run->cpu_worker, launch, run->options.cancellable, &result, error))
-        goto fail;
+      if (!lesson_request_run (run, run->cpu_worker, &lr, &result, error))
+        {
+          ks_array_run_result_clear (&result);
+          goto fail;
+        }
       t2 = _ks_lesson_now_ms ();
-      for (guint i = 0; i < result.arrays->len; i++)
-        g_ptr_array_add (back, ks_array_copy (g_ptr_array_index (result.arrays, i)));
+      for (guint i = 0; i < result.run.arrays->len; i++)
+        g_ptr_array_add (back, ks_array_copy (g_ptr_array_index (result.run.arrays, i)));
       t3 = _ks_lesson_now_ms ();
-      /* The worker's copies of the outputs are part of its run's wall time. */
+      /* The worker's copies of the outputs are part of its run's wall time;
+       * the compile cache's look-up and the launch's check are too, and
+       * small. */
       ks_timing_add (&upload, t1 - t0, r == 0);
-      ks_timing_add (&kernel, result.kernel_ms, r == 0);
-      ks_timing_add (&download, MAX (t2 - t1 - result.kernel_ms, 0) + (t3 - t2), r == 0);
-      ks_worker_run_result_clear (&result);
+      ks_timing_add (&kernel, result.run.kernel_ms, r == 0);
+      ks_timing_add (&download, MAX (t2 - t1 - result.run.kernel_ms, 0) + (t3 - t2), r == 0);
+      ks_array_run_result_clear (&result);
     }
   for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
     ks_timing_compute (stages[k]);
@@ -472,9 +512,9 @@ _ks_lesson_run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, GErro
   KsLessonReport *report = run->report;
   g_autoptr (GPtrArray) cuda_results =
     g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
-  g_autoptr (GPtrArray) out_names = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (KsWorkerLaunch) timed = NULL;
-  KsWorkerRunResult first_run = { 0 }, timed_run = { 0 };
+  g_auto (LessonRequest) timed = { 0 };
+  KsWorkerRunResult first_run = { 0 };
+  KsArrayRunResult timed_run = { 0 };
   gsize bytes_in = 0, bytes_out = 0;
   guint repeats = MAX (run->options.repeats, 1);
   double t0;
@@ -506,19 +546,18 @@ _ks_lesson_run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, GErro
     }
 
   /* The kernel alone: the worker's CUDA events, repeats after its warm-up. */
-  timed = kernel_launch_new (run, NULL, out_names, error);
-  if (timed == NULL)
+  if (!lesson_request_init (run, NULL, &timed, error))
     goto out;
-  ks_worker_launch_set_repeats (timed, repeats);
-  if (_ks_lesson_cancelled (run, error)
-      || !ks_worker_run (worker, timed, run->options.cancellable, &timed_run, error))
+  timed.request.repeats = repeats;
+  if (_ks_lesson_cancelled (run, error) || !lesson_request_run (run, worker, &timed, &timed_run,
+                                                                 error))
     goto out;
   ks_timing_clear (&report->timings.kernel);
   ks_timing_begin (&report->timings.kernel, 0);
   report->timings.kernel.n = repeats;
-  report->timings.kernel.median_ms = timed_run.kernel_ms;
-  report->timings.kernel.min_ms = timed_run.kernel_min_ms;
-  report->timings.kernel.max_ms = timed_run.kernel_max_ms;
+  report->timings.kernel.median_ms = timed_run.run.kernel_ms;
+  report->timings.kernel.min_ms = timed_run.run.kernel_min_ms;
+  report->timings.kernel.max_ms = timed_run.run.kernel_max_ms;
   report->timings.kernel.mad_ms = NAN;
   report->timings.kernel.warmup_ms = first_run.kernel_ms;
   ks_timing_clear (&report->timings.upload);
@@ -574,6 +613,6 @@ _ks_lesson_run_cuda (KsLessonRun *run, KsEngine *engine, KsWorker *worker, GErro
 
 out:
   ks_worker_run_result_clear (&first_run);
-  ks_worker_run_result_clear (&timed_run);
+  ks_array_run_result_clear (&timed_run);
   return ok;
 }

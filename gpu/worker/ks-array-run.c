@@ -9,6 +9,7 @@
 
 #include "ks-array-run.h"
 #include "ks-error.h"
+#include "ks-worker-private.h"
 
 void
 ks_array_run_request_init (KsArrayRunRequest *request, KsKernelSource *source)
@@ -74,6 +75,13 @@ create_arrays (const KsArrayRunRequest *request, GError **error)
       g_ptr_array_add (arrays, array);
     }
   return g_steal_pointer (&arrays);
+}
+
+static guint64
+request_dynamic_shared (const KsArrayRunRequest *request)
+{
+  return request->dynamic_shared != 0 ? request->dynamic_shared
+                                      : ks_kernel_source_get_dynamic_shared (request->source);
 }
 
 /* The compilation, with the first error's place when it failed. */
@@ -142,9 +150,8 @@ ks_array_kernel_prepare (KsWorker *worker, const KsDeviceLimits *limits,
 
   if (!compile (worker, request, compiled, cancellable, error))
     return FALSE;
-  if (!ks_worker_kernel_attributes (worker, *compiled, 0,
-                                    ks_kernel_source_get_dynamic_shared (request->source), &attrs,
-                                    error))
+  if (!ks_worker_kernel_attributes (worker, *compiled, 0, request_dynamic_shared (request),
+                                    &attrs, error))
     return FALSE;
   /* The device's and the kernel's limits on the block and the grid; the
    * data's extent plays no part (arrays have no width to cover). */
@@ -191,11 +198,14 @@ ks_array_kernel_run (KsWorker *worker, const KsDeviceLimits *limits,
     return FALSE;
 
   launch = ks_worker_launch_new (result->compiled, 0, result->launch.grid, result->launch.block,
-                                 ks_kernel_source_get_dynamic_shared (request->source));
+                                 request_dynamic_shared (request));
   result->out_names = g_ptr_array_new_with_free_func (g_free);
   if (!ks_worker_launch_bind (launch, ks_kernel_source_get_args (request->source),
                               request->bindings, arrays, result->out_names, error))
     return FALSE;
+  for (guint i = 0; i < request->n_uncleared; i++)
+    _ks_worker_launch_set_uncleared (launch, request->uncleared[i]);
+  ks_worker_launch_set_cpu_model (launch, request->track_writers, request->block_order_seed);
   ks_worker_launch_set_repeats (launch, MAX (request->repeats, 1));
   return ks_worker_run (worker, launch, cancellable, &result->run, error);
 }

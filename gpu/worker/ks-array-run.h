@@ -22,6 +22,13 @@ typedef struct
                                    * NULL: made here from the bindings */
   KsLaunchConfig launch;          /* as chosen: the block, and the grid unless auto_grid */
   guint repeats;                  /* timed runs in the worker; 0 or 1: once */
+  /* What the lessons' book bindings need beyond a binding's text: */
+  guint64 dynamic_shared;         /* bytes of extern __shared__; 0: the source's //@shared */
+  const guint *uncleared;         /* indices of out arguments that reach the kernel
+                                   * uncleared (n_uncleared of them; a GPU only) */
+  guint n_uncleared;
+  gboolean track_writers;         /* the CPU engine's model of the run: */
+  guint64 block_order_seed;       /* see ks_worker_launch_set_cpu_model */
 } KsArrayRunRequest;
 
 typedef struct
