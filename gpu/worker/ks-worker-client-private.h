@@ -31,6 +31,12 @@ struct _KsWorker
   guint cached_arch;
   guint starts;
 
+  /* The CPU engine's last module (ks-worker-emu.c), under its own lock: an
+   * atomic reference-counted box, so that a run keeps its module while
+   * another replaces it. */
+  GMutex emu_lock;
+  gpointer emu_module;
+
   /* everything below: under lock, held for a whole request and its reply */
   GMutex lock;
   /* also under process_lock when it changes, so that is_running never
@@ -134,6 +140,8 @@ GVariant     *_ks_worker_exchange_locked (KsWorker *self, const char *command, G
 gboolean      _ks_worker_run_emulated   (KsWorker *self, KsWorkerLaunch *launch,
                                          GCancellable *cancellable, KsWorkerRunResult *result,
                                          GError **error);
+/* Drops the kept module (finalize). */
+void          _ks_worker_clear_emulated (KsWorker *self);
 
 /* ---- shared device buffers (ks-worker-ipc.c) ------------------------------ */
 

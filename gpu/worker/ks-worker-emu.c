@@ -15,6 +15,72 @@
 #include "ks-error.h"
 #include "ks-worker-client-private.h"
 
+/* A parsed module and the PTX it came from, in an atomic reference-counted
+ * box: the worker keeps the last one, so that a kernel launched again (the
+ * timed runs, 12-04's frames, a live view's every change) is not parsed and
+ * decoded again. */
+typedef struct
+{
+  char *ptx;
+  KsEmuModule *module;
+} KeptModule;
+
+static void
+kept_module_clear (gpointer data)
+{
+  KeptModule *k = data;
+
+  g_free (k->ptx);
+  ks_emu_module_free (k->module);
+}
+
+static void
+kept_module_release (KeptModule *k)
+{
+  g_atomic_rc_box_release_full (k, kept_module_clear);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KeptModule, kept_module_release)
+
+/* The module of ptx, from the worker's last one or parsed now (and kept). */
+static KeptModule *
+module_for (KsWorker *self, const char *ptx, GError **error)
+{
+  KeptModule *k;
+  KsEmuModule *module;
+
+  g_mutex_lock (&self->emu_lock);
+  k = self->emu_module;
+  if (k != NULL && strcmp (k->ptx, ptx) == 0)
+    {
+      g_atomic_rc_box_acquire (k);
+      g_mutex_unlock (&self->emu_lock);
+      return k;
+    }
+  g_mutex_unlock (&self->emu_lock);
+
+  module = ks_emu_module_new (ptx, error);
+  if (module == NULL)
+    return NULL;
+  k = g_atomic_rc_box_new0 (KeptModule);
+  k->ptx = g_strdup (ptx);
+  k->module = module;
+  g_mutex_lock (&self->emu_lock);
+  if (self->emu_module != NULL)
+    kept_module_release (self->emu_module);
+  self->emu_module = g_atomic_rc_box_acquire (k);
+  g_mutex_unlock (&self->emu_lock);
+  return k;
+}
+
+void
+_ks_worker_clear_emulated (KsWorker *self)
+{
+  g_mutex_lock (&self->emu_lock);
+  g_clear_pointer (&self->emu_module, kept_module_release);
+  g_mutex_unlock (&self->emu_lock);
+}
+
 /* The bytes of one array argument while the emulator runs. */
 typedef struct
 {
@@ -140,7 +206,7 @@ gboolean
 _ks_worker_run_emulated (KsWorker *self, KsWorkerLaunch *launch, GCancellable *cancellable,
                          KsWorkerRunResult *result, GError **error)
 {
-  g_autoptr (KsEmuModule) module = NULL;
+  g_autoptr (KeptModule) kept = NULL;
   g_autoptr (KsEmuLaunch) emu = NULL;
   g_autoptr (GArray) arrays = g_array_new (FALSE, TRUE, sizeof (EmuArray));
   g_autofree guint64 *addresses = NULL;
@@ -154,10 +220,10 @@ _ks_worker_run_emulated (KsWorker *self, KsWorkerLaunch *launch, GCancellable *c
                            "needs to run it");
       return FALSE;
     }
-  module = ks_emu_module_new (launch->ptx, error);
-  if (module == NULL)
+  kept = module_for (self, launch->ptx, error);
+  if (kept == NULL)
     return FALSE;
-  emu = ks_emu_launch_new (module, launch->lowered_name, launch->grid, launch->block,
+  emu = ks_emu_launch_new (kept->module, launch->lowered_name, launch->grid, launch->block,
                            launch->dynamic_shared);
   ks_emu_launch_set_time_limit (emu, ks_worker_get_timeout_ms (self));
   if (launch->block_order_seed != 0)

@@ -26,6 +26,8 @@ ks_worker_finalize (GObject *object)
   g_hash_table_unref (self->compile_cache);
   g_hash_table_unref (self->env);
   g_strfreev (self->wrapper);
+  _ks_worker_clear_emulated (self);
+  g_mutex_clear (&self->emu_lock);
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->process_lock);
   G_OBJECT_CLASS (ks_worker_parent_class)->finalize (object);
@@ -40,6 +42,7 @@ ks_worker_class_init (KsWorkerClass *klass)
 static void
 ks_worker_init (KsWorker *self)
 {
+  g_mutex_init (&self->emu_lock);
   g_mutex_init (&self->lock);
   g_mutex_init (&self->process_lock);
   self->fd = -1;
