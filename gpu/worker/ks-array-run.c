@@ -207,5 +207,9 @@ ks_array_kernel_run (KsWorker *worker, const KsDeviceLimits *limits,
     _ks_worker_launch_set_uncleared (launch, request->uncleared[i]);
   ks_worker_launch_set_cpu_model (launch, request->track_writers, request->block_order_seed);
   ks_worker_launch_set_repeats (launch, MAX (request->repeats, 1));
+  /* Asking for the attributes cannot be cancelled: a cancellation that
+   * came meanwhile ends the run here. */
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
   return ks_worker_run (worker, launch, cancellable, &result->run, error);
 }
