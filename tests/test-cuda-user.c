@@ -270,6 +270,9 @@ main (int argc, char **argv)
     }
   engine = ks_test_cpu_engine ();
   worker = ks_worker_new (-1);
+  /* Equality, not speed: the emulator under a sanitizer takes longer than
+   * the default limit of 2 s on the photo. */
+  ks_worker_set_timeout_ms (worker, 600000);
 #else
   if (!ks_test_require_cuda (KS_TEST_NEEDS_NVRTC))
     return KS_TEST_SKIPPED;

@@ -36,6 +36,7 @@ struct _KsWorker
    * another replaces it. */
   GMutex emu_lock;
   gpointer emu_module;
+  GDestroyNotify emu_module_release;
 
   /* everything below: under lock, held for a whole request and its reply */
   GMutex lock;
@@ -140,8 +141,6 @@ GVariant     *_ks_worker_exchange_locked (KsWorker *self, const char *command, G
 gboolean      _ks_worker_run_emulated   (KsWorker *self, KsWorkerLaunch *launch,
                                          GCancellable *cancellable, KsWorkerRunResult *result,
                                          GError **error);
-/* Drops the kept module (finalize). */
-void          _ks_worker_clear_emulated (KsWorker *self);
 
 /* ---- shared device buffers (ks-worker-ipc.c) ------------------------------ */
 

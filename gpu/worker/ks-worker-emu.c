@@ -42,6 +42,13 @@ kept_module_release (KeptModule *k)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KeptModule, kept_module_release)
 
+/* What the worker's finalize calls on the module it keeps. */
+static void
+kept_module_release_cb (gpointer k)
+{
+  kept_module_release (k);
+}
+
 /* The module of ptx, from the worker's last one or parsed now (and kept). */
 static KeptModule *
 module_for (KsWorker *self, const char *ptx, GError **error)
@@ -69,16 +76,9 @@ module_for (KsWorker *self, const char *ptx, GError **error)
   if (self->emu_module != NULL)
     kept_module_release (self->emu_module);
   self->emu_module = g_atomic_rc_box_acquire (k);
+  self->emu_module_release = kept_module_release_cb;
   g_mutex_unlock (&self->emu_lock);
   return k;
-}
-
-void
-_ks_worker_clear_emulated (KsWorker *self)
-{
-  g_mutex_lock (&self->emu_lock);
-  g_clear_pointer (&self->emu_module, kept_module_release);
-  g_mutex_unlock (&self->emu_lock);
 }
 
 /* The bytes of one array argument while the emulator runs. */

@@ -26,7 +26,9 @@ ks_worker_finalize (GObject *object)
   g_hash_table_unref (self->compile_cache);
   g_hash_table_unref (self->env);
   g_strfreev (self->wrapper);
-  _ks_worker_clear_emulated (self);
+  /* The CPU engine's kept module, released as ks-worker-emu.c said. */
+  if (self->emu_module != NULL)
+    self->emu_module_release (self->emu_module);
   g_mutex_clear (&self->emu_lock);
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->process_lock);
