@@ -1,14 +1,21 @@
 /* ks-emu-launch.c: a launch and its run: the shape and the parameters
  * checked, the launch's memory laid out (the buffers, 256-byte aligned with
  * unmapped space between them, and a copy of the module's variables), the
- * blocks run on worker threads (each takes the next block index), and what
- * the blocks report merged in block order, so that a run's findings and
- * output do not depend on how many workers ran it.
+ * blocks run on worker threads (each takes the next block, in index order
+ * or the launch's seeded order), and what the blocks report merged in the
+ * order they started, so that a run's findings and output do not depend on
+ * how many workers ran it.
  *
  * Inside a block the warps take turns of KS_EMU_WARP_SLICE instructions,
- * lowest warp first; a barrier lets its warps go when every warp that has
- * not exited waits at it (or, with a thread count, when that many have
- * arrived). */
+ * lowest warp first; with several resident blocks a worker interleaves
+ * them an instruction at a time. A barrier lets its warps go when every
+ * warp that has not exited waits at it (or, with a thread count, when that
+ * many have arrived).
+ *
+ * One piece, over 800 lines, because it is one lifecycle: the run's memory
+ * layout, the worker's block slots and the run loop that uses both are read
+ * together; the pieces apart from it (memory checks, findings, warps'
+ * instructions) are files of their own. */
 #include "config.h"
 
 #include <gio/gio.h>

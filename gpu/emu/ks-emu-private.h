@@ -12,6 +12,10 @@
  * roundings. The files use each other in that order only (no circle:
  * tests/check-layers.py checks it).
  *
+ * One header for all of them, over 800 lines, because they share one data
+ * model (the module's functions and instructions, a run's blocks, warps and
+ * memory, and the executors' macros): a header per file would repeat it.
+ *
  * The register file of a warp is laid out [slot][lane], one guint64 a lane,
  * so that an instruction is one tight loop over the lanes of its operands.
  * Every operand is a slot: registers, special registers (%tid.x …) and
