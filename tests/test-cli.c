@@ -717,6 +717,32 @@ test_listings (void)
   g_assert_nonnull (strstr (r2.out, "\"cpu\""));
 }
 
+/* Output that cannot be written is a failure: stdout on /dev/full (every
+ * write fails with ENOSPC) exits with status 1 and says why. */
+static void
+test_write_error (void)
+{
+  g_autofree char *cli = g_test_build_filename (G_TEST_BUILT, "..", "app", "kernelscope-cli",
+                                                NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = { "/bin/sh", "-c", "exec \"$0\" ops > /dev/full", cli, NULL };
+  int status = 0;
+
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no /dev/full here");
+      return;
+    }
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               &err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+  g_assert_nonnull (strstr (err, "could not write the output"));
+}
+
 /* bench-cpu measures the CPU engine without a GPU: each row ran and
  * executed instructions, and twice the threads execute twice the
  * lane-instructions (counts, not times, are compared). */
@@ -793,6 +819,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/usage/options-as-typed", test_options_as_typed);
   g_test_add_func ("/ks/cli/listings", test_listings);
   g_test_add_func ("/ks/cli/bench-cpu", test_bench_cpu);
+  g_test_add_func ("/ks/cli/failed/write-error", test_write_error);
 
   ret = g_test_run ();
   ks_test_remove_tree (tmp_dir);
