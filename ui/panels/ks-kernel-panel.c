@@ -53,13 +53,26 @@ run_arrays_action (GtkWidget *widget, const char *action_name, GVariant *paramet
 
 /* ---- the pipeline ------------------------------------------------------------------------- */
 
+/* Whether the newest finished compile failed: its status line ("Does not
+ * compile …") then stays, whatever an earlier version's run reports. */
+static gboolean
+newest_compile_failed (KsKernelPanel *self)
+{
+  for (guint i = 0; self->diagnostics != NULL && i < self->diagnostics->len; i++)
+    if (((const KsDiagnostic *) g_ptr_array_index (self->diagnostics, i))->severity
+        == KS_DIAGNOSTIC_ERROR)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 on_user_run_cb (KsPipeline *pipeline, gpointer data, KsKernelPanel *self)
 {
   const KsUserRunReport *report = data;
   g_autofree char *status = NULL;
 
-  if (report->source != self->last_good)
+  /* The console has every report; the status line speaks of the newest. */
+  if (report->source != self->last_good || newest_compile_failed (self))
     return;
   if (report->error == NULL)
     {
