@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ks-array-run.h"
-#include "ks-test-helpers.h"
+#include "test-emu.h"
 
 static KsWorker *gpu_worker;
 static KsWorker *cpu_worker;
@@ -70,38 +70,6 @@ out_array (const KsArrayRunResult *r, const char *name)
   return NULL;
 }
 
-static guint64
-ulps_f32 (float a, float b)
-{
-  gint32 x, y;
-
-  if (isnan (a) && isnan (b))
-    return 0;
-  memcpy (&x, &a, 4);
-  memcpy (&y, &b, 4);
-  if (x < 0)
-    x = G_MININT32 - x;
-  if (y < 0)
-    y = G_MININT32 - y;
-  return (guint64) ABS ((gint64) x - (gint64) y);
-}
-
-static guint64
-ulps_f64 (double a, double b)
-{
-  gint64 x, y;
-
-  if (isnan (a) && isnan (b))
-    return 0;
-  memcpy (&x, &a, 8);
-  memcpy (&y, &b, 8);
-  if (x < 0)
-    x = G_MININT64 - x;
-  if (y < 0)
-    y = G_MININT64 - y;
-  return x > y ? (guint64) x - (guint64) y : (guint64) y - (guint64) x;
-}
-
 /* Both engines' `name`: equal bytes (max_ulps 0), floats within max_ulps,
  * or with max_abs > 0 floats within max_abs of each other. */
 static void
@@ -122,9 +90,9 @@ assert_close (const char *what, const char *source, const char *const *bindings,
       guint64 d;
 
       if (ga->type == KS_ELEM_FLOAT32)
-        d = ulps_f32 (((const float *) ga->data)[i], ((const float *) ca->data)[i]);
+        d = emu_ulps (((const float *) ga->data)[i], ((const float *) ca->data)[i]);
       else if (ga->type == KS_ELEM_FLOAT64)
-        d = ulps_f64 (((const double *) ga->data)[i], ((const double *) ca->data)[i]);
+        d = emu_ulps64 (((const double *) ga->data)[i], ((const double *) ca->data)[i]);
       else
         d = memcmp ((const guint8 *) ga->data + i * ks_elem_type_size (ga->type),
                     (const guint8 *) ca->data + i * ks_elem_type_size (ca->type),

@@ -150,6 +150,22 @@ emu_ulps (float a, float b)
   return x > y ? (guint32) x - (guint32) y : (guint32) y - (guint32) x;
 }
 
+guint64
+emu_ulps64 (double a, double b)
+{
+  gint64 x, y;
+
+  if (isnan (a) && isnan (b))
+    return 0;
+  memcpy (&x, &a, 8);
+  memcpy (&y, &b, 8);
+  if (x < 0)
+    x = G_MININT64 - x;
+  if (y < 0)
+    y = G_MININT64 - y;
+  return x > y ? (guint64) x - (guint64) y : (guint64) y - (guint64) x;
+}
+
 
 gboolean
 emu_have_nvrtc (void)

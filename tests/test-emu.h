@@ -44,6 +44,7 @@ guint32       emu_bits               (float f);
 void          emu_assert_same_float  (float expected, float actual, gsize i);
 /* The distance of two floats in representable values. */
 guint32       emu_ulps               (float a, float b);
+guint64       emu_ulps64             (double a, double b);
 /* main's start: TRUE where NVRTC loads; else prints a TAP plan of no tests,
  * skipped, and main returns 77. */
 gboolean      emu_have_nvrtc         (void);
