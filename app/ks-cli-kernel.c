@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,7 @@ typedef struct
   char **params;
   char **bindings;
   char **saves;
+  char *save_inputs;
   char *block;
   char *grid;
   char *engine;
@@ -54,6 +56,7 @@ kernel_options_clear (KernelOptions *o)
   g_strfreev (o->params);
   g_strfreev (o->bindings);
   g_strfreev (o->saves);
+  g_free (o->save_inputs);
   g_free (o->block);
   g_free (o->grid);
   g_free (o->engine);
@@ -73,6 +76,7 @@ typedef struct
   KsLaunchConfig launch;
   KsWorkerRunResult run;
   GPtrArray *out_names;   /* the out and inout arrays' argument names, as run.arrays */
+  GPtrArray *bindings;    /* KsBinding: the arguments as bound (--arg), for the report */
   const char *failure;    /* the run's error message, when it failed */
 } KernelReport;
 
@@ -324,6 +328,55 @@ add_finding (JsonBuilder *b, const KsEmuFinding *f)
   json_builder_end_object (b);
 }
 
+static const char *
+init_name (KsArrayInit init)
+{
+  static const char *const names[] = { "zeros", "range", "const", "random", "normal", "file" };
+
+  return (guint) init < G_N_ELEMENTS (names) ? names[init] : "file";
+}
+
+/* The arguments as bound: each binding's text, which runs the kernel on the
+ * same data again, and for random and normal data the seed. */
+static void
+add_bindings (JsonBuilder *b, const GPtrArray *bindings)
+{
+  json_builder_set_member_name (b, "bindings");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < bindings->len; i++)
+    {
+      const KsBinding *binding = g_ptr_array_index (bindings, i);
+      g_autofree char *text = ks_binding_to_string (binding);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      ks_json_add_string (b, binding->name);
+      json_builder_set_member_name (b, "binding");
+      ks_json_add_string (b, text);
+      if (binding->is_array)
+        {
+          json_builder_set_member_name (b, "type");
+          ks_json_add_string (b, ks_elem_type_short_name (binding->type));
+          json_builder_set_member_name (b, "length");
+          json_builder_add_int_value (b, (gint64) binding->length);
+          json_builder_set_member_name (b, "init");
+          ks_json_add_string (b, init_name (binding->init));
+          if (binding->init == KS_ARRAY_INIT_UNIFORM || binding->init == KS_ARRAY_INIT_NORMAL)
+            {
+              json_builder_set_member_name (b, "seed");
+              json_builder_add_int_value (b, (gint64) binding->init_a);
+            }
+        }
+      else
+        {
+          json_builder_set_member_name (b, "value");
+          ks_json_add_string (b, binding->value);
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 static JsonNode *
 report_json (const KernelReport *r)
 {
@@ -403,6 +456,8 @@ report_json (const KernelReport *r)
   ks_json_add_string (b, r->engine_name);
   json_builder_set_member_name (b, "ran");
   json_builder_add_boolean_value (b, r->ran);
+  if (r->bindings != NULL)
+    add_bindings (b, r->bindings);
   if (r->run.emulated)
     {
       json_builder_set_member_name (b, "findings_total");
@@ -545,6 +600,138 @@ out:
   return ok;
 }
 
+/* The --arg bindings, checked against the kernel's signature: every
+ * finding printed at the argument's line, and an error when the kernel
+ * could not run with them. */
+static GPtrArray *
+parse_bindings (const KernelOptions *o, KernelReport *r, GError **error)
+{
+  const GPtrArray *args = ks_kernel_source_get_args (r->source);
+  g_autoptr (GPtrArray) bindings =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
+  g_autoptr (GPtrArray) messages =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
+  KsBindingCheck check;
+
+  for (guint i = 0; o->bindings != NULL && o->bindings[i] != NULL; i++)
+    {
+      g_autoptr (GError) local = NULL;
+      KsBinding *b = ks_binding_parse (o->bindings[i], &local);
+
+      if (b == NULL)
+        {
+          ks_cli_usage_error (error, "--arg %s: %s", o->bindings[i], local->message);
+          return NULL;
+        }
+      g_ptr_array_add (bindings, b);
+    }
+  check = ks_bindings_check (args, bindings, messages);
+  for (guint i = 0; i < messages->len; i++)
+    {
+      KsDiagnostic *d = g_ptr_array_index (messages, i);
+
+      if (d->file == NULL)
+        d->file = g_strdup (r->file_name);
+    }
+  print_diagnostics (messages);
+  if (check == KS_BINDING_ERROR)
+    {
+      ks_cli_usage_error (error, "the arguments are not bound as the kernel needs them (--arg "
+                          "NAME=TYPE[LENGTH]:INIT for pointers, NAME=VALUE for scalars)");
+      return NULL;
+    }
+  r->bindings = g_ptr_array_ref (bindings);
+  return g_steal_pointer (&bindings);
+}
+
+static gboolean
+save_array (const KsArray *array, const char *path, GError **error)
+{
+  if (g_str_has_suffix (path, ".npy") || g_str_has_suffix (path, ".NPY"))
+    return ks_array_save_npy (array, path, error);
+  return ks_array_save_csv (array, path, error);
+}
+
+/* An in array's data as the kernel got it: made again from its binding,
+ * which gives the same data every time (a seed, a range, a file). */
+static KsArray *
+input_array (const KernelReport *r, const char *name)
+{
+  for (guint i = 0; r->bindings != NULL && i < r->bindings->len; i++)
+    {
+      const KsBinding *b = g_ptr_array_index (r->bindings, i);
+
+      if (b->is_array && g_str_equal (b->name, name))
+        return ks_binding_create_array (b, NULL);
+    }
+  return NULL;
+}
+
+static KsArrayDirection
+binding_direction (const KernelReport *r, const KsBinding *b)
+{
+  const GPtrArray *args = ks_kernel_source_get_args (r->source);
+
+  for (guint i = 0; args != NULL && i < args->len; i++)
+    {
+      const KsKernelArg *arg = g_ptr_array_index (args, i);
+
+      if (g_str_equal (arg->name, b->name))
+        return ks_binding_resolve_direction (b, arg);
+    }
+  return ks_binding_resolve_direction (b, NULL);
+}
+
+/* --save-inputs DIR: each in and inout array's data before the run as
+ * DIR/NAME.npy, and the --arg options that run the kernel on them again. */
+static gboolean
+save_inputs (const KernelOptions *o, const KernelReport *r, GError **error)
+{
+  g_autoptr (GString) again = g_string_new (NULL);
+
+  if (o->save_inputs == NULL)
+    return TRUE;
+  if (g_mkdir_with_parents (o->save_inputs, 0755) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, KS_ERROR, KS_ERROR_FAILED, "cannot create the folder %s: %s",
+                   o->save_inputs, g_strerror (saved));
+      return FALSE;
+    }
+  for (guint i = 0; r->bindings != NULL && i < r->bindings->len; i++)
+    {
+      const KsBinding *b = g_ptr_array_index (r->bindings, i);
+      g_autofree char *file = NULL;
+      g_autofree char *path = NULL;
+      g_autoptr (KsArray) array = NULL;
+      g_autoptr (KsBinding) from_file = NULL;
+      g_autofree char *text = NULL;
+
+      if (!b->is_array || binding_direction (r, b) == KS_ARRAY_OUT)
+        {
+          /* An out array starts as its binding says: nothing to keep. */
+          text = ks_binding_to_string (b);
+          g_string_append_printf (again, " --arg '%s'", text);
+          continue;
+        }
+      file = g_strconcat (b->name, ".npy", NULL);
+      path = g_build_filename (o->save_inputs, file, NULL);
+      array = ks_binding_create_array (b, error);
+      if (array == NULL || !ks_array_save_npy (array, path, error))
+        return FALSE;
+      from_file = ks_binding_copy (b);
+      from_file->init = KS_ARRAY_INIT_FILE;
+      g_free (from_file->path);
+      from_file->path = g_strdup (path);
+      text = ks_binding_to_string (from_file);
+      g_string_append_printf (again, " --arg '%s'", text);
+      ks_cli_print ("saved the input %s → %s\n", b->name, path);
+    }
+  ks_cli_print ("to run it again on them:%s\n", again->str);
+  return TRUE;
+}
+
 static gboolean
 save_arrays (const KernelOptions *o, const KernelReport *r, GError **error)
 {
@@ -553,7 +740,7 @@ save_arrays (const KernelOptions *o, const KernelReport *r, GError **error)
       const char *eq = strchr (o->saves[i], '=');
       g_autofree char *name = eq != NULL ? g_strndup (o->saves[i], eq - o->saves[i]) : NULL;
       const KsArray *array = NULL;
-      gboolean ok;
+      g_autoptr (KsArray) input = NULL;
 
       if (name == NULL || eq[1] == '\0')
         {
@@ -564,17 +751,16 @@ save_arrays (const KernelOptions *o, const KernelReport *r, GError **error)
       for (guint k = 0; k < r->out_names->len; k++)
         if (g_str_equal (g_ptr_array_index (r->out_names, k), name))
           array = g_ptr_array_index (r->run.arrays, k);
+      /* An in array is saved as the kernel read it. */
+      if (array == NULL)
+        array = input = input_array (r, name);
       if (array == NULL)
         {
-          ks_cli_usage_error (error, "--save %s: “%s” is not an out or inout array of the kernel",
+          ks_cli_usage_error (error, "--save %s: “%s” is not an array argument of the kernel",
                               o->saves[i], name);
           return FALSE;
         }
-      if (g_str_has_suffix (eq + 1, ".npy") || g_str_has_suffix (eq + 1, ".NPY"))
-        ok = ks_array_save_npy (array, eq + 1, error);
-      else
-        ok = ks_array_save_csv (array, eq + 1, error);
-      if (!ok)
+      if (!save_array (array, eq + 1, error))
         return FALSE;
       ks_cli_print ("saved %s → %s\n", name, eq + 1);
     }
@@ -607,35 +793,14 @@ static gboolean
 run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, KernelReport *r,
                const KsLaunchConfig *launch, GError **error)
 {
-  const GPtrArray *args = ks_kernel_source_get_args (r->source);
-  g_autoptr (GPtrArray) bindings =
-    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
-  g_autoptr (GPtrArray) messages =
-    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
+  g_autoptr (GPtrArray) bindings = NULL;
   KsArrayRunRequest request;
   KsArrayRunResult result = { 0 };
   gboolean ran;
 
-  for (guint i = 0; o->bindings != NULL && o->bindings[i] != NULL; i++)
-    {
-      g_autoptr (GError) local = NULL;
-      KsBinding *b = ks_binding_parse (o->bindings[i], &local);
-
-      if (b == NULL)
-        {
-          ks_cli_usage_error (error, "--arg %s: %s", o->bindings[i], local->message);
-          return FALSE;
-        }
-      g_ptr_array_add (bindings, b);
-    }
-  if (ks_bindings_check (args, bindings, messages) == KS_BINDING_ERROR)
-    {
-      print_diagnostics (messages);
-      ks_cli_usage_error (error, "the arguments are not bound as the kernel needs them (--arg "
-                          "NAME=TYPE[LENGTH]:INIT for pointers, NAME=VALUE for scalars)");
-      return FALSE;
-    }
-  print_diagnostics (messages);
+  bindings = parse_bindings (o, r, error);
+  if (bindings == NULL)
+    return FALSE;
 
   ks_array_run_request_init (&request, r->source);
   request.bindings = bindings;
@@ -678,7 +843,7 @@ run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
   for (guint i = 0; r->run.arrays != NULL && i < r->run.arrays->len; i++)
     print_array (g_ptr_array_index (r->out_names, i), g_ptr_array_index (r->run.arrays, i),
                  (guint) o->show);
-  return save_arrays (o, r, error);
+  return save_arrays (o, r, error) && save_inputs (o, r, error);
 }
 
 static int
@@ -756,6 +921,18 @@ kernel_main (const KernelOptions *o, const char *path)
 
   if (o->check)
     {
+      g_autoptr (GPtrArray) bindings = NULL;
+
+      /* The bindings are checked against the signature as a run would. */
+      if (ks_kernel_source_get_mode (source) == KS_KERNEL_MODE_ANY && o->bindings != NULL
+          && (bindings = parse_bindings (o, &report, &error)) == NULL)
+        goto out;
+      if (ks_kernel_source_get_mode (source) != KS_KERNEL_MODE_ANY && o->bindings != NULL)
+        {
+          ks_cli_usage_error (&error, "--arg binds the arguments of an array kernel; this one "
+                              "runs on images (--in FILE)");
+          goto out;
+        }
       report.compiled = ks_worker_compile (worker, source, &launch, FALSE, NULL, &error);
       if (report.compiled == NULL)
         goto out;
@@ -820,6 +997,7 @@ out:
     status = ks_cli_report_error (error);
   g_clear_pointer (&report.compiled, ks_compile_result_free);
   g_clear_pointer (&report.out_names, g_ptr_array_unref);
+  g_clear_pointer (&report.bindings, g_ptr_array_unref);
   ks_worker_run_result_clear (&report.run);
   return status;
 }
@@ -841,10 +1019,15 @@ ks_cli_cmd_kernel (int argc, char **argv)
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Output image", "FILE" },
     { "arg", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o.bindings,
       "Bind an argument: NAME=TYPE[LENGTH]:INIT[:in|out|inout] for a pointer (INIT: zeros, "
-      "range, range(START,STEP), const(V), random(SEED), normal(SEED[,MEAN,SD]), file(PATH)), "
+      "range, range(START,STEP), const(V), random(SEED[,LOW,HIGH]), normal(SEED[,MEAN,SD]), "
+      "file(PATH)), "
       "NAME=VALUE for a scalar", "BINDING" },
     { "save", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.saves,
-      "Write an out or inout array to a .csv or .npy file", "NAME=FILE" },
+      "Write an array to a .csv or .npy file: an out or inout array after the run, an in "
+      "array as the kernel read it", "NAME=FILE" },
+    { "save-inputs", 0, 0, G_OPTION_ARG_FILENAME, &o.save_inputs,
+      "Write each in and inout array's data before the run to DIR/NAME.npy and print the "
+      "--arg options that run the kernel on them again", "DIR" },
     { "show", 0, 0, G_OPTION_ARG_INT, &o.show, "Elements of each result printed (default 10)",
       "N" },
     { "param", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &o.params,

@@ -134,6 +134,75 @@ test_init_random (void)
     g_assert_cmpuint (seen[v], >, 50);
 }
 
+/* random(SEED, LOW, HIGH): numpy's randint(LOW, HIGH) for integers (HIGH
+ * never drawn) and rand() * (HIGH - LOW) + LOW for floats. */
+static void
+test_init_random_range (void)
+{
+  g_autoptr (KsArray) k = create_ok ("k=i32[10000]:random(5, 1, 5)");
+  g_autoptr (KsArray) neg = create_ok ("n=i8[10000]:random(5, -128, 128)");
+  g_autoptr (KsArray) wide = create_ok ("w=u64[1000]:random(2, 0, 9007199254740992)");
+  g_autoptr (KsArray) f = create_ok ("f=f32[10000]:random(5, 0, 255)");
+  g_autoptr (KsArray) f_unit = create_ok ("f=f32[10000]:random(5, 0, 1)");
+  g_autoptr (KsArray) f_same = create_ok ("f=f32[10000]:random(5)");
+  g_autoptr (KsArray) i_same = create_ok ("i=u16[10000]:random(5)");
+  g_autoptr (KsArray) i_hundred = create_ok ("i=u16[10000]:random(5, 0, 100)");
+  g_autoptr (KsArray) d = create_ok ("d=f64[10000]:random(9, -2, -1)");
+  guint seen[4] = { 0 }, seen_neg[256] = { 0 };
+  double max_wide = 0, min_f = 255, max_f = 0;
+
+  for (gsize i = 0; i < k->length; i++)
+    {
+      double v = ks_array_get_double (k, i);
+      double w = ks_array_get_double (neg, i);
+
+      g_assert_cmpfloat (v, >=, 1);
+      g_assert_cmpfloat (v, <=, 4);
+      g_assert_cmpfloat (v, ==, floor (v));
+      seen[(guint) v - 1]++;
+      seen_neg[(guint) (w + 128)]++;
+    }
+  /* each of 1 … 4 about 2500 times, each of -128 … 127 about 39 */
+  for (guint v = 0; v < 4; v++)
+    g_assert_cmpuint (seen[v], >, 2200);
+  for (guint v = 0; v < 256; v++)
+    g_assert_cmpuint (seen_neg[v], >, 10);
+
+  for (gsize i = 0; i < wide->length; i++)
+    max_wide = MAX (max_wide, ks_array_get_double (wide, i));
+  /* a span past 32 bits reaches the top of its range: the largest of 1000
+   * draws is within 1 % of 2^53 with probability 1 - 0.99^1000 */
+  g_assert_cmpfloat (max_wide, >, 0.99 * 9007199254740992.0);
+  g_assert_cmpfloat (max_wide, <, 9007199254740992.0);
+
+  for (gsize i = 0; i < f->length; i++)
+    {
+      double v = ks_array_get_double (f, i);
+
+      g_assert_cmpfloat (v, >=, 0);
+      g_assert_cmpfloat (v, <, 255);
+      min_f = MIN (min_f, v);
+      max_f = MAX (max_f, v);
+      /* the same draws scaled: within a float's rounding of 255·u */
+      g_assert_cmpfloat (fabs (v - 255 * ks_array_get_double (f_unit, i)), <=, 255 * 0x1.0p-24);
+    }
+  g_assert_cmpfloat (min_f, <, 1);
+  g_assert_cmpfloat (max_f, >, 254);
+  for (gsize i = 0; i < d->length; i++)
+    {
+      double v = ks_array_get_double (d, i);
+
+      g_assert_cmpfloat (v, >=, -2);
+      g_assert_cmpfloat (v, <, -1);
+    }
+
+  /* the type's own range written out draws what random(SEED) alone does */
+  g_assert_cmpmem (f_unit->data, ks_array_get_bytes (f_unit), f_same->data,
+                   ks_array_get_bytes (f_same));
+  g_assert_cmpmem (i_hundred->data, ks_array_get_bytes (i_hundred), i_same->data,
+                   ks_array_get_bytes (i_same));
+}
+
 static void
 test_init_normal (void)
 {
@@ -224,6 +293,10 @@ test_binding_parse (void)
     { "c=f64[3]:const(2.5):inout", NULL },
     { "c=float[3]:const(2)", "c=f32[3]:const(2)" },
     { "g=f32[8]:normal(3)", NULL },
+    { "k=i32[8]:random(3, 1, 5)", NULL },
+    { "k=i32[8]:random(3, 0, 100)", "k=i32[8]:random(3)" },
+    { "h=f32[8]:random(3, 0, 255)", NULL },
+    { "h=f64[8]:random(3, 0, 1)", "h=f64[8]:random(3)" },
     { "g=f32[8]:normal(3, 0, 1)", "g=f32[8]:normal(3)" },
     { "g=f32[8]:normal(3, 10, 2.5)", NULL },
     { "f=f32[4]:file(/tmp/with:colon(1).npy):in", NULL },
@@ -246,14 +319,21 @@ test_binding_parse (void)
     { "a=f32[10]zeros", "a=f32[10]zeros: expected “:” and how to fill the array after “]”, "
                         "not “zeros”" },
     { "a=f32[10]:ones", "a=f32[10]:ones: “ones” is not a way to fill an array (zeros, range, "
-                        "range(START, STEP), const(V), random(SEED), normal(SEED, MEAN, SD) or "
+                        "range(START, STEP), const(V), random(SEED[, LOW, HIGH]), normal(SEED, MEAN, SD) or "
                         "file(PATH))" },
     { "a=f32[10]:random", "a=f32[10]:random: “random” is not a way to fill an array" },
     { "a=f32[10]:random(x)", "a=f32[10]:random(x): random() takes numbers, and “x” is not one" },
     { "a=f32[10]:random(-1)", "the seed must be a whole number from 0 to 2^53, not -1" },
     { "a=f32[10]:random(1.5)", "the seed must be a whole number" },
-    { "a=f32[10]:random(1, 2)", "a=f32[10]:random(1, 2): random() was given 2 numbers; "
-                                "write it random(SEED)" },
+    { "a=f32[10]:random(1, 2)", "a=f32[10]:random(1, 2): random() takes a seed alone or a "
+                                "seed, LOW and HIGH: random(SEED, LOW, HIGH)" },
+    { "a=f32[10]:random(1, 2, 3, 4)", "random() was given 4 numbers; write it "
+                                      "random(SEED[, LOW, HIGH])" },
+    { "a=f32[10]:random(1, 5, 5)", "LOW must be below HIGH, not 5 and 5" },
+    { "a=i32[10]:random(1, 0.5, 3)", "LOW and HIGH must be whole, not 0.5 and 3" },
+    { "a=u8[10]:random(1, 0, 257)", "a=u8[10]:random(1, 0, 257): random(SEED, LOW, HIGH) would "
+                                    "draw 256 does not fit in u8 (0 to 255)" },
+    { "a=u8[10]:random(1, -1, 5)", "would draw -1 does not fit in u8" },
     { "a=f32[10]:normal(1, 0, -1)", "the standard deviation a finite number of at least 0" },
     { "a=f32[10]:const()", "const() was given 0 numbers; write it const(V)" },
     { "a=f32[10]:zeros:sideways", "a=f32[10]:zeros:sideways: “sideways” is not a direction "
@@ -653,6 +733,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/ks/array/init/zeros-range-const", test_init_zeros_range_const);
   g_test_add_func ("/ks/array/init/random", test_init_random);
+  g_test_add_func ("/ks/array/init/random-range", test_init_random_range);
   g_test_add_func ("/ks/array/init/normal", test_init_normal);
   g_test_add_func ("/ks/array/init/file", test_init_file);
   g_test_add_func ("/ks/array/binding/parse", test_binding_parse);

@@ -336,6 +336,125 @@ test_run_on_cpu (void)
                                                0), ==, 31);
 }
 
+/* --check reads the bindings against the signature as a run would: a
+ * missing one fails at the argument's line, with no GPU and no run. */
+static void
+test_check_bindings (void)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *where = NULL;
+  g_auto (KsTestProgramResult) ok = { 0 };
+  g_auto (KsTestProgramResult) missing = { 0 };
+  g_auto (KsTestProgramResult) wrong = { 0 };
+
+  if (!ks_test_have_nvrtc ())
+    return;
+  path = write_source ("check-args.cu", add_source);
+  RUN (&ok, "--check", "--arch", "90", path, "--arg", "result=f32[8]", "--arg",
+       "a=f32[8]:random(1, 0, 255)", "--arg", "b=f32[8]:random(2, -1, 1)", "--arg", "n=8");
+  g_assert_cmpint (ok.status, ==, 0);
+  g_assert_nonnull (strstr (ok.out, "compiled for sm_90"));
+
+  RUN (&missing, "--check", "--arch", "90", path, "--arg", "a=f32[8]", "--arg", "b=f32[8]",
+       "--arg", "n=8");
+  g_assert_cmpint (missing.status, ==, 2);
+  where = g_strdup_printf ("%s:2:29: error: “result” is not bound", path);
+  g_assert_nonnull (strstr (missing.err, where));
+  g_assert_null (strstr (missing.out, "compiled for"));
+
+  /* a size mismatch: f64 data for a float pointer */
+  RUN (&wrong, "--check", "--arch", "90", path, "--arg", "result=f64[8]", "--arg", "a=f32[8]",
+       "--arg", "b=f32[8]", "--arg", "n=8");
+  g_assert_cmpint (wrong.status, ==, 2);
+  g_assert_nonnull (strstr (wrong.err, "result"));
+}
+
+/* Inputs saved to files run the kernel to the same result: --save-inputs
+ * writes each in and inout array and the options that read them back, the
+ * JSON names every binding and its seed, and --save writes an in array as
+ * the kernel read it. An array kernel's default block is a row of 256. */
+static void
+test_save_inputs (void)
+{
+  g_autofree char *path = write_source ("save.cu", add_source);
+  g_autofree char *dir = g_build_filename (tmp_dir, "inputs", NULL);
+  g_autofree char *a_npy = g_build_filename (dir, "a.npy", NULL);
+  g_autofree char *b_csv = g_build_filename (tmp_dir, "b.csv", NULL);
+  g_autofree char *a_file = NULL;
+  g_autofree char *b_file = NULL;
+  g_autofree char *b_text = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_auto (KsTestProgramResult) first = { 0 };
+  g_auto (KsTestProgramResult) again = { 0 };
+  g_auto (KsTestProgramResult) j = { 0 };
+  const char *first_result, *again_result;
+  JsonObject *root, *a;
+  JsonArray *bindings;
+
+  if (!ks_test_have_nvrtc ())
+    return;
+  RUN (&first, path, "--engine", "cpu", "--arg", "result=f32[300]:zeros:out", "--arg",
+       "a=f32[300]:random(4, 0, 255)", "--arg", "b=f32[300]:normal(5)", "--arg", "n=300",
+       "--save-inputs", dir, "--save", "b=" , "--show", "300");
+  /* an empty FILE is a usage error, after the run: nothing is half written */
+  g_assert_cmpint (first.status, ==, 2);
+  ks_test_program_result_clear (&first);
+
+  RUN (&first, path, "--engine", "cpu", "--arg", "result=f32[300]:zeros:out", "--arg",
+       "a=f32[300]:random(4, 0, 255)", "--arg", "b=f32[300]:normal(5)", "--arg", "n=300",
+       "--save-inputs", dir, "--save", b_csv, "--show", "300");
+  g_assert_cmpint (first.status, ==, 2);   /* --save needs NAME=FILE */
+  ks_test_program_result_clear (&first);
+
+  b_text = g_strconcat ("b=", b_csv, NULL);
+  RUN (&first, path, "--engine", "cpu", "--arg", "result=f32[300]:zeros:out", "--arg",
+       "a=f32[300]:random(4, 0, 255)", "--arg", "b=f32[300]:normal(5)", "--arg", "n=300",
+       "--save-inputs", dir, "--save", b_text, "--show", "300");
+  g_assert_cmpint (first.status, ==, 0);
+  g_assert_nonnull (strstr (first.out, "launch: grid 2×1, block 256×1"));
+  g_assert_true (g_file_test (a_npy, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (b_csv, G_FILE_TEST_EXISTS));
+  /* out arrays hold nothing before the run: not saved */
+  g_assert_null (strstr (first.out, "saved the input result"));
+  a_file = g_strdup_printf ("a=f32[300]:file(%s)", a_npy);
+  b_file = g_strdup_printf ("b=f32[300]:file(%s):in", b_csv);
+  g_assert_nonnull (strstr (first.out, a_file));
+
+  RUN (&again, path, "--engine", "cpu", "--arg", "result=f32[300]:zeros:out", "--arg", a_file,
+       "--arg", b_file, "--arg", "n=300", "--show", "300");
+  g_assert_cmpint (again.status, ==, 0);
+  first_result = strstr (first.out, "result (f32");
+  again_result = strstr (again.out, "result (f32");
+  g_assert_nonnull (first_result);
+  g_assert_nonnull (again_result);
+  /* the .npy keeps every bit; the .csv prints floats with %.9g, which reads back exactly */
+  {
+    g_autofree char *line1 = g_strndup (first_result, strcspn (first_result, "\n"));
+    g_autofree char *line2 = g_strndup (again_result, strcspn (again_result, "\n"));
+
+    g_assert_cmpstr (line2, ==, line1);
+  }
+
+  RUN (&j, path, "--engine", "cpu", "--json", "--arg", "result=f32[4]:zeros:out", "--arg",
+       "a=f32[4]:random(4, 0, 255)", "--arg", "b=f32[4]:normal(5)", "--arg", "n=4");
+  g_assert_cmpint (j.status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, j.out, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  bindings = json_object_get_array_member (root, "bindings");
+  g_assert_cmpuint (json_array_get_length (bindings), ==, 4);
+  a = json_array_get_object_element (bindings, 1);
+  g_assert_cmpstr (json_object_get_string_member (a, "name"), ==, "a");
+  g_assert_cmpstr (json_object_get_string_member (a, "binding"), ==, "a=f32[4]:random(4, 0, 255)");
+  g_assert_cmpstr (json_object_get_string_member (a, "init"), ==, "random");
+  g_assert_cmpint (json_object_get_int_member (a, "seed"), ==, 4);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (bindings, 2),
+                                               "seed"), ==, 5);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (bindings, 3),
+                                                  "value"), ==, "4");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -361,6 +480,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/kernel/missing-file", test_missing_file);
   g_test_add_func ("/ks/cli/kernel/nvrtc-missing", test_nvrtc_missing);
   g_test_add_func ("/ks/cli/kernel/run/cpu", test_run_on_cpu);
+  g_test_add_func ("/ks/cli/kernel/check/bindings", test_check_bindings);
+  g_test_add_func ("/ks/cli/kernel/run/save-inputs", test_save_inputs);
 
   ret = g_test_run ();
   ks_test_remove_tree (tmp_dir);

@@ -9,7 +9,9 @@
  *   NAME=VALUE                             n = 1000000
  *
  * INIT: zeros, range (0, 1, 2, …), range(START, STEP), const(V), random(SEED)
- * (uniform in [0, 1) for floats, [0, 100) for integers), normal(SEED[, MEAN, SD]),
+ * (uniform in [0, 1) for floats, the whole numbers [0, 100) for integers),
+ * random(SEED, LOW, HIGH) (uniform in [LOW, HIGH); for integers the whole
+ * numbers LOW … HIGH - 1, as numpy's randint), normal(SEED[, MEAN, SD]),
  * file(PATH) (.npy or .csv). DIRECTION: in, out or inout; by default in for
  * const pointers, inout otherwise. TYPE: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64
  * (C spellings such as float or unsigned int are read too). ":INIT" may be
@@ -107,8 +109,9 @@ typedef struct
   gboolean direction_given;  /* FALSE: from the pointer's constness */
   KsArrayInit init;
   double init_a;             /* range: start; const: value; random: seed; normal: seed */
-  double init_b;             /* range: step; normal: mean */
-  double init_c;             /* normal: standard deviation */
+  double init_b;             /* range: step; normal: mean; random: LOW */
+  double init_c;             /* normal: standard deviation; random: HIGH (LOW = HIGH = 0:
+                              * the type's default range) */
   char *path;                /* file */
   /* scalars: the value as written, converted for the argument's type at bind time */
   char *value;

@@ -41,12 +41,38 @@ rng_double (Rng *rng)
   return (double) (rng_next (rng) >> 11) * 0x1.0p-53;
 }
 
+/* The range random draws from: LOW and HIGH as given, or where the binding
+ * names none (both 0, as bindings made by hand leave them) [0, 1) for
+ * floats and the whole numbers [0, 100) for integers. */
 static void
-fill_uniform (KsArray *array, guint64 seed)
+uniform_range (const KsBinding *b, double *low, double *high)
+{
+  if (b->init_b == 0 && b->init_c == 0)
+    {
+      *low = 0;
+      *high = ks_elem_type_is_float (b->type) ? 1 : 100;
+    }
+  else
+    {
+      *low = b->init_b;
+      *high = b->init_c;
+    }
+}
+
+/* Uniform in [low, high): floats from 24 (f32) or 53 (f64) random bits,
+ * scaled; integers the whole numbers low, low + 1, …, high - 1, by a
+ * multiply of random bits by the span rather than a modulo (the bias, under
+ * span / 2^64, is far below any test's notice). For [0, 1) and [0, 100)
+ * these are the values random(SEED) always gave. */
+static void
+fill_uniform (KsArray *array, guint64 seed, double low, double high)
 {
   Rng rng = { seed };
   gsize size = ks_elem_type_size (array->type);
+  guint64 span = 0;
 
+  if (!ks_elem_type_is_float (array->type))
+    span = (guint64) (high - low);
   for (gsize i = 0; i < array->length; i++)
     {
       guint64 x = rng_next (&rng);
@@ -55,20 +81,43 @@ fill_uniform (KsArray *array, guint64 seed)
       if (array->type == KS_ELEM_FLOAT32)
         {
           /* 24 bits, exactly a float's precision: rounding a 53-bit double
-           * could give 1.0f, outside [0, 1). */
-          float f = (float) (x >> 40) * 0x1.0p-24f;
+           * could give 1.0f, outside [0, 1). A scaled value that rounds up
+           * to high is kept below it. */
+          float u = (float) (x >> 40) * 0x1.0p-24f;
+          float f = low == 0 && high == 1 ? u : (float) (low + (high - low) * (double) u);
+
+          if (f >= (float) high && (float) high > (float) low)
+            f = nextafterf ((float) high, (float) low);
           memcpy (dst, &f, 4);
         }
       else if (array->type == KS_ELEM_FLOAT64)
         {
-          double d = (double) (x >> 11) * 0x1.0p-53;
+          double u = (double) (x >> 11) * 0x1.0p-53;
+          double d = low == 0 && high == 1 ? u : low + (high - low) * u;
+
+          if (d >= high && high > low)
+            d = nextafter (high, low);
           memcpy (dst, &d, 8);
         }
       else
         {
-          /* [0, 100) by a multiply of the high 32 bits rather than a modulo;
-           * the bias, under 100 / 2^32, is far below any test's notice. */
-          Value v = { VALUE_UNSIGNED, 0, ((x >> 32) * 100) >> 32, 0 };
+          /* The high 32 bits times a span that fits 32 bits keep random(SEED)'s
+           * old values; wider spans take all 64 bits. */
+          guint64 offset = span <= G_MAXUINT32
+                           ? ((x >> 32) * span) >> 32
+                           : (guint64) (((unsigned __int128) x * span) >> 64);
+          Value v;
+
+          if (low < 0)
+            {
+              v.kind = VALUE_SIGNED;
+              v.i = (gint64) low + (gint64) offset;
+            }
+          else
+            {
+              v.kind = VALUE_UNSIGNED;
+              v.u = (guint64) low + offset;
+            }
           _ks_array_value_store (&v, array->type, dst);
         }
     }
@@ -275,7 +324,7 @@ const_format (const KsBinding *b, GString *s)
   g_string_append_printf (s, "const(%s)", a);
 }
 
-/* random(SEED) and normal(SEED[, MEAN, SD]). */
+/* normal(SEED[, MEAN, SD]). */
 static char *
 seeded_parse (KsBinding *b, const double *a, guint n)
 {
@@ -287,27 +336,92 @@ seeded_parse (KsBinding *b, const double *a, guint n)
   return NULL;
 }
 
-/* A binding built by hand may hold any seed. */
+/* random(SEED[, LOW, HIGH]): LOW and HIGH in init_b and init_c, the type's
+ * default range when they are left out (the type is read before the INIT). */
+static char *
+random_parse (KsBinding *b, const double *a, guint n)
+{
+  if (!check_seed (a[0]))
+    return g_strdup_printf ("the seed must be a whole number from 0 to 2^53, not %g", a[0]);
+  if (n == 2)
+    return g_strdup ("random() takes a seed alone or a seed, LOW and HIGH: random(SEED, LOW, "
+                     "HIGH)");
+  if (n == 3 && !(a[1] < a[2]))
+    return g_strdup_printf ("random(SEED, LOW, HIGH) draws from LOW up to HIGH: LOW must be "
+                            "below HIGH, not %g and %g", a[1], a[2]);
+  b->init_a = a[0];
+  b->init_b = n == 3 ? a[1] : 0;
+  b->init_c = n == 3 ? a[2] : 0;
+  return NULL;
+}
+
+/* A binding built by hand may hold any seed and range: the range is
+ * [LOW, HIGH) with LOW below HIGH, whole numbers whose values fit the type
+ * for integers (HIGH itself is never drawn). */
 static char *
 random_check (const KsBinding *b)
 {
+  double low, high;
+
+  uniform_range (b, &low, &high);
   if (!check_seed (b->init_a))
     return g_strdup ("the seed must be a whole number from 0 to 2^53");
+  if (!isfinite (low) || !isfinite (high) || !(low < high))
+    return g_strdup_printf ("random(SEED, LOW, HIGH) draws from LOW up to HIGH: LOW must be "
+                            "below HIGH, and both finite (got %g and %g)", low, high);
+  if (!ks_elem_type_is_float (b->type))
+    {
+      Value v = { VALUE_FLOAT, 0, 0, 0 };
+      Fit fit;
+
+      if (floor (low) != low || floor (high) != high)
+        return g_strdup_printf ("an integer array draws whole numbers: LOW and HIGH must be "
+                                "whole, not %g and %g", low, high);
+      if (high - low > MAX_SEED)
+        return g_strdup_printf ("random(SEED, LOW, HIGH) spans at most 2^53 values, not %g",
+                                high - low);
+      for (guint end = 0; end < 2; end++)
+        {
+          v.d = end == 0 ? low : high - 1;
+          fit = _ks_array_value_fits (&v, b->type);
+          if (fit != FIT_OK)
+            {
+              g_autofree char *text = _ks_array_format_value (&v, KS_ELEM_FLOAT64);
+              g_autofree char *why = _ks_array_fit_message (text, fit, b->type,
+                                                            ks_elem_type_short_name (b->type));
+
+              return g_strdup_printf ("random(SEED, LOW, HIGH) would draw %s", why);
+            }
+        }
+    }
   return NULL;
 }
 
 static void
 random_fill (const KsBinding *b, KsArray *array)
 {
-  fill_uniform (array, (guint64) b->init_a);
+  double low, high;
+
+  uniform_range (b, &low, &high);
+  fill_uniform (array, (guint64) b->init_a, low, high);
 }
 
 static void
 random_format (const KsBinding *b, GString *s)
 {
   g_autofree char *a = format_number (b->init_a);
+  g_autofree char *low = format_number (b->init_b);
+  g_autofree char *high = format_number (b->init_c);
+  KsBinding defaults = *b;
 
-  g_string_append_printf (s, "random(%s)", a);
+  /* The type's own range is written as random(SEED) alone. */
+  defaults.init_b = defaults.init_c = 0;
+  uniform_range (&defaults, &defaults.init_b, &defaults.init_c);
+  if ((b->init_b == 0 && b->init_c == 0)
+      || (b->init_b == defaults.init_b && b->init_c == defaults.init_c))
+    g_string_append_printf (s, "random(%s)", a);
+  else
+    g_string_append_printf (s, "random(%s, %s, %s)", a, low, high);
 }
 
 static char *
@@ -316,7 +430,9 @@ normal_check (const KsBinding *b)
   if (!isfinite (b->init_b) || !isfinite (b->init_c) || b->init_c < 0)
     return g_strdup ("the mean must be a finite number and the standard deviation a finite "
                      "number of at least 0");
-  return random_check (b);
+  if (!check_seed (b->init_a))
+    return g_strdup ("the seed must be a whole number from 0 to 2^53");
+  return NULL;
 }
 
 static void
@@ -387,8 +503,8 @@ static const InitKind init_kinds[] = {
     range_parse, NULL, range_check, range_fill, NULL, range_format },
   { KS_ARRAY_INIT_CONST, "const", FALSE, "const(V)", 1, 1,
     const_parse, NULL, const_check, const_fill, NULL, const_format },
-  { KS_ARRAY_INIT_UNIFORM, "random", FALSE, "random(SEED)", 1, 1,
-    seeded_parse, NULL, random_check, random_fill, NULL, random_format },
+  { KS_ARRAY_INIT_UNIFORM, "random", FALSE, "random(SEED[, LOW, HIGH])", 1, 3,
+    random_parse, NULL, random_check, random_fill, NULL, random_format },
   { KS_ARRAY_INIT_NORMAL, "normal", FALSE, "normal(SEED, MEAN, SD)", 1, 3,
     seeded_parse, NULL, normal_check, normal_fill, NULL, normal_format },
   { KS_ARRAY_INIT_FILE, "file", FALSE, "file(PATH)", 0, 0,

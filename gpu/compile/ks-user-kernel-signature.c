@@ -589,6 +589,14 @@ ks_kernel_source_new (KsKernelMode mode, const char *file_name, const char *text
     parse_signature (self, lx.tokens, &found);
   if (mode == KS_KERNEL_MODE_ANY)
     self->n_inputs = 1;
+  /* An array kernel indexes along x: its default block is a row of 256
+   * threads, as array code launches it, not an image's 16×16 tile. */
+  if (mode == KS_KERNEL_MODE_ANY && found.seen_line[ANN_BLOCK] == 0)
+    {
+      self->launch.block.x = 256;
+      self->launch.block.y = 1;
+      self->launch.block.z = 1;
+    }
   g_free (found.kernel);
   _ks_user_kernel_lexer_clear (&lx);
   return self;
