@@ -134,8 +134,10 @@ update_include_label (KsKernelPanel *self)
 void
 _ks_kernel_panel_set_include_dirs (KsKernelPanel *self, const char *const *dirs)
 {
+  static const char *const none[] = { NULL };
+
   if (dirs == NULL)
-    dirs = (const char *const[]) { NULL };
+    dirs = none;
   if (self->include_dirs != NULL
       && g_strv_equal ((const char *const *) self->include_dirs, dirs))
     return;
