@@ -1,4 +1,8 @@
-/* ks-user-kernel-includes.c: the user's own headers. The #include lines of
+/* ks-user-kernel-includes.c: the headers a user kernel compiles with.
+ * Kernelscope's own come from the bundle: the prelude (ks-user.cuh and what
+ * it includes) and the stand-ins for the standard and CUDA headers
+ * (kernels/standin/: NVRTC has their functions built in, but no header
+ * files). The user's own are read from disk. The #include lines of
  * the text are found (outside comments and literals), each name is looked
  * for in the folders a C compiler would search (the includer's folder for
  * "…", then the source's folder and the include folders in order), and the
@@ -17,6 +21,7 @@
 
 #include <glib/gstdio.h>
 
+#include "ks-gpu-resources.h"
 #include "ks-user-kernel-private.h"
 
 /* A pasted kernel with its helpers is a few files of kilobytes; the
@@ -25,12 +30,94 @@
 #define KS_MAX_HEADER_BYTES ((gsize) 8 << 20)
 #define KS_MAX_HEADERS_TOTAL ((gsize) 32 << 20)
 
-/* Kernelscope's prelude: never looked for on disk. */
-static const char *const prelude_names[] = {
+/* ---- the headers Kernelscope serves ----------------------------------------------- */
+
+/* Kernelscope's prelude, then the stand-ins for the standard and CUDA
+ * headers (kernels/standin/: NVRTC has their functions built in, but no
+ * header files), all from the bundle. */
+static const char *const resource_headers[] = {
   "ks-user.cuh",
   "ks-kernel-common.h",
   "ks-geometry.cuh",
 };
+
+#define STANDIN_PATH "/org/kernelscope/kernels/standin/"
+
+typedef struct
+{
+  KsCompileHeader *headers;
+  guint n_headers;
+  char **standin_names;   /* NULL-terminated */
+} BundleHeaders;
+
+/* Resource data stays mapped for the life of the process and ends with a
+ * NUL, so the bytes are kept and used as a string. */
+static const char *
+resource_text (const char *path)
+{
+  GBytes *bytes = g_resource_lookup_data (ks_gpu_get_resource (), path,
+                                          G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+
+  g_assert (bytes != NULL);
+  return g_bytes_get_data (bytes, NULL);
+}
+
+static gpointer
+load_headers (gpointer data)
+{
+  static BundleHeaders bundle;
+  g_auto (GStrv) standins = g_resource_enumerate_children (ks_gpu_get_resource (), STANDIN_PATH,
+                                                           G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  guint n_standins = standins != NULL ? g_strv_length (standins) : 0;
+  guint n = 0;
+
+  (void) data;
+  g_assert (n_standins > 0);
+  bundle.headers = g_new0 (KsCompileHeader, G_N_ELEMENTS (resource_headers) + n_standins);
+  bundle.standin_names = g_new0 (char *, n_standins + 1);
+  for (guint i = 0; i < G_N_ELEMENTS (resource_headers); i++)
+    {
+      g_autofree char *path = g_strconcat ("/org/kernelscope/kernels/", resource_headers[i],
+                                           NULL);
+
+      bundle.headers[n].name = resource_headers[i];
+      bundle.headers[n++].contents = resource_text (path);
+    }
+  for (guint i = 0; i < n_standins; i++)
+    {
+      g_autofree char *path = g_strconcat (STANDIN_PATH, standins[i], NULL);
+
+      bundle.standin_names[i] = g_strdup (standins[i]);
+      bundle.headers[n].name = bundle.standin_names[i];
+      bundle.headers[n++].contents = resource_text (path);
+    }
+  bundle.n_headers = n;
+  return &bundle;
+}
+
+static const BundleHeaders *
+get_bundle (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  return g_once (&once, load_headers, NULL);
+}
+
+static const char *const *
+standin_names (void)
+{
+  return (const char *const *) get_bundle ()->standin_names;
+}
+
+const KsCompileHeader *
+_ks_user_kernel_bundle_headers (guint *n_headers)
+{
+  const BundleHeaders *bundle = get_bundle ();
+
+  *n_headers = bundle->n_headers;
+  return bundle->headers;
+}
+
 
 /* The CUDA toolkit's own headers that compile under NVRTC as they are, and
  * are read from the toolkit's folder where no folder of the user's has them.
@@ -54,10 +141,8 @@ in_list (const char *name, const char *const *list, gsize n)
 static gboolean
 is_served (const char *name)
 {
-  const char *const *standins = _ks_user_kernel_standin_names ();
-
-  return in_list (name, prelude_names, G_N_ELEMENTS (prelude_names))
-         || g_strv_contains (standins, name);
+  return in_list (name, resource_headers, G_N_ELEMENTS (resource_headers))
+         || g_strv_contains (standin_names (), name);
 }
 
 static gboolean

@@ -125,9 +125,9 @@ void     _ks_user_kernel_parse_annotation (KsKernelSource *self, const Annotatio
  * the #include. Names the stand-ins or the prelude serve are not looked
  * for on disk by <…> includes. */
 void     _ks_user_kernel_read_includes  (KsKernelSource *self);
-/* The stand-ins for the standard and CUDA headers (kernels/standin/), the
- * names NVRTC is given them by; NULL-terminated, static. */
-const char *const *_ks_user_kernel_standin_names (void);
+/* Kernelscope's prelude and its stand-ins for the standard and CUDA
+ * headers (kernels/standin/), from the bundle; static. */
+const KsCompileHeader *_ks_user_kernel_bundle_headers (guint *n_headers);
 /* NVRTC's "cannot open source file" as Kernelscope says it: which folders
  * were searched and what to do; other diagnostics are left alone. */
 void     _ks_user_kernel_explain_missing (const KsKernelSource *self, KsDiagnostic *d);

@@ -13,7 +13,6 @@
 #include <gio/gio.h>
 
 #include "ks-error.h"
-#include "ks-gpu-resources.h"
 #include "ks-user-kernel-private.h"
 
 /* The generated struct ks_params is 8-byte aligned, whatever its members,
@@ -40,99 +39,23 @@ param_type_name (KsParamType type)
     }
 }
 
-/* Kernelscope's prelude, then the stand-ins for the standard and CUDA
- * headers (kernels/standin/: NVRTC has their functions built in, but no
- * header files), all from the bundle. */
-static const char *const resource_headers[] = {
-  "ks-user.cuh",
-  "ks-kernel-common.h",
-  "ks-geometry.cuh",
-};
-
-#define STANDIN_PATH "/org/kernelscope/kernels/standin/"
-
-typedef struct
-{
-  KsCompileHeader *headers;
-  guint n_headers;
-  char **standin_names;   /* NULL-terminated */
-} BundleHeaders;
-
-/* Resource data stays mapped for the life of the process and ends with a
- * NUL, so the bytes are kept and used as a string. */
-static const char *
-resource_text (const char *path)
-{
-  GBytes *bytes = g_resource_lookup_data (ks_gpu_get_resource (), path,
-                                          G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
-
-  g_assert (bytes != NULL);
-  return g_bytes_get_data (bytes, NULL);
-}
-
-static gpointer
-load_headers (gpointer data)
-{
-  static BundleHeaders bundle;
-  g_auto (GStrv) standins = g_resource_enumerate_children (ks_gpu_get_resource (), STANDIN_PATH,
-                                                           G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
-  guint n_standins = standins != NULL ? g_strv_length (standins) : 0;
-  guint n = 0;
-
-  (void) data;
-  g_assert (n_standins > 0);
-  bundle.headers = g_new0 (KsCompileHeader, G_N_ELEMENTS (resource_headers) + n_standins);
-  bundle.standin_names = g_new0 (char *, n_standins + 1);
-  for (guint i = 0; i < G_N_ELEMENTS (resource_headers); i++)
-    {
-      g_autofree char *path = g_strconcat ("/org/kernelscope/kernels/", resource_headers[i],
-                                           NULL);
-
-      bundle.headers[n].name = resource_headers[i];
-      bundle.headers[n++].contents = resource_text (path);
-    }
-  for (guint i = 0; i < n_standins; i++)
-    {
-      g_autofree char *path = g_strconcat (STANDIN_PATH, standins[i], NULL);
-
-      bundle.standin_names[i] = g_strdup (standins[i]);
-      bundle.headers[n].name = bundle.standin_names[i];
-      bundle.headers[n++].contents = resource_text (path);
-    }
-  bundle.n_headers = n;
-  return &bundle;
-}
-
-static const BundleHeaders *
-get_bundle (void)
-{
-  static GOnce once = G_ONCE_INIT;
-
-  return g_once (&once, load_headers, NULL);
-}
-
-const char *const *
-_ks_user_kernel_standin_names (void)
-{
-  return (const char *const *) get_bundle ()->standin_names;
-}
-
 /* The bundle's headers, then the user's. */
 static KsCompileHeader *
 unit_headers (const KsKernelSource *source, guint *n_headers)
 {
-  const BundleHeaders *bundle = get_bundle ();
-  KsCompileHeader *headers = g_new0 (KsCompileHeader, bundle->n_headers + source->headers->len);
+  guint n_bundle = 0;
+  const KsCompileHeader *bundle = _ks_user_kernel_bundle_headers (&n_bundle);
+  KsCompileHeader *headers = g_new0 (KsCompileHeader, n_bundle + source->headers->len);
 
-  memcpy (headers, bundle->headers, bundle->n_headers * sizeof *headers);
+  memcpy (headers, bundle, n_bundle * sizeof *headers);
   for (guint i = 0; i < source->headers->len; i++)
     {
       const KsKernelHeader *h = g_ptr_array_index (source->headers, i);
 
-      headers[bundle->n_headers + i].name = h->name;
-      headers[bundle->n_headers + i].contents = h->contents;
+      headers[n_bundle + i].name = h->name;
+      headers[n_bundle + i].contents = h->contents;
     }
-  *n_headers = bundle->n_headers + source->headers->len;
+  *n_headers = n_bundle + source->headers->len;
   return headers;
 }
 

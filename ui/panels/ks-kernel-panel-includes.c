@@ -3,7 +3,7 @@
  * file's folder first, then in them, in order; chosen with a folder
  * chooser), and the kernel chooser, shown when the text has several
  * __global__ functions, whose pick runs in place of the text's //@kernel.
- * A change of either compiles again. */
+ * A change of either compiles again, through the panel's kernel.compile. */
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -107,7 +107,7 @@ on_kernel_selected_cb (GtkDropDown *dropdown, GParamSpec *pspec, KsKernelPanel *
     return;
   g_free (self->kernel);
   self->kernel = g_strdup (name);
-  _ks_kernel_panel_compile_now (self);
+  gtk_widget_activate_action (GTK_WIDGET (self), "kernel.compile", NULL);
 }
 
 /* ---- include folders ---------------------------------------------------------------- */
@@ -145,7 +145,7 @@ _ks_kernel_panel_set_include_dirs (KsKernelPanel *self, const char *const *dirs)
   self->include_dirs = g_strdupv ((char **) dirs);
   update_include_label (self);
   if (!self->loading)
-    _ks_kernel_panel_compile_now (self);
+    gtk_widget_activate_action (GTK_WIDGET (self), "kernel.compile", NULL);
 }
 
 static void

@@ -1,10 +1,10 @@
 /* ks-kernel-panel-private.h: what the files of the kernel panel share: its
  * instance, its property and signal tables, and the functions one file
  * calls in another. ks-kernel-panel.c (the type, its actions and public
- * functions) calls into the others; files and the includes (include
- * folders, the kernel chooser) call the editor; the editor calls the
- * arrays, the cards and the includes' source and chooser; all of them call
- * status, which calls none. */
+ * functions) calls into the others; files call the editor; the editor
+ * calls the arrays, the cards and the includes (include folders, the kernel
+ * chooser), which compile again through the kernel.compile action; all of
+ * them call status, which calls none. */
 #pragma once
 
 #include <adwaita.h>

@@ -53,6 +53,12 @@ run_arrays_action (GtkWidget *widget, const char *action_name, GVariant *paramet
 }
 
 static void
+compile_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  _ks_kernel_panel_compile_now (KS_KERNEL_PANEL (widget));
+}
+
+static void
 add_include_dir_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   _ks_kernel_panel_choose_include_dir (KS_KERNEL_PANEL (widget));
@@ -409,6 +415,7 @@ ks_kernel_panel_class_init (KsKernelPanelClass *klass)
   gtk_widget_class_install_action (widget_class, "kernel.save-as", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "kernel.template", "s", template_action);
   gtk_widget_class_install_action (widget_class, "kernel.run-arrays", NULL, run_arrays_action);
+  gtk_widget_class_install_action (widget_class, "kernel.compile", NULL, compile_action);
   gtk_widget_class_install_action (widget_class, "kernel.add-include-dir", NULL,
                                    add_include_dir_action);
   gtk_widget_class_install_action (widget_class, "kernel.clear-include-dirs", NULL,
