@@ -34,6 +34,8 @@ typedef struct
   char *block;
   char *grid;
   char *engine;
+  char *kernel;
+  char **include_dirs;
   gboolean stride;
   int ppt;
   gboolean check;
@@ -60,6 +62,8 @@ kernel_options_clear (KernelOptions *o)
   g_free (o->block);
   g_free (o->grid);
   g_free (o->engine);
+  g_free (o->kernel);
+  g_strfreev (o->include_dirs);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (KernelOptions, kernel_options_clear)
@@ -82,15 +86,28 @@ typedef struct
 
 /* ---- the source ---------------------------------------------------------- */
 
-/* A file's mode: image when the entry takes ks_image arguments, any otherwise. */
+/* A file's mode: image when the entry takes ks_image arguments, any
+ * otherwise. Its includes are read from its own folder, then the
+ * --include-dir folders. */
 static KsKernelSource *
 open_source (const KernelOptions *o, const char *path, GError **error)
 {
   g_autofree char *text = NULL;
+  g_autofree char *folder = NULL;
   g_autoptr (GError) local = NULL;
   g_autoptr (KsKernelSource) source = NULL;
+  KsKernelSourceOptions options = { 0 };
   KsKernelMode mode = KS_KERNEL_MODE_ANY;
   const GPtrArray *args;
+
+  for (guint i = 0; o->include_dirs != NULL && o->include_dirs[i] != NULL; i++)
+    if (!g_file_test (o->include_dirs[i], G_FILE_TEST_IS_DIR))
+      {
+        ks_cli_usage_error (error, "--include-dir %s: %s", o->include_dirs[i],
+                            g_file_test (o->include_dirs[i], G_FILE_TEST_EXISTS)
+                            ? "not a folder" : "no such folder");
+        return NULL;
+      }
 
   if (o->kind != NULL && !ks_kernel_mode_parse (o->kind, &mode))
     {
@@ -110,7 +127,15 @@ open_source (const KernelOptions *o, const char *path, GError **error)
                               o->kind);
           return NULL;
         }
-      return ks_kernel_source_new (KS_KERNEL_MODE_EXPRESSION, "expression", o->expr);
+      if (o->kernel != NULL)
+        {
+          ks_cli_usage_error (error, "--kernel picks one of a file's __global__ functions; "
+                              "an expression has none");
+          return NULL;
+        }
+      options.include_dirs = (const char *const *) o->include_dirs;
+      return ks_kernel_source_new_full (KS_KERNEL_MODE_EXPRESSION, "expression", o->expr,
+                                        &options);
     }
   if (path == NULL)
     {
@@ -128,20 +153,32 @@ open_source (const KernelOptions *o, const char *path, GError **error)
       g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "%s is not UTF-8 text", path);
       return NULL;
     }
+  folder = g_path_get_dirname (path);
+  options.source_dir = folder;
+  options.include_dirs = (const char *const *) o->include_dirs;
+  options.kernel = o->kernel;
   if (o->kind != NULL)
-    return ks_kernel_source_new (mode, path, text);
+    return ks_kernel_source_new_full (mode, path, text, &options);
 
   /* Statements without a __global__ function are an expression. */
   if (strstr (text, "__global__") == NULL)
-    return ks_kernel_source_new (KS_KERNEL_MODE_EXPRESSION, path, text);
-  source = ks_kernel_source_new (KS_KERNEL_MODE_ANY, path, text);
+    {
+      if (o->kernel != NULL)
+        {
+          ks_cli_usage_error (error, "--kernel %s: %s has no __global__ function to pick",
+                              o->kernel, path);
+          return NULL;
+        }
+      return ks_kernel_source_new_full (KS_KERNEL_MODE_EXPRESSION, path, text, &options);
+    }
+  source = ks_kernel_source_new_full (KS_KERNEL_MODE_ANY, path, text, &options);
   args = ks_kernel_source_get_args (source);
   for (guint i = 0; args != NULL && i < args->len; i++)
     {
       const KsKernelArg *arg = g_ptr_array_index (args, i);
 
       if (strstr (arg->type_text, "ks_image") != NULL)
-        return ks_kernel_source_new (KS_KERNEL_MODE_IMAGE, path, text);
+        return ks_kernel_source_new_full (KS_KERNEL_MODE_IMAGE, path, text, &options);
     }
   return g_steal_pointer (&source);
 }
@@ -377,6 +414,35 @@ add_bindings (JsonBuilder *b, const GPtrArray *bindings)
   json_builder_end_array (b);
 }
 
+/* The text's __global__ functions, by name, and the headers it included
+ * from the folders. */
+static void
+add_source_json (JsonBuilder *b, const KsKernelSource *source)
+{
+  const char *const *kernels = ks_kernel_source_get_kernels (source);
+  const GPtrArray *headers = ks_kernel_source_get_headers (source);
+
+  json_builder_set_member_name (b, "functions");
+  json_builder_begin_array (b);
+  for (guint i = 0; kernels[i] != NULL; i++)
+    ks_json_add_string (b, kernels[i]);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "headers");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < headers->len; i++)
+    {
+      const KsKernelHeader *h = g_ptr_array_index (headers, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      ks_json_add_string (b, h->name);
+      json_builder_set_member_name (b, "path");
+      ks_json_add_string (b, h->path);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 static JsonNode *
 report_json (const KernelReport *r)
 {
@@ -391,6 +457,9 @@ report_json (const KernelReport *r)
   ks_json_add_string (b, ks_kernel_mode_name (ks_kernel_source_get_mode (r->source)));
   json_builder_set_member_name (b, "arch");
   json_builder_add_int_value (b, r->arch);
+  json_builder_set_member_name (b, "entry");
+  ks_json_add_string (b, ks_kernel_source_get_entry (r->source));
+  add_source_json (b, r->source);
   json_builder_set_member_name (b, "compiled");
   json_builder_add_boolean_value (b, r->compiled != NULL && r->compiled->success);
   if (r->compiled != NULL)
@@ -1030,6 +1099,12 @@ ks_cli_cmd_kernel (int argc, char **argv)
       "--arg options that run the kernel on them again", "DIR" },
     { "show", 0, 0, G_OPTION_ARG_INT, &o.show, "Elements of each result printed (default 10)",
       "N" },
+    { "kernel", 0, 0, G_OPTION_ARG_STRING, &o.kernel,
+      "The __global__ function to run when the file has several, in place of its //@kernel "
+      "(a template's instantiation: NAME<float>)", "NAME" },
+    { "include-dir", 'I', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.include_dirs,
+      "Look for the file's #include \"…\" and #include <…> here, after the file's own folder "
+      "(repeatable, searched in order)", "DIR" },
     { "param", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &o.params,
       "Set a parameter the source declares with //@param (repeatable)", "NAME=VALUE" },
     { "block", 'b', 0, G_OPTION_ARG_STRING, &o.block, "Block size", "X[xY[xZ]]" },
@@ -1073,7 +1148,9 @@ ks_cli_cmd_kernel (int argc, char **argv)
     "out-of-bounds and misaligned accesses, shared-memory races and uninitialised reads\n"
     "like compute-sanitizer. Compile errors are printed as FILE:LINE:COL: error: …; a\n"
     "kernel that faults, has findings or runs past --timeout makes the command exit with\n"
-    "status 1 naming the cause.");
+    "status 1 naming the cause. The C and CUDA headers a kernel includes (stdio.h,\n"
+    "math.h, stdint.h, assert.h, cuComplex.h, math_constants.h, …) are served by\n"
+    "Kernelscope; its own headers are read from its folder and --include-dir.");
   if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)

@@ -11,7 +11,7 @@ takes its summary and description from the AppStream metainfo where its
 --help has none, and every page's date is the newest release's there.
 `completion` writes a bash completion script for the command-line tool:
 its commands, then each command's options, with files for the options and
-arguments that name one, and the op ids (`CLI ops --json`) for an OP.
+arguments that name one, folders for a DIR, and the op ids (`CLI ops --json`) for an OP.
 
 --commands is the list the build expects outputs for: when the tool's own
 list differs, nothing is written and the exit status is 1, so that a new
@@ -431,6 +431,11 @@ def takes_file(arg):
     return arg is not None and re.fullmatch(r"(?:[A-Z]+\.)?FILE(?:\.\w+)?|[A-Z]*FILE", arg)
 
 
+def takes_dir(arg):
+    """--include-dir=DIR: a folder."""
+    return arg is not None and re.fullmatch(r"[A-Z]*DIR", arg)
+
+
 def positional_kind(rest):
     words = re.sub(r"\[?--?[\w-]+(?:[ =][A-Z][\w.,…]*)?\]?", " ", rest)
     words = [w.strip("[]…") for w in words.split() if w.strip("[]…")]
@@ -458,7 +463,7 @@ def completion(args):
     func = "_" + re.sub(r"\W", "_", cli_name)
     top_options = ["--help", "--version"]
 
-    valued, files, choices, longs, positional = [], [], [], {}, {}
+    valued, files, dirs, choices, longs, positional = [], [], [], [], {}, {}
     for command, help_ in pages.items():
         longs[command] = []
         for _, option in help_.options():
@@ -468,6 +473,8 @@ def completion(args):
             valued.append(case_pattern(command, option["names"]))
             if takes_file(option["arg"]):
                 files.append(case_pattern(command, option["names"]))
+            elif takes_dir(option["arg"]):
+                dirs.append(case_pattern(command, option["names"]))
             elif option["arg"] == "OP" and ops:
                 choices.append((case_pattern(command, option["names"]), "$ops"))
             else:
@@ -522,6 +529,11 @@ def completion(args):
         L.append("      " + "|\\\n      ".join(files) + ")")
         L.append("        compopt -o filenames 2>/dev/null")
         L.append('        mapfile -t COMPREPLY < <(compgen -f -- "$cur")')
+        L.append("        ;;")
+    if dirs:
+        L.append("      " + "|\\\n      ".join(dirs) + ")")
+        L.append("        compopt -o filenames 2>/dev/null")
+        L.append('        mapfile -t COMPREPLY < <(compgen -d -- "$cur")')
         L.append("        ;;")
     for pattern, words in choices:
         L.append(f"      {pattern})")

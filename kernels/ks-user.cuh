@@ -1,8 +1,8 @@
 /* ks-user.cuh: what user kernels compile against (gpu/compile/ks-user-kernel.h).
  *
  * Compiled by NVRTC only, with the headers Kernelscope hands it (this one,
- * ks-kernel-common.h, ks-geometry.cuh and small stand-ins for the C headers
- * NVRTC does not have).
+ * ks-kernel-common.h, ks-geometry.cuh and small stand-ins for the standard
+ * and CUDA headers NVRTC does not have, kernels/standin/).
  *
  * For image kernels:
  *   ks_image                 an image by value: data, pitch, width, height, channels
@@ -24,6 +24,18 @@
 #include "ks-geometry.cuh"
 
 typedef KsUserImage ks_image;
+
+/* The short names that nvcc's host headers bring into every CUDA file
+ * (glibc's sys/types.h, through cuda_runtime.h and stdlib.h), which pasted
+ * kernels use. A kernel that declares them again the same way still
+ * compiles: C++ allows a typedef to be repeated. */
+typedef unsigned char u_char;
+typedef unsigned short u_short;
+typedef unsigned int u_int;
+typedef unsigned long u_long;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
 
 /* Signed and 64-bit so that x - 1 at the left edge, written with ints, is
  * outside rather than a huge unsigned column. */

@@ -455,6 +455,141 @@ test_save_inputs (void)
                                                   "value"), ==, "4");
 }
 
+/* A pasted kernel with standard headers, a helper header from --include-dir,
+ * complex arithmetic and two kernels, picked with --kernel: the numbers the
+ * CPU engine computes, exactly (small integers in floats). */
+static void
+test_headers_and_kernels (void)
+{
+  static const char pasted[] =
+    "#include <stdio.h>\n"
+    "#include <math.h>\n"
+    "#include <cuComplex.h>\n"
+    "#include <math_constants.h>\n"
+    "#include \"helper.cuh\"\n"
+    "typedef unsigned int uint;\n"
+    "\n"
+    "/* z = (a + i)(2 + a i) = a + (a² + 2) i; out = 2 re + im + |3 + 4i| */\n"
+    "__global__ void mul (float *out, const float *a, uint n)\n"
+    "{\n"
+    "  uint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n)\n"
+    "    {\n"
+    "      cuFloatComplex z = cuCmulf (make_cuFloatComplex (a[i], 1.0f),\n"
+    "                                  make_cuFloatComplex (2.0f, a[i]));\n"
+    "      out[i] = twice (cuCrealf (z)) + cuCimagf (z) + cuCabsf (make_cuFloatComplex (3, 4));\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "__global__ void quotient (float *out, const float *a, uint n)\n"
+    "{\n"
+    "  uint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  /* (a² - 1 + 2a i) / (a + i) = a + i */\n"
+    "  cuDoubleComplex num = make_cuDoubleComplex (a[i] * a[i] - 1.0, 2.0 * a[i]);\n"
+    "  if (i < n)\n"
+    "    out[i] = (float) cuCreal (cuCdiv (num, make_cuDoubleComplex (a[i], 1.0)))\n"
+    "             + 10.0f * (float) cuCimag (cuCdiv (num, make_cuDoubleComplex (a[i], 1.0)));\n"
+    "}\n";
+  g_autofree char *inc = g_build_filename (tmp_dir, "inc", NULL);
+  g_autofree char *helper = g_build_filename (inc, "helper.cuh", NULL);
+  g_autofree char *path = write_source ("pasted.cu", pasted);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_auto (KsTestProgramResult) several = { 0 };
+  g_auto (KsTestProgramResult) mul = { 0 };
+  g_auto (KsTestProgramResult) quotient = { 0 };
+  g_auto (KsTestProgramResult) unknown = { 0 };
+  g_auto (KsTestProgramResult) missing = { 0 };
+  g_auto (KsTestProgramResult) bad_dir = { 0 };
+  g_auto (KsTestProgramResult) json = { 0 };
+  g_autofree char *expect = NULL;
+  JsonObject *root;
+  JsonArray *functions, *headers;
+
+  g_assert_cmpint (g_mkdir_with_parents (inc, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (helper, "#pragma once\n"
+                                      "__device__ float twice (float x) { return 2.0f * x; }\n",
+                                      -1, &error));
+  g_assert_no_error (error);
+
+  RUN (&bad_dir, "--check", "--include-dir", "/nonexistent/ks-include", path);
+  g_assert_cmpint (bad_dir.status, ==, 2);
+  g_assert_nonnull (strstr (bad_dir.err, "--include-dir /nonexistent/ks-include: no such folder"));
+
+  if (!ks_test_have_nvrtc ())
+    return;
+
+  /* Several kernels and no choice: the error names them. */
+  RUN (&several, "--check", "-I", inc, path);
+  g_assert_cmpint (several.status, ==, 1);
+  g_assert_nonnull (strstr (several.err, "several __global__ functions (mul, quotient)"));
+
+  RUN (&mul, path, "--engine", "cpu", "--include-dir", inc, "--kernel", "mul", "--arg",
+       "out=f32[5]:const(-1):out", "--arg", "a=f32[5]:range", "--arg", "n=5", "--block", "8");
+  g_assert_cmpint (mul.status, ==, 0);
+  g_assert_nonnull (strstr (mul.out, "kernel mul (sm_90)"));
+  g_assert_nonnull (strstr (mul.out, "out (f32, 5 elements): [0] 7, [1] 10, [2] 15, [3] 22, [4] 31"));
+
+  RUN (&quotient, path, "--engine", "cpu", "-I", inc, "--kernel", "quotient", "--arg",
+       "out=f32[4]:const(-1):out", "--arg", "a=f32[4]:range", "--arg", "n=4", "--block", "4");
+  g_assert_cmpint (quotient.status, ==, 0);
+  g_assert_nonnull (strstr (quotient.out, "[0] 10, [1] 11, [2] 12, [3] 13"));
+
+  RUN (&unknown, "--check", "-I", inc, "--kernel", "nope", path);
+  g_assert_cmpint (unknown.status, ==, 1);
+  g_assert_nonnull (strstr (unknown.err, "“nope”, but there is no __global__ function of that "
+                                         "name (the source has mul, quotient)"));
+
+  /* Without the include folder: the helper is missing, and the message
+   * names the folder searched and the option. */
+  RUN (&missing, "--check", "--kernel", "mul", path);
+  g_assert_cmpint (missing.status, ==, 1);
+  expect = g_strdup_printf ("%s:5:22: error: cannot open “helper.cuh”: it is not in %s", path,
+                            tmp_dir);
+  g_assert_nonnull (strstr (missing.err, expect));
+  g_assert_nonnull (strstr (missing.err, "--include-dir DIR"));
+
+  RUN (&json, "--check", "--json", "-I", inc, "--kernel", "quotient", path);
+  g_assert_cmpint (json.status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, json.out, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "entry"), ==, "quotient");
+  functions = json_object_get_array_member (root, "functions");
+  g_assert_cmpuint (json_array_get_length (functions), ==, 2);
+  g_assert_cmpstr (json_array_get_string_element (functions, 0), ==, "mul");
+  g_assert_cmpstr (json_array_get_string_element (functions, 1), ==, "quotient");
+  headers = json_object_get_array_member (root, "headers");
+  g_assert_cmpuint (json_array_get_length (headers), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (headers, 0),
+                                                  "path"), ==, helper);
+}
+
+/* An error inside an included header, at the header's FILE:LINE:COL. */
+static void
+test_error_in_header (void)
+{
+  g_autofree char *inc = g_build_filename (tmp_dir, "broken-inc", NULL);
+  g_autofree char *helper = g_build_filename (inc, "helper.cuh", NULL);
+  g_autofree char *path = write_source ("uses-broken.cu",
+                                        "#include <helper.cuh>\n"
+                                        "__global__ void k (float *o) { o[0] = twice (1); }\n");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *expect = NULL;
+  g_auto (KsTestProgramResult) r = { 0 };
+
+  if (!ks_test_have_nvrtc ())
+    return;
+  g_assert_cmpint (g_mkdir_with_parents (inc, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (helper, "#pragma once\n\n"
+                                      "__device__ float twice (float x) { return x + oops; }\n",
+                                      -1, &error));
+  RUN (&r, "--check", "-I", inc, path);
+  g_assert_cmpint (r.status, ==, 1);
+  expect = g_strdup_printf ("%s:3:47: error: identifier \"oops\" is undefined", helper);
+  g_assert_nonnull (strstr (r.err, expect));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -482,6 +617,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/kernel/run/cpu", test_run_on_cpu);
   g_test_add_func ("/ks/cli/kernel/check/bindings", test_check_bindings);
   g_test_add_func ("/ks/cli/kernel/run/save-inputs", test_save_inputs);
+  g_test_add_func ("/ks/cli/kernel/headers-and-kernels", test_headers_and_kernels);
+  g_test_add_func ("/ks/cli/kernel/error-in-header", test_error_in_header);
 
   ret = g_test_run ();
   ks_test_remove_tree (tmp_dir);

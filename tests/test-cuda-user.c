@@ -4,7 +4,9 @@
  * buffers (CUDA IPC), and compared pixel for pixel with the built-in ops on
  * the CPU engine: on random odd sizes, a photo, and odd launches, with the
  * output poisoned before each run. The expression's coverage equals the
- * built-in op's (the same walk over the pixels).
+ * built-in op's (the same walk over the pixels). A pasted kernel with
+ * standard headers and a helper from an include folder equals its C
+ * reference.
  *
  * Built as test-user-cpu (KS_TEST_USER_ON_CPU), the same user kernels run on
  * the CPU engine's emulator instead, on its host buffers, and must give the
@@ -16,6 +18,8 @@
 #include "config.h"
 
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include "ks-test-helpers.h"
 #include "ks-user-run.h"
@@ -232,6 +236,76 @@ test_expression_coverage (void)
     }
 }
 
+/* A pasted image kernel with standard headers (stdint.h, limits.h,
+ * cuComplex.h) and a helper header from an include folder: every pixel as
+ * the C reference computes it, the output poisoned before the run. */
+static void
+test_headers_and_include_dir (void)
+{
+  static const char text[] =
+    "#include <stdint.h>\n"
+    "#include <limits.h>\n"
+    "#include <cuComplex.h>\n"
+    "#include \"pixel-helpers.cuh\"\n"
+    "__global__ void mix (ks_image out, ks_image in)\n"
+    "{\n"
+    "  const uint x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  const uint y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "  if (!ks_inside (in, x, y))\n"
+    "    return;\n"
+    "  const uchar4 p = ks_rgba (in, x, y);\n"
+    "  /* |3 + 4i| is 5 exactly */\n"
+    "  const uint8_t five = (uint8_t) cuCabsf (make_cuFloatComplex (3.0f, 4.0f));\n"
+    "  ks_rgba (out, x, y) = make_uchar4 (ks_test_boost (p.x), UCHAR_MAX - p.y,\n"
+    "                                     (uint8_t) (p.z + five), p.w);\n"
+    "}\n";
+  g_autofree char *dir = g_dir_make_tmp ("ks-test-user-inc-XXXXXX", NULL);
+  g_autofree char *helper = g_build_filename (dir, "pixel-helpers.cuh", NULL);
+  const char *dirs[] = { dir, NULL };
+  g_autoptr (KsKernelSource) source = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (helper,
+                                      "#pragma once\n"
+                                      "#include <stdint.h>\n"
+                                      "/* 1.5 v, saturated */\n"
+                                      "__device__ uint8_t ks_test_boost (uint8_t v)\n"
+                                      "{\n"
+                                      "  return (uint8_t) min (255u, (v * 3u) / 2u);\n"
+                                      "}\n", -1, &error));
+  g_assert_no_error (error);
+  source = ks_kernel_source_new_full (KS_KERNEL_MODE_IMAGE, "mix.cu", text,
+                                      &(KsKernelSourceOptions) { .include_dirs = dirs });
+  g_assert_false (ks_kernel_source_has_errors (source));
+  g_assert_cmpuint (ks_kernel_source_get_headers (source)->len, ==, 1);
+
+  for (guint s = 0; s < G_N_ELEMENTS (odd_sizes); s++)
+    {
+      g_autoptr (KsImage) input = ks_test_random_image (KS_FORMAT_RGBA8, odd_sizes[s].w,
+                                                        odd_sizes[s].h, 0x4d1u + s);
+      g_autoptr (KsImage) ours = run_user (source, input, NULL, NULL, 0, FALSE, NULL);
+      g_autoptr (KsImage) ref = ks_image_new (KS_FORMAT_RGBA8, input->width, input->height,
+                                              &error);
+      g_autofree char *what = g_strdup_printf ("mix.cu %u×%u", input->width, input->height);
+
+      g_assert_no_error (error);
+      for (guint y = 0; y < input->height; y++)
+        for (guint x = 0; x < input->width; x++)
+          {
+            const guint8 *p = input->data + (gsize) y * input->stride + x * 4;
+            guint8 *q = ref->data + (gsize) y * ref->stride + x * 4;
+
+            q[0] = (guint8) MIN (255u, (p[0] * 3u) / 2u);
+            q[1] = (guint8) (255u - p[1]);
+            q[2] = (guint8) (p[2] + 5u);
+            q[3] = p[3];
+          }
+      ks_test_assert_images_equal (ref, ours, what);
+    }
+  g_unlink (helper);
+  g_rmdir (dir);
+}
+
 /* A launch the kernel cannot run is refused before anything runs, with a
  * suggestion that can. */
 static void
@@ -286,6 +360,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cuda/user/box-blur-equals-builtin", test_box_blur);
   g_test_add_func ("/ks/cuda/user/expression-coverage", test_expression_coverage);
   g_test_add_func ("/ks/cuda/user/launch-refused", test_launch_refused);
+  g_test_add_func ("/ks/cuda/user/headers-and-include-dir", test_headers_and_include_dir);
 
   ret = g_test_run ();
   g_clear_object (&worker);

@@ -681,6 +681,97 @@ test_arrays_impossible_launch (Fixture *f, gconstpointer data)
   g_signal_handlers_disconnect_by_func (f->panel, keep_report, &message);
 }
 
+/* Two kernels: the chooser appears with both, the source alone does not
+ * say which runs, and picking one in the chooser compiles and keeps that
+ * one. The helper the text includes is found in the include folder. */
+static void
+test_kernel_chooser (Fixture *f, gconstpointer data)
+{
+  static const char text[] =
+    "#include <math.h>\n"
+    "#include \"scale.cuh\"\n"
+    "typedef unsigned int uint;\n"
+    "__global__ void first (float *out, uint n) { if (threadIdx.x < n) out[threadIdx.x] = 1; }\n"
+    "__global__ void second (float *out, const float *a, uint n)\n"
+    "{\n"
+    "  if (threadIdx.x < n) out[threadIdx.x] = scale (sqrtf (a[threadIdx.x]));\n"
+    "}\n";
+  g_autofree char *dir = g_dir_make_tmp ("ks-test-editor-inc-XXXXXX", NULL);
+  g_autofree char *helper = g_build_filename (dir, "scale.cuh", NULL);
+  const char *dirs[] = { dir, NULL };
+  GtkDropDown *chooser;
+  GListModel *names;
+  KsKernelSource *good;
+  gboolean several = FALSE;
+  const GPtrArray *diagnostics;
+
+  if (!ks_test_have_nvrtc ())
+    return;
+  g_assert_true (g_file_set_contents (helper, "#pragma once\n"
+                                      "__device__ float scale (float x) { return 3 * x; }\n",
+                                      -1, NULL));
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
+  ks_kernel_panel_set_mode (f->panel, KS_KERNEL_MODE_ANY);
+  ks_kernel_panel_set_include_dirs (f->panel, dirs);
+  g_assert_true (g_strv_equal (ks_kernel_panel_get_include_dirs (f->panel), dirs));
+  ks_kernel_panel_set_text (f->panel, text);
+  wait_compiled (f->panel);
+
+  chooser = ks_ui_test_template_child (f->panel, KS_TYPE_KERNEL_PANEL, "kernel_dropdown");
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (chooser)));
+  names = gtk_drop_down_get_model (chooser);
+  g_assert_cmpuint (g_list_model_get_n_items (names), ==, 2);
+  g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (names), 0), ==, "first");
+  g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (names), 1), ==, "second");
+  g_assert_cmpuint (gtk_drop_down_get_selected (chooser), ==, GTK_INVALID_LIST_POSITION);
+  diagnostics = ks_kernel_panel_get_diagnostics (f->panel);
+  for (guint i = 0; diagnostics != NULL && i < diagnostics->len; i++)
+    several |= strstr (((KsDiagnostic *) g_ptr_array_index (diagnostics, i))->message,
+                       "several __global__ functions (first, second)") != NULL;
+  g_assert_true (several);
+  g_assert_null (ks_kernel_panel_get_last_good (f->panel));
+
+  /* The user picks the second. */
+  gtk_drop_down_set_selected (chooser, 1);
+  g_assert_cmpstr (ks_kernel_panel_get_kernel (f->panel), ==, "second");
+  wait_compiled (f->panel);
+  good = ks_kernel_panel_get_last_good (f->panel);
+  g_assert_nonnull (good);
+  g_assert_cmpstr (ks_kernel_source_get_entry (good), ==, "second");
+  g_assert_cmpuint (ks_kernel_source_get_headers (good)->len, ==, 1);
+  g_assert_cmpuint (gtk_drop_down_get_selected (chooser), ==, 1);
+  g_assert_cmpuint (ks_kernel_source_get_args (good)->len, ==, 3);
+
+  /* Then the first. */
+  gtk_drop_down_set_selected (chooser, 0);
+  wait_compiled (f->panel);
+  g_assert_cmpstr (ks_kernel_source_get_entry (ks_kernel_panel_get_last_good (f->panel)), ==,
+                   "first");
+
+  /* One kernel: no chooser. */
+  ks_kernel_panel_set_text (f->panel, "__global__ void only (int *o) { o[0] = 1; }\n");
+  wait_compiled (f->panel);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (chooser)));
+  g_assert_null (ks_kernel_panel_get_kernel (f->panel));
+
+  /* Without the include folder the helper is missing, and the message says
+   * so (once a kernel is picked: the text alone does not compile before). */
+  ks_kernel_panel_set_include_dirs (f->panel, NULL);
+  ks_kernel_panel_set_text (f->panel, text);
+  wait_compiled (f->panel);
+  gtk_drop_down_set_selected (chooser, 1);
+  wait_compiled (f->panel);
+  diagnostics = ks_kernel_panel_get_diagnostics (f->panel);
+  several = FALSE;
+  for (guint i = 0; diagnostics != NULL && i < diagnostics->len; i++)
+    several |= strstr (((KsDiagnostic *) g_ptr_array_index (diagnostics, i))->message,
+                       "cannot open “scale.cuh”") != NULL;
+  g_assert_true (several);
+
+  g_unlink (helper);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -699,6 +790,8 @@ main (int argc, char **argv)
               test_nvrtc_missing, fixture_teardown);
   g_test_add ("/ks/kernel-editor/gpu-fault-and-fix", Fixture, NULL, fixture_setup,
               test_gpu_fault_and_fix, fixture_teardown);
+  g_test_add ("/ks/kernel-editor/kernel-chooser", Fixture, NULL, fixture_setup,
+              test_kernel_chooser, fixture_teardown);
   g_test_add ("/ks/kernel-editor/arrays", Fixture, NULL, fixture_setup,
               test_arrays, fixture_teardown);
   g_test_add ("/ks/kernel-editor/arrays-impossible-launch", Fixture, NULL, fixture_setup,

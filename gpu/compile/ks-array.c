@@ -97,7 +97,9 @@ ks_elem_type_is_signed (KsElemType type)
   return info != NULL && info->is_signed;
 }
 
-/* Names that stand alone: the fixed-width typedefs, size_t and the short names. */
+/* Names that stand alone: the fixed-width typedefs, size_t, the short
+ * unsigned names every user kernel has (kernels/ks-user.cuh) and the short
+ * names. */
 static const struct
 {
   const char *name;
@@ -108,6 +110,10 @@ static const struct
   { "int32_t", KS_ELEM_INT32 },   { "uint32_t", KS_ELEM_UINT32 },
   { "int64_t", KS_ELEM_INT64 },   { "uint64_t", KS_ELEM_UINT64 },
   { "size_t", KS_ELEM_UINT64 },
+  { "uint", KS_ELEM_UINT32 },     { "ushort", KS_ELEM_UINT16 },
+  { "ulong", KS_ELEM_UINT64 },    { "u_char", KS_ELEM_UINT8 },
+  { "u_short", KS_ELEM_UINT16 },  { "u_int", KS_ELEM_UINT32 },
+  { "u_long", KS_ELEM_UINT64 },
   { "i8", KS_ELEM_INT8 },         { "u8", KS_ELEM_UINT8 },
   { "i16", KS_ELEM_INT16 },       { "u16", KS_ELEM_UINT16 },
   { "i32", KS_ELEM_INT32 },       { "u32", KS_ELEM_UINT32 },

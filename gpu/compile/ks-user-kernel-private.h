@@ -1,8 +1,9 @@
 /* ks-user-kernel-private.h: what the files behind ks-user-kernel.h share:
  * the source's fields; the lexer's tokens and annotation comments
  * (ks-user-kernel-lexer.c); the annotations' reader and what it keeps for
- * the signature's checks (ks-user-kernel-annotations.c); diagnostics added
- * at a line (ks-user-kernel.c). */
+ * the signature's checks (ks-user-kernel-annotations.c); the user's own
+ * headers, read from the folders (ks-user-kernel-includes.c); diagnostics
+ * added at a line (ks-user-kernel.c). */
 #pragma once
 
 #include <glib.h>
@@ -21,6 +22,12 @@ struct _KsKernelSource
   GPtrArray *diagnostics;   /* KsDiagnostic */
   GPtrArray *args;          /* KsKernelArg */
   char *entry;
+  char *kernel_option;      /* the entry the caller picked (--kernel), or NULL */
+  GStrv kernels;            /* every __global__ function's name, in order */
+
+  char *source_dir;         /* the text's own folder, or NULL */
+  GStrv include_dirs;       /* searched after it, in order; never NULL */
+  GPtrArray *headers;       /* KsKernelHeader: what the text includes from the folders */
 
   KsParamSpec params[KS_OP_MAX_PARAMS];
   guint n_params;
@@ -108,6 +115,22 @@ typedef struct
  * shared memory, or a diagnostic; found keeps what the signature checks. */
 void     _ks_user_kernel_parse_annotation (KsKernelSource *self, const Annotation *a,
                                            Annotations *found);
+
+/* ---- the user's headers (ks-user-kernel-includes.c) ------------------------ */
+
+/* Reads what the text includes, and what those files include in turn, from
+ * the source's folder and include folders (and the CUDA toolkit's half-
+ * and bfloat16 headers from the toolkit's folder) into self->headers;
+ * a file that exists but cannot be read, or too much, is a diagnostic at
+ * the #include. Names the stand-ins or the prelude serve are not looked
+ * for on disk by <…> includes. */
+void     _ks_user_kernel_read_includes  (KsKernelSource *self);
+/* Kernelscope's prelude and its stand-ins for the standard and CUDA
+ * headers (kernels/standin/), from the bundle; static. */
+const KsCompileHeader *_ks_user_kernel_bundle_headers (guint *n_headers);
+/* NVRTC's "cannot open source file" as Kernelscope says it: which folders
+ * were searched and what to do; other diagnostics are left alone. */
+void     _ks_user_kernel_explain_missing (const KsKernelSource *self, KsDiagnostic *d);
 
 /* ---- diagnostics (ks-user-kernel.c) --------------------------------------- */
 

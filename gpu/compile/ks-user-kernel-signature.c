@@ -1,9 +1,11 @@
 /* ks-user-kernel-signature.c: the entry point and its signature: every
  * __global__ function found in the tokens, declarations merged with their
- * definition, the one to run chosen (by //@kernel, or the only one), its
+ * definition, the one to run chosen (by the caller's kernel option, by
+ * //@kernel, or the only one), its
  * arguments read as KsKernelArg and, in the image mode, checked against the
  * documented image signature. Here too ks_kernel_source_new, which reads a
- * text in that order: the lexer, the annotations, then the signature. */
+ * text in that order: the lexer, the annotations, the signature, then the
+ * user's headers (ks-user-kernel-includes.c). */
 #include "config.h"
 
 #include <string.h>
@@ -465,13 +467,23 @@ parse_signature (KsKernelSource *self, const GArray *tokens, const Annotations *
   g_autoptr (GArray) all = find_kernels (tokens);
   g_autoptr (GArray) decls = unique_kernels (all);
   const KernelDecl *entry = NULL;
+  /* The caller's choice (--kernel, the editor's chooser) wins over the
+   * text's //@kernel; its messages have no line in the text. */
+  const gboolean picked = self->kernel_option != NULL;
+  const char *wanted = picked ? self->kernel_option : found->kernel;
+  const guint at_line = picked ? 0 : found->kernel_line;
+  const guint at_column = picked ? 0 : found->kernel_column;
+  const char *how = picked ? "" : "//@kernel ";
 
-  if (found->kernel != NULL)
+  self->kernels = g_new0 (char *, decls->len + 1);
+  for (guint i = 0; i < decls->len; i++)
+    self->kernels[i] = g_strdup (g_array_index (decls, KernelDecl, i).name);
+
+  if (wanted != NULL)
     {
-      const char *lt = strchr (found->kernel, '<');
-      g_autofree char *base = g_strstrip (g_strndup (found->kernel,
-                                                     lt != NULL ? (gsize) (lt - found->kernel)
-                                                                : strlen (found->kernel)));
+      const char *lt = strchr (wanted, '<');
+      g_autofree char *base = g_strstrip (g_strndup (wanted, lt != NULL ? (gsize) (lt - wanted)
+                                                                        : strlen (wanted)));
 
       for (guint i = 0; i < decls->len && entry == NULL; i++)
         if (g_str_equal (g_array_index (decls, KernelDecl, i).name, base))
@@ -480,35 +492,33 @@ parse_signature (KsKernelSource *self, const GArray *tokens, const Annotations *
         {
           g_autofree char *names = kernel_names (decls);
           if (decls->len == 0)
-            _ks_user_kernel_add_diagnostic (self, KS_DIAGNOSTIC_ERROR, found->kernel_line,
-                                            found->kernel_column,
-                                            "@kernel names “%s”, but the source has no __global__ "
-                                            "function", base);
+            _ks_user_kernel_add_diagnostic (self, KS_DIAGNOSTIC_ERROR, at_line, at_column,
+                                            "%s “%s”, but the source has no __global__ "
+                                            "function", picked ? "the kernel asked for is"
+                                                               : "@kernel names", base);
           else
-            _ks_user_kernel_add_diagnostic (self, KS_DIAGNOSTIC_ERROR, found->kernel_line,
-                                            found->kernel_column,
-                                            "@kernel names “%s”, but there is no __global__ "
-                                            "function of that name (the source has %s)", base,
-                                            names);
+            _ks_user_kernel_add_diagnostic (self, KS_DIAGNOSTIC_ERROR, at_line, at_column,
+                                            "%s “%s”, but there is no __global__ "
+                                            "function of that name (the source has %s)",
+                                            picked ? "the kernel asked for is" : "@kernel names",
+                                            base, names);
           return;
         }
       if (entry->is_template && lt == NULL)
         {
-          _ks_user_kernel_add_diagnostic (self, KS_DIAGNOSTIC_ERROR, found->kernel_line,
-                                          found->kernel_column,
+          _ks_user_kernel_add_diagnostic (self, KS_DIAGNOSTIC_ERROR, at_line, at_column,
                                           "“%s” is a template: name the instantiation to run, for "
-                                          "example //@kernel %s<float>", base, base);
+                                          "example %s%s<float>", base, how, base);
           return;
         }
       if (!entry->is_template && lt != NULL)
         {
-          _ks_user_kernel_add_diagnostic (self, KS_DIAGNOSTIC_ERROR, found->kernel_line,
-                                          found->kernel_column,
+          _ks_user_kernel_add_diagnostic (self, KS_DIAGNOSTIC_ERROR, at_line, at_column,
                                           "“%s” is not a template: name it without template "
                                           "arguments", base);
           return;
         }
-      self->entry = g_strdup (found->kernel);
+      self->entry = g_strdup (wanted);
     }
   else if (decls->len == 0)
     {
@@ -528,7 +538,9 @@ parse_signature (KsKernelSource *self, const GArray *tokens, const Annotations *
       const Token *t = &g_array_index (tokens, Token, second->name_index);
       _ks_user_kernel_add_diagnostic (self, KS_DIAGNOSTIC_ERROR, t->line, t->column,
                                       "the source has several __global__ functions (%s): say "
-                                      "which one runs with //@kernel NAME", names);
+                                      "which one runs with //@kernel NAME (kernelscope-cli "
+                                      "kernel: --kernel NAME; the editor: its kernel chooser)",
+                                      names);
       return;
     }
   else
@@ -555,6 +567,13 @@ parse_signature (KsKernelSource *self, const GArray *tokens, const Annotations *
 KsKernelSource *
 ks_kernel_source_new (KsKernelMode mode, const char *file_name, const char *text)
 {
+  return ks_kernel_source_new_full (mode, file_name, text, NULL);
+}
+
+KsKernelSource *
+ks_kernel_source_new_full (KsKernelMode mode, const char *file_name, const char *text,
+                           const KsKernelSourceOptions *options)
+{
   KsKernelSource *self;
   Annotations found = { { 0 } };
   Lexer lx = { 0 };
@@ -570,6 +589,15 @@ ks_kernel_source_new (KsKernelMode mode, const char *file_name, const char *text
   self->diagnostics = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
   self->args = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_kernel_arg_free);
   self->strings = g_ptr_array_new_with_free_func (g_free);
+  self->headers = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_kernel_header_free);
+  self->kernels = g_new0 (char *, 1);
+  if (options != NULL && options->kernel != NULL && options->kernel[0] != '\0')
+    self->kernel_option = g_strstrip (g_strdup (options->kernel));
+  if (options != NULL && options->source_dir != NULL && options->source_dir[0] != '\0')
+    self->source_dir = g_strdup (options->source_dir);
+  self->include_dirs = g_strdupv (options != NULL ? (char **) options->include_dirs : NULL);
+  if (self->include_dirs == NULL)
+    self->include_dirs = g_new0 (char *, 1);
   self->n_inputs = 1;
   self->output_format = KS_FORMAT_RGBA8;
   ks_launch_config_init (&self->launch, 16, 16);
@@ -586,7 +614,19 @@ ks_kernel_source_new (KsKernelMode mode, const char *file_name, const char *text
   for (guint i = 0; i < lx.annotations->len; i++)
     _ks_user_kernel_parse_annotation (self, &g_array_index (lx.annotations, Annotation, i), &found);
   if (mode != KS_KERNEL_MODE_EXPRESSION)
-    parse_signature (self, lx.tokens, &found);
+    {
+      g_strfreev (self->kernels);
+      parse_signature (self, lx.tokens, &found);
+    }
+  if (options != NULL && options->headers != NULL)
+    for (guint i = 0; i < options->headers->len; i++)
+      {
+        const KsKernelHeader *h = g_ptr_array_index (options->headers, i);
+
+        g_ptr_array_add (self->headers, ks_kernel_header_new (h->name, h->path, h->contents));
+      }
+  else if (options != NULL)
+    _ks_user_kernel_read_includes (self);
   if (mode == KS_KERNEL_MODE_ANY)
     self->n_inputs = 1;
   /* An array kernel indexes along x: its default block is a row of 256

@@ -1,9 +1,10 @@
 /* ks-user-kernel-unit.c: the translation unit NVRTC compiles: the prelude
- * (ks-user.cuh and stand-ins for the C headers it includes, from the
- * bundle), the generated struct ks_params, `#line 1 "FILE"` before the
+ * (ks-user.cuh and stand-ins for the standard and CUDA headers, from the
+ * bundle, and the user's own headers), the generated struct ks_params, `#line 1 "FILE"` before the
  * user's text so that messages land on the user's lines, the expression
  * mode's wrapper; the parameters' bytes as that struct lays them out; and
- * compiling, with the source's own diagnostics before the compiler's. */
+ * compiling, with the source's own diagnostics before the compiler's and a
+ * missing include explained. */
 #include "config.h"
 
 #include <math.h>
@@ -12,7 +13,6 @@
 #include <gio/gio.h>
 
 #include "ks-error.h"
-#include "ks-gpu-resources.h"
 #include "ks-user-kernel-private.h"
 
 /* The generated struct ks_params is 8-byte aligned, whatever its members,
@@ -39,85 +39,24 @@ param_type_name (KsParamType type)
     }
 }
 
-/* What NVRTC lacks of the C headers that ks-geometry.cuh and ks-kernel-common.h
- * include: it has size_t, ptrdiff_t, NULL, the vector types, dim3 and the
- * device functions built in, but no header files. */
-static const char stdint_standin[] =
-  "#pragma once\n"
-  "typedef signed char int8_t;\n"
-  "typedef unsigned char uint8_t;\n"
-  "typedef short int16_t;\n"
-  "typedef unsigned short uint16_t;\n"
-  "typedef int int32_t;\n"
-  "typedef unsigned int uint32_t;\n"
-  "typedef long int64_t;\n"
-  "typedef unsigned long uint64_t;\n"
-  "typedef long intptr_t;\n"
-  "typedef unsigned long uintptr_t;\n"
-  "#define INT8_MIN (-128)\n"
-  "#define INT8_MAX 127\n"
-  "#define UINT8_MAX 255\n"
-  "#define INT16_MIN (-32768)\n"
-  "#define INT16_MAX 32767\n"
-  "#define UINT16_MAX 65535\n"
-  "#define INT32_MIN (-2147483647 - 1)\n"
-  "#define INT32_MAX 2147483647\n"
-  "#define UINT32_MAX 4294967295u\n"
-  "#define INT64_MIN (-9223372036854775807l - 1)\n"
-  "#define INT64_MAX 9223372036854775807l\n"
-  "#define UINT64_MAX 18446744073709551615ul\n"
-  "#define SIZE_MAX UINT64_MAX\n";
-
-static const char stddef_standin[] =
-  "#pragma once\n"
-  "#define offsetof(type, member) __builtin_offsetof (type, member)\n";
-
-static const char cuda_runtime_standin[] =
-  "#pragma once\n"
-  "/* NVRTC declares the CUDA built-ins itself. */\n";
-
-static const char *const resource_headers[] = {
-  "ks-user.cuh",
-  "ks-kernel-common.h",
-  "ks-geometry.cuh",
-};
-
-static KsCompileHeader compile_headers[G_N_ELEMENTS (resource_headers) + 3];
-
-static gpointer
-load_headers (gpointer data)
+/* The bundle's headers, then the user's. */
+static KsCompileHeader *
+unit_headers (const KsKernelSource *source, guint *n_headers)
 {
-  guint n = 0;
+  guint n_bundle = 0;
+  const KsCompileHeader *bundle = _ks_user_kernel_bundle_headers (&n_bundle);
+  KsCompileHeader *headers = g_new0 (KsCompileHeader, n_bundle + source->headers->len);
 
-  (void) data;
-  for (guint i = 0; i < G_N_ELEMENTS (resource_headers); i++)
+  memcpy (headers, bundle, n_bundle * sizeof *headers);
+  for (guint i = 0; i < source->headers->len; i++)
     {
-      g_autofree char *path = g_strconcat ("/org/kernelscope/kernels/", resource_headers[i],
-                                           NULL);
-      /* Resource data stays mapped for the life of the process and ends with
-       * a NUL, so the bytes are kept and used as a string. */
-      GBytes *bytes = g_resource_lookup_data (ks_gpu_get_resource (), path,
-                                              G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
-      g_assert (bytes != NULL);
-      compile_headers[n].name = resource_headers[i];
-      compile_headers[n++].contents = g_bytes_get_data (bytes, NULL);
+      const KsKernelHeader *h = g_ptr_array_index (source->headers, i);
+
+      headers[n_bundle + i].name = h->name;
+      headers[n_bundle + i].contents = h->contents;
     }
-  compile_headers[n].name = "stdint.h";
-  compile_headers[n++].contents = stdint_standin;
-  compile_headers[n].name = "stddef.h";
-  compile_headers[n++].contents = stddef_standin;
-  compile_headers[n].name = "cuda_runtime.h";
-  compile_headers[n++].contents = cuda_runtime_standin;
-  return GUINT_TO_POINTER (n);
-}
-
-static const KsCompileHeader *
-get_headers (guint *n_headers)
-{
-  static GOnce once = G_ONCE_INIT;
-
-  *n_headers = GPOINTER_TO_UINT (g_once (&once, load_headers, NULL));
-  return compile_headers;
+  *n_headers = n_bundle + source->headers->len;
+  return headers;
 }
 
 static const char *const unit_options[] = { "-default-device", NULL };
@@ -129,6 +68,7 @@ ks_kernel_unit_clear (KsKernelUnit *unit)
     return;
   g_free (unit->source);
   g_free (unit->entry);
+  g_free (unit->headers);
   memset (unit, 0, sizeof *unit);
 }
 
@@ -291,7 +231,7 @@ ks_kernel_source_build_unit (const KsKernelSource *source, const KsLaunchConfig 
 
   unit->source = g_string_free (g_steal_pointer (&s), FALSE);
   unit->entry = entry;
-  unit->headers = get_headers (&unit->n_headers);
+  unit->headers = unit_headers (source, &unit->n_headers);
   unit->extra_options = unit_options;
   return TRUE;
 }
@@ -400,7 +340,12 @@ ks_kernel_source_compile (const KsKernelSource *source, const KsLaunchConfig *re
   if (result->diagnostics == NULL)
     result->diagnostics = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
   for (guint i = 0; i < result->diagnostics->len; i++)
-    g_ptr_array_add (merged, ks_diagnostic_copy (g_ptr_array_index (result->diagnostics, i)));
+    {
+      KsDiagnostic *d = ks_diagnostic_copy (g_ptr_array_index (result->diagnostics, i));
+
+      _ks_user_kernel_explain_missing (source, d);
+      g_ptr_array_add (merged, d);
+    }
   g_ptr_array_unref (result->diagnostics);
   result->diagnostics = g_steal_pointer (&merged);
   return result;

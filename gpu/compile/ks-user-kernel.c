@@ -80,6 +80,11 @@ ks_kernel_source_unref (KsKernelSource *source)
   g_free (source->file_name);
   g_free (source->text);
   g_free (source->entry);
+  g_free (source->kernel_option);
+  g_strfreev (source->kernels);
+  g_free (source->source_dir);
+  g_strfreev (source->include_dirs);
+  g_ptr_array_unref (source->headers);
   g_ptr_array_unref (source->diagnostics);
   g_ptr_array_unref (source->args);
   g_ptr_array_unref (source->strings);
@@ -130,6 +135,41 @@ ks_kernel_source_get_entry (const KsKernelSource *source)
 {
   g_return_val_if_fail (source != NULL, NULL);
   return source->entry;
+}
+
+const char *const *
+ks_kernel_source_get_kernels (const KsKernelSource *source)
+{
+  g_return_val_if_fail (source != NULL, NULL);
+  return (const char *const *) source->kernels;
+}
+
+const char *
+ks_kernel_source_get_kernel_option (const KsKernelSource *source)
+{
+  g_return_val_if_fail (source != NULL, NULL);
+  return source->kernel_option;
+}
+
+const char *
+ks_kernel_source_get_source_dir (const KsKernelSource *source)
+{
+  g_return_val_if_fail (source != NULL, NULL);
+  return source->source_dir;
+}
+
+const char *const *
+ks_kernel_source_get_include_dirs (const KsKernelSource *source)
+{
+  g_return_val_if_fail (source != NULL, NULL);
+  return (const char *const *) source->include_dirs;
+}
+
+const GPtrArray *
+ks_kernel_source_get_headers (const KsKernelSource *source)
+{
+  g_return_val_if_fail (source != NULL, NULL);
+  return source->headers;
 }
 
 const GPtrArray *

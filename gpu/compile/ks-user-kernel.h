@@ -26,6 +26,15 @@
  *
  * Parameters reach the code as `p.NAME` in image kernels (a struct ks_params
  * generated from the annotations) and as plain names in expressions.
+ *
+ * Headers: the C and C++ standard headers a kernel may include (stdio.h,
+ * math.h, cmath, stdint.h, assert.h, limits.h, float.h, …) and CUDA's
+ * (cuda_runtime.h, math_constants.h, cuComplex.h, …) are served by
+ * Kernelscope (kernels/standin/); cuda_fp16.h and cuda_bf16.h are the CUDA
+ * toolkit's own, where it is installed. The user's own headers are read
+ * from the source's folder and the include folders (KsKernelSourceOptions)
+ * when the source is made, so that a source is one snapshot: what compiles
+ * is what was read, and a changed header makes another source.
  */
 #pragma once
 
@@ -97,6 +106,44 @@ typedef struct _KsKernelSource KsKernelSource;
  * cannot be compiled. file_name names the text in messages ("kernel.cu"). */
 KsKernelSource *ks_kernel_source_new    (KsKernelMode mode, const char *file_name,
                                          const char *text);
+/* A header of the user's, as the text includes it. */
+typedef struct
+{
+  char *name;      /* as the #include spells it: "helper.cuh", "util/math.cuh" */
+  char *path;      /* where it was read, as messages name it: "inc/helper.cuh" */
+  char *contents;  /* as the compiler gets it: `#line 1 "PATH"`, then the file's text */
+} KsKernelHeader;
+
+KsKernelHeader *ks_kernel_header_new    (const char *name, const char *path,
+                                         const char *contents);
+void          ks_kernel_header_free     (KsKernelHeader *header);
+
+/* Where a source's headers come from and which kernel runs (all optional). */
+typedef struct
+{
+  /* The entry to run, as //@kernel names it ("add", "scale<float>"), in
+   * place of the text's //@kernel; NULL: the annotation's, or the only
+   * __global__ function. */
+  const char *kernel;
+  /* The text's own folder: #include "…" looks here first. NULL: the text
+   * is from no file. */
+  const char *source_dir;
+  /* Searched in order after source_dir, by #include "…" and by #include <…>
+   * for what Kernelscope does not serve (PyCUDA's include_dirs). */
+  const char *const *include_dirs;
+  /* KsKernelHeader: headers read before (the worker's copy of a source);
+   * used as they are, and nothing is read from disk. NULL: the includes
+   * are read from the folders. */
+  const GPtrArray *headers;
+} KsKernelSourceOptions;
+
+/* ks_kernel_source_new with options (NULL: none, and nothing is read from
+ * disk: ks_kernel_source_new). Reading the includes never fails either: a
+ * header that cannot be read is a diagnostic at its #include, and one that
+ * is in no folder is reported by the compiler, with the folders searched. */
+KsKernelSource *ks_kernel_source_new_full (KsKernelMode mode, const char *file_name,
+                                           const char *text,
+                                           const KsKernelSourceOptions *options);
 KsKernelSource *ks_kernel_source_ref    (KsKernelSource *source);
 void          ks_kernel_source_unref    (KsKernelSource *source);
 
@@ -109,6 +156,17 @@ gboolean      ks_kernel_source_has_errors (const KsKernelSource *source);
 
 /* The entry point's name as written ("add"); expression mode: NULL. */
 const char   *ks_kernel_source_get_entry (const KsKernelSource *source);
+/* Every __global__ function of the text, by name, in order (template
+ * kernels by their name alone); NULL-terminated, empty for expressions. */
+const char *const *ks_kernel_source_get_kernels (const KsKernelSource *source);
+/* The options the source was made with: the kernel asked for (or NULL),
+ * the text's folder (or NULL), the include folders (never NULL). */
+const char   *ks_kernel_source_get_kernel_option (const KsKernelSource *source);
+const char   *ks_kernel_source_get_source_dir (const KsKernelSource *source);
+const char *const *ks_kernel_source_get_include_dirs (const KsKernelSource *source);
+/* KsKernelHeader: the user's headers the text includes, in the order they
+ * were found (an include's own includes after it). */
+const GPtrArray *ks_kernel_source_get_headers (const KsKernelSource *source);
 /* KsKernelArg in order (image and any modes; empty for expressions). */
 const GPtrArray *ks_kernel_source_get_args (const KsKernelSource *source);
 
@@ -135,13 +193,16 @@ guint64       ks_kernel_source_get_dynamic_shared (const KsKernelSource *source)
  * `#line 1 "FILE"`, the user's text, and the expression's wrapper) and the
  * entry to lower. For expressions the entry depends on the launch's mapping,
  * pixels per thread and instrumentation (one instantiation each). The
- * headers are Kernelscope's own (kernels/ks-user.cuh and what it includes),
- * to be passed to ks_nvrtc_compile. */
+ * headers are Kernelscope's own (kernels/ks-user.cuh and what it includes,
+ * the stand-ins for the standard headers) and the user's, to be passed to
+ * ks_nvrtc_compile. */
 typedef struct
 {
   char *source;
   char *entry;        /* name expression: "add", "ks_expression_kernel<4, 1, false>" */
-  const KsCompileHeader *headers; /* static */
+  KsCompileHeader *headers;  /* owned array; the names and contents are the
+                              * bundle's and the source's: use it while the
+                              * source lives */
   guint n_headers;
   /* NULL-terminated, static: the request's extra_options. -default-device:
    * NVRTC refuses functions without an execution space, and the shared

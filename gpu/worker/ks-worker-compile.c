@@ -19,6 +19,13 @@ compile_result_copy (const KsCompileResult *result)
   return copy;
 }
 
+static void
+checksum_field (GChecksum *sum, const char *text)
+{
+  g_checksum_update (sum, (const guchar *) (text != NULL ? text : ""), -1);
+  g_checksum_update (sum, (const guchar *) "", 1);
+}
+
 static char *
 compile_key (const KsKernelSource *source, const KsLaunchConfig *launch, gboolean instrumented,
              guint arch)
@@ -27,15 +34,61 @@ compile_key (const KsKernelSource *source, const KsLaunchConfig *launch, gboolea
   const char *file = ks_kernel_source_get_file_name (source);
   const char *text = ks_kernel_source_get_text (source);
 
-  /* The file name shapes the messages (#line), so it is part of the key. */
-  g_checksum_update (sum, (const guchar *) (file != NULL ? file : ""), -1);
-  g_checksum_update (sum, (const guchar *) "", 1);
-  g_checksum_update (sum, (const guchar *) (text != NULL ? text : ""), -1);
+  const char *kernel = ks_kernel_source_get_kernel_option (source);
+  const char *const *dirs = ks_kernel_source_get_include_dirs (source);
+  const GPtrArray *headers = ks_kernel_source_get_headers (source);
+  const char *dir = ks_kernel_source_get_source_dir (source);
+
+  /* The file name shapes the messages (#line), so it is part of the key;
+   * so are the kernel asked for, the headers read (a changed header
+   * compiles again) and the folders the messages name. Every field ends
+   * with a NUL, so that no two requests hash alike by moving text from one
+   * field to the next. */
+  checksum_field (sum, file);
+  checksum_field (sum, text);
+  checksum_field (sum, kernel);
+  checksum_field (sum, dir);
+  for (guint i = 0; dirs[i] != NULL; i++)
+    checksum_field (sum, dirs[i]);
+  checksum_field (sum, "\001headers");
+  for (guint i = 0; i < headers->len; i++)
+    {
+      const KsKernelHeader *h = g_ptr_array_index (headers, i);
+
+      checksum_field (sum, h->name);
+      checksum_field (sum, h->path);
+      checksum_field (sum, h->contents);
+    }
   return g_strdup_printf ("%s|%d|%u,%u,%u|%u,%u,%u|%d|%d|%u|%d|%u",
                           g_checksum_get_string (sum), (int) ks_kernel_source_get_mode (source),
                           launch->block.x, launch->block.y, launch->block.z, launch->grid.x,
                           launch->grid.y, launch->grid.z, launch->auto_grid, (int) launch->mode,
                           launch->pixels_per_thread, instrumented, arch);
+}
+
+/* What the worker needs to make the same source again: the kernel asked
+ * for, the folders (for the messages) and the headers as they were read
+ * here, so that the worker reads no file. */
+static void
+insert_source_options (GVariantDict *fields, const KsKernelSource *source)
+{
+  const GPtrArray *headers = ks_kernel_source_get_headers (source);
+  GVariantBuilder list;
+
+  if (ks_kernel_source_get_kernel_option (source) != NULL)
+    g_variant_dict_insert (fields, "kernel", "s", ks_kernel_source_get_kernel_option (source));
+  if (ks_kernel_source_get_source_dir (source) != NULL)
+    g_variant_dict_insert (fields, "source-dir", "s", ks_kernel_source_get_source_dir (source));
+  g_variant_dict_insert (fields, "include-dirs", "^as",
+                         (char **) ks_kernel_source_get_include_dirs (source));
+  g_variant_builder_init (&list, G_VARIANT_TYPE ("a(sss)"));
+  for (guint i = 0; i < headers->len; i++)
+    {
+      const KsKernelHeader *h = g_ptr_array_index (headers, i);
+
+      g_variant_builder_add (&list, "(sss)", h->name, h->path, h->contents);
+    }
+  g_variant_dict_insert_value (fields, "headers", g_variant_builder_end (&list));
 }
 
 KsCompileResult *
@@ -79,6 +132,7 @@ ks_worker_compile (KsWorker *self, const KsKernelSource *source,
                                                ? ks_kernel_source_get_file_name (source)
                                                : "kernel.cu");
   g_variant_dict_insert (&fields, "text", "s", ks_kernel_source_get_text (source));
+  insert_source_options (&fields, source);
   g_variant_dict_insert_value (&fields, "launch", _ks_launch_config_to_variant (resolved_launch));
   g_variant_dict_insert (&fields, "instrumented", "b", instrumented);
   g_variant_dict_insert (&fields, "arch", "u", arch);

@@ -1,5 +1,6 @@
 /* ks-worker-server-compile.c: the worker's "compile" request: a kernel
- * source compiled with NVRTC in this process, the result sent back. */
+ * source (its text, the kernel asked for and the headers read by the
+ * client) compiled with NVRTC in this process, the result sent back. */
 #include "config.h"
 
 #include "ks-error.h"
@@ -16,6 +17,11 @@ _ks_worker_handle_compile (Server *s, GVariant *fields, GVariantDict *reply, GEr
   g_autoptr (GVariant) arch = NULL;
   g_autoptr (KsKernelSource) source = NULL;
   g_autoptr (KsCompileResult) result = NULL;
+  g_autoptr (GVariant) headers_v = NULL;
+  g_autoptr (GPtrArray) headers =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_kernel_header_free);
+  g_autofree const char **include_dirs = NULL;
+  KsKernelSourceOptions options = { 0 };
   KsLaunchConfig launch;
 
   if ((mode = _ks_worker_lookup (fields, "mode", "u", error)) == NULL
@@ -35,9 +41,25 @@ _ks_worker_handle_compile (Server *s, GVariant *fields, GVariantDict *reply, GEr
     return REPLY_ERROR;
 
   _ks_launch_config_from_variant (launch_v, &launch);
-  source = ks_kernel_source_new ((KsKernelMode) g_variant_get_uint32 (mode),
-                                 g_variant_get_string (file, NULL),
-                                 g_variant_get_string (text, NULL));
+  /* The kernel asked for, the folders and the headers the client read:
+   * optional, and the worker reads no file itself. */
+  g_variant_lookup (fields, "kernel", "&s", &options.kernel);
+  g_variant_lookup (fields, "source-dir", "&s", &options.source_dir);
+  if (g_variant_lookup (fields, "include-dirs", "^a&s", &include_dirs))
+    options.include_dirs = include_dirs;
+  if ((headers_v = g_variant_lookup_value (fields, "headers", G_VARIANT_TYPE ("a(sss)"))) != NULL)
+    {
+      GVariantIter iter;
+      const char *name, *path, *contents;
+
+      g_variant_iter_init (&iter, headers_v);
+      while (g_variant_iter_next (&iter, "(&s&s&s)", &name, &path, &contents))
+        g_ptr_array_add (headers, ks_kernel_header_new (name, path, contents));
+    }
+  options.headers = headers;
+  source = ks_kernel_source_new_full ((KsKernelMode) g_variant_get_uint32 (mode),
+                                      g_variant_get_string (file, NULL),
+                                      g_variant_get_string (text, NULL), &options);
   result = ks_kernel_source_compile (source, &launch, g_variant_get_boolean (instrumented),
                                      g_variant_get_uint32 (arch), error);
   if (result == NULL)

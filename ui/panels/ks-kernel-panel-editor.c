@@ -105,8 +105,10 @@ underline (KsKernelPanel *self, const KsDiagnostic *d, const GtkTextIter *at)
   gtk_text_buffer_apply_tag (GTK_TEXT_BUFFER (self->buffer), tag, &start, &end);
 }
 
+/* "12:5 error: …", and the file first for a line in another file (one of
+ * the user's headers). */
 static GtkWidget *
-diagnostic_row (const KsDiagnostic *d)
+diagnostic_row (KsKernelPanel *self, const KsDiagnostic *d)
 {
   GtkWidget *row = gtk_list_box_row_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
@@ -125,6 +127,13 @@ diagnostic_row (const KsDiagnostic *d)
                             d->message);
   else
     text = g_strdup_printf ("%s: %s", ks_diagnostic_severity_name (d->severity), d->message);
+  if (d->line > 0 && !on_user_text (self, d))
+    {
+      char *in_file = g_strdup_printf ("%s:%s", d->file, text);
+
+      g_free (text);
+      text = in_file;
+    }
   label = gtk_label_new (text);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
@@ -151,7 +160,7 @@ show_diagnostics (KsKernelPanel *self, const GPtrArray *diagnostics)
       GtkTextIter at;
 
       g_ptr_array_add (self->diagnostics, ks_diagnostic_copy (d));
-      gtk_list_box_append (self->diagnostics_list, diagnostic_row (d));
+      gtk_list_box_append (self->diagnostics_list, diagnostic_row (self, d));
       if (iter_at (self, d, &at))
         {
           GtkTextIter line_start = at;
@@ -361,7 +370,8 @@ _ks_kernel_panel_compile_now (KsKernelPanel *self)
   text = _ks_kernel_panel_buffer_text (self);
   job = g_new0 (CompileJob, 1);
   job->worker = g_object_ref (_ks_kernel_panel_worker_of (self));
-  job->source = ks_kernel_source_new (self->mode, _ks_kernel_panel_file_name (self), text);
+  job->source = _ks_kernel_panel_new_source (self, text);
+  _ks_kernel_panel_show_kernels (self, job->source);
   job->generation = ++self->generation;
   /* Expressions compile per launch shape: compile the one that will run. */
   ks_kernel_source_get_default_launch (job->source, &job->launch);

@@ -29,6 +29,8 @@ static const struct
 void
 _ks_kernel_panel_set_text (KsKernelPanel *self, const char *text)
 {
+  /* Another text: the kernel chooser's pick was for the old one. */
+  g_clear_pointer (&self->kernel, g_free);
   self->loading = TRUE;
   gtk_text_buffer_begin_irreversible_action (GTK_TEXT_BUFFER (self->buffer));
   gtk_text_buffer_set_text (GTK_TEXT_BUFFER (self->buffer), text, -1);

@@ -1,8 +1,10 @@
 /* ks-kernel-panel-private.h: what the files of the kernel panel share: its
  * instance, its property and signal tables, and the functions one file
  * calls in another. ks-kernel-panel.c (the type, its actions and public
- * functions) calls into the others; files call the editor; the editor calls
- * the arrays and the cards; all of them call status, which calls none. */
+ * functions) calls into the others; files call the editor; the editor
+ * calls the arrays, the cards and the includes (include folders, the kernel
+ * chooser), which compile again through the kernel.compile action; all of
+ * them call status, which calls none. */
 #pragma once
 
 #include <adwaita.h>
@@ -22,6 +24,9 @@ struct _KsKernelPanel
   GtkToggleButton *image_button;
   GtkToggleButton *any_button;
   GtkLabel *title_label;
+  GtkDropDown *kernel_dropdown;
+  GtkStringList *kernel_list;
+  GtkLabel *include_label;
   GtkSourceView *source_view;
   GtkStack *bottom_stack;
   GtkListBox *diagnostics_list;
@@ -50,6 +55,8 @@ struct _KsKernelPanel
   KsKernelSource *last_good;
   KsCompileResult *last_good_compiled;
   GPtrArray *diagnostics;       /* KsDiagnostic of the newest finished compile */
+  GStrv include_dirs;           /* searched after the file's folder; never NULL */
+  char *kernel;                 /* the chooser's pick among several kernels, or NULL */
   GtkTextTag *error_tag;
   GtkTextTag *warning_tag;
 
@@ -57,6 +64,7 @@ struct _KsKernelPanel
   gboolean active;
   gboolean loading;             /* the text is being replaced: not an edit */
   gboolean syncing;             /* the mode buttons follow the mode: not the user */
+  gboolean syncing_kernels;     /* the chooser follows the text: not the user */
   guint debounce_source;
   guint generation;             /* of the newest compile asked for */
   guint version;
@@ -109,6 +117,13 @@ void _ks_kernel_panel_compile_now       (KsKernelPanel *self);
 void _ks_kernel_panel_apply_live        (KsKernelPanel *self);
 void _ks_kernel_panel_sync_mode_buttons (KsKernelPanel *self);
 void _ks_kernel_panel_set_mode          (KsKernelPanel *self, KsKernelMode mode);
+
+/* ks-kernel-panel-includes.c */
+void            _ks_kernel_panel_class_init_includes (GtkWidgetClass *widget_class);
+KsKernelSource *_ks_kernel_panel_new_source     (KsKernelPanel *self, const char *text);
+void            _ks_kernel_panel_show_kernels   (KsKernelPanel *self, KsKernelSource *source);
+void            _ks_kernel_panel_set_include_dirs (KsKernelPanel *self, const char *const *dirs);
+void            _ks_kernel_panel_choose_include_dir (KsKernelPanel *self);
 
 /* ks-kernel-panel-files.c */
 void     _ks_kernel_panel_set_text      (KsKernelPanel *self, const char *text);

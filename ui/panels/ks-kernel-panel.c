@@ -4,6 +4,7 @@
  * Every function that checks or casts the type is here, where the type is
  * defined, and hands the work to the file of its concern, which never calls
  * back: ks-kernel-panel-files.c (templates, open, save),
+ * ks-kernel-panel-includes.c (include folders, the kernel chooser),
  * ks-kernel-panel-editor.c (the editor, compiling as the user types, the
  * mode, the kernel going live), ks-kernel-panel-arrays.c (binding and
  * running an "any" kernel), ks-kernel-panel-cards.c (resources and
@@ -49,6 +50,24 @@ static void
 run_arrays_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   _ks_kernel_panel_run_arrays (KS_KERNEL_PANEL (widget));
+}
+
+static void
+compile_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  _ks_kernel_panel_compile_now (KS_KERNEL_PANEL (widget));
+}
+
+static void
+add_include_dir_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  _ks_kernel_panel_choose_include_dir (KS_KERNEL_PANEL (widget));
+}
+
+static void
+clear_include_dirs_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  _ks_kernel_panel_set_include_dirs (KS_KERNEL_PANEL (widget), NULL);
 }
 
 /* ---- the pipeline ------------------------------------------------------------------------- */
@@ -246,6 +265,28 @@ ks_kernel_panel_is_compiling (KsKernelPanel *self)
 }
 
 void
+ks_kernel_panel_set_include_dirs (KsKernelPanel *self, const char *const *dirs)
+{
+  g_return_if_fail (KS_IS_KERNEL_PANEL (self));
+
+  _ks_kernel_panel_set_include_dirs (self, dirs);
+}
+
+const char *const *
+ks_kernel_panel_get_include_dirs (KsKernelPanel *self)
+{
+  g_return_val_if_fail (KS_IS_KERNEL_PANEL (self), NULL);
+  return (const char *const *) self->include_dirs;
+}
+
+const char *
+ks_kernel_panel_get_kernel (KsKernelPanel *self)
+{
+  g_return_val_if_fail (KS_IS_KERNEL_PANEL (self), NULL);
+  return self->kernel;
+}
+
+void
 ks_kernel_panel_compile_now (KsKernelPanel *self)
 {
   g_return_if_fail (KS_IS_KERNEL_PANEL (self));
@@ -285,6 +326,8 @@ ks_kernel_panel_finalize (GObject *object)
   g_clear_pointer (&self->last_good, ks_kernel_source_unref);
   g_clear_pointer (&self->last_good_compiled, ks_compile_result_free);
   g_clear_pointer (&self->diagnostics, g_ptr_array_unref);
+  g_strfreev (self->include_dirs);
+  g_free (self->kernel);
   g_free (self->name);
   g_free (self->title);
   g_free (self->status);
@@ -372,6 +415,11 @@ ks_kernel_panel_class_init (KsKernelPanelClass *klass)
   gtk_widget_class_install_action (widget_class, "kernel.save-as", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "kernel.template", "s", template_action);
   gtk_widget_class_install_action (widget_class, "kernel.run-arrays", NULL, run_arrays_action);
+  gtk_widget_class_install_action (widget_class, "kernel.compile", NULL, compile_action);
+  gtk_widget_class_install_action (widget_class, "kernel.add-include-dir", NULL,
+                                   add_include_dir_action);
+  gtk_widget_class_install_action (widget_class, "kernel.clear-include-dirs", NULL,
+                                   clear_include_dirs_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK, "kernel.save",
                                        NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s,
@@ -390,6 +438,9 @@ ks_kernel_panel_class_init (KsKernelPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, image_button);
   gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, any_button);
   gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, title_label);
+  gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, kernel_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, kernel_list);
+  gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, include_label);
   gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, source_view);
   gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, bottom_stack);
   gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, diagnostics_list);
@@ -408,6 +459,7 @@ ks_kernel_panel_class_init (KsKernelPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, status_label);
   _ks_kernel_panel_class_init_editor (widget_class);
   _ks_kernel_panel_class_init_cards (widget_class);
+  _ks_kernel_panel_class_init_includes (widget_class);
 }
 
 #undef RW
@@ -426,6 +478,9 @@ ks_kernel_panel_init (KsKernelPanel *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   _ks_kernel_panel_setup_editor (self);
+  self->loading = TRUE;
+  _ks_kernel_panel_set_include_dirs (self, NULL);
+  self->loading = FALSE;
 
   self->mode = KS_KERNEL_MODE_EXPRESSION;
   _ks_kernel_panel_sync_mode_buttons (self);

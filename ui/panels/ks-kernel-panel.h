@@ -51,6 +51,14 @@ KsKernelSource  *ks_kernel_panel_get_last_good  (KsKernelPanel *self);
 const GPtrArray *ks_kernel_panel_get_diagnostics (KsKernelPanel *self);
 /* A compile is waiting for the debounce or running. */
 gboolean         ks_kernel_panel_is_compiling   (KsKernelPanel *self);
+/* Where #include "…" and <…> look after the opened file's folder, in
+ * order (NULL: nowhere else); a change compiles again. Never NULL. */
+void             ks_kernel_panel_set_include_dirs (KsKernelPanel *self,
+                                                   const char *const *dirs);
+const char *const *ks_kernel_panel_get_include_dirs (KsKernelPanel *self);
+/* The kernel chooser's pick among the text's __global__ functions, which
+ * runs in place of its //@kernel; NULL while the user has picked none. */
+const char      *ks_kernel_panel_get_kernel     (KsKernelPanel *self);
 /* Compiles now instead of after the debounce. */
 void             ks_kernel_panel_compile_now    (KsKernelPanel *self);
 
