@@ -551,13 +551,78 @@ ks_array_new (KsElemType type, gsize length, GError **error)
   return g_steal_pointer (&array);
 }
 
+KsArray *
+ks_array_new_of (KsValueType *element, gsize count, GError **error)
+{
+  g_autoptr (KsArray) array = NULL;
+  KsElemType type;
+  gsize per_item;
+
+  g_return_val_if_fail (element != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (element->kind == KS_VALUE_SCALAR)
+    return ks_array_new (element->scalar, count, error);
+  /* structs as their bytes; vectors and complex numbers as their
+   * components, which they hold without padding */
+  type = element->kind == KS_VALUE_STRUCT ? KS_ELEM_UINT8 : element->scalar;
+  per_item = element->kind == KS_VALUE_STRUCT ? element->size : element->lanes;
+  if (count == 0)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "An array needs at least one element; the length given is 0");
+      return NULL;
+    }
+  if (count > KS_ARRAY_MAX_BYTES / element->size)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_TOO_LARGE,
+                   "An array of %" G_GSIZE_FORMAT " %s elements would hold more than 2 GiB; "
+                   "the limit is %" G_GUINT64_FORMAT " elements of %s", count, element->name,
+                   KS_ARRAY_MAX_BYTES / element->size, element->name);
+      return NULL;
+    }
+  array = ks_array_new (type, count * per_item, error);
+  if (array == NULL)
+    return NULL;
+  array->rows = count;
+  array->cols = per_item;
+  array->element = ks_value_type_ref (element);
+  return g_steal_pointer (&array);
+}
+
 void
 ks_array_free (KsArray *array)
 {
   if (array == NULL)
     return;
+  g_clear_pointer (&array->element, ks_value_type_unref);
   g_free (array->data);
   g_free (array);
+}
+
+gsize
+ks_array_get_count (const KsArray *array)
+{
+  g_return_val_if_fail (array != NULL, 0);
+  return array->element != NULL ? array->rows : array->length;
+}
+
+const char *
+ks_array_get_type_name (const KsArray *array)
+{
+  g_return_val_if_fail (array != NULL, NULL);
+  return array->element != NULL ? array->element->name : ks_elem_type_short_name (array->type);
+}
+
+char *
+ks_array_format_item (const KsArray *array, gsize index)
+{
+  g_return_val_if_fail (array != NULL, NULL);
+
+  if (array->element == NULL)
+    return ks_array_format_element (array, index);
+  g_return_val_if_fail (index < array->rows, NULL);
+  return ks_value_type_format (array->element, array->data + index * array->element->size);
 }
 
 KsArray *
@@ -570,6 +635,8 @@ ks_array_copy (const KsArray *array)
   copy = g_new0 (KsArray, 1);
   *copy = *array;
   copy->data = g_memdup2 (array->data, ks_array_get_bytes (array));
+  if (array->element != NULL)
+    copy->element = ks_value_type_ref (array->element);
   return copy;
 }
 
