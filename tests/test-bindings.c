@@ -241,7 +241,8 @@ test_binding_parse (void)
     { "a=f32[0]:zeros", "a=f32[0]:zeros: the length must be a positive integer, not “0”" },
     { "a=f32[-3]", "a=f32[-3]: the length must be a positive integer, not “-3”" },
     { "a=f33[10]:zeros", "a=f33[10]:zeros: “f33” is not an element type "
-                         "(i8 u8 i16 u16 i32 u32 i64 u64 f32 f64)" },
+                         "(i8 u8 i16 u16 i32 u32 i64 u64 f32 f64, a vector type such as "
+                         "float3, c64, c128, or a struct of the kernel)" },
     { "a=f32[10:zeros", "a=f32[10:zeros: the length has no closing ]" },
     { "a=f32[10]zeros", "a=f32[10]zeros: expected “:” and how to fill the array after “]”, "
                         "not “zeros”" },

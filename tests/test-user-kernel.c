@@ -372,8 +372,8 @@ test_signature_types (void)
     { "f", KS_ELEM_FLOAT64, TRUE, FALSE },
     { "g2", KS_ELEM_UINT32, FALSE, FALSE },
     { "h", KS_ELEM_INT8, TRUE, TRUE },
-    { "s", KS_ELEM_OTHER, FALSE, FALSE },
-    { "v", KS_ELEM_OTHER, TRUE, FALSE },
+    { "s", KS_ELEM_OTHER, FALSE, FALSE },     /* a struct: its type in value */
+    { "v", KS_ELEM_FLOAT32, TRUE, FALSE },    /* float4: f32 components */
     { "pp", KS_ELEM_OTHER, TRUE, FALSE },
   };
 
@@ -398,6 +398,17 @@ test_signature_types (void)
     }
   g_assert_cmpstr (arg_at (source, 0)->type_text, ==, "const unsigned *__restrict__");
   g_assert_cmpstr (arg_at (source, 7)->type_text, ==, "const char *const");
+  /* the struct of the source and the vector type, with their layouts */
+  g_assert_nonnull (arg_at (source, 8)->value);
+  g_assert_cmpint (arg_at (source, 8)->value->kind, ==, KS_VALUE_STRUCT);
+  g_assert_cmpstr (arg_at (source, 8)->value->name, ==, "S");
+  g_assert_cmpuint (arg_at (source, 8)->value->size, ==, 4);
+  g_assert_nonnull (arg_at (source, 9)->value);
+  g_assert_cmpint (arg_at (source, 9)->value->kind, ==, KS_VALUE_VECTOR);
+  g_assert_cmpuint (arg_at (source, 9)->value->lanes, ==, 4);
+  g_assert_cmpuint (arg_at (source, 9)->value->align, ==, 16);
+  g_assert_null (arg_at (source, 10)->value);
+  g_assert_null (arg_at (source, 0)->value);
 }
 
 /* `__global__` in comments, strings and preprocessor lines is no kernel; a

@@ -1,6 +1,6 @@
 /* ks-array-private.h: what the files behind ks-array.h share: one number
  * on its way between text, a file's element type and an array's
- * (ks-array.c), the arrays' size limit, numpy's name of a type, and the
+ * (ks-array-value.c), the arrays' size limit, numpy's name of a type, and the
  * scalars a vector, complex or struct type is made of (ks-value-type.c). */
 #pragma once
 
@@ -34,6 +34,13 @@ typedef enum
   FIT_NOT_WHOLE,
   FIT_OUT_OF_RANGE,
 } Fit;
+
+/* 2^63 and 2^64, exactly representable as doubles. */
+#define TWO_POW_63 9223372036854775808.0
+#define TWO_POW_64 18446744073709551616.0
+
+/* An integer type's smallest and largest value. */
+void         _ks_array_type_limits     (KsElemType type, gint64 *min, guint64 *max);
 
 /* The most data one array may hold: a device buffer that large is already
  * past what a test input is for, and byte counts stay in 32 bits' reach. */

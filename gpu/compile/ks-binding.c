@@ -98,6 +98,18 @@ direction_name (KsArrayDirection direction)
     }
 }
 
+/* "f33", "u7": a short type name mistyped rather than a struct's name. */
+static gboolean
+looks_like_short_name (const char *s)
+{
+  if (strchr ("iufc", s[0]) == NULL || !g_ascii_isdigit (s[1]))
+    return FALSE;
+  for (s++; *s != '\0'; s++)
+    if (!g_ascii_isdigit (*s))
+      return FALSE;
+  return TRUE;
+}
+
 /* A vector or complex array as the plain array of its components: a
  * shallow copy that owns nothing, for the INIT table. */
 static KsBinding
@@ -195,7 +207,7 @@ ks_binding_parse (const char *text_in, GError **error)
         && (b->element = ks_value_type_lookup (type_text)) != NULL)
       b->type = b->element->scalar;
     else if (b->element == NULL && !ks_elem_type_parse (type_text, NULL)
-             && is_identifier (type_text))
+             && is_identifier (type_text) && !looks_like_short_name (type_text))
       {
         /* a struct of the kernel's source, laid out when it is bound */
         b->type = KS_ELEM_OTHER;
