@@ -1,7 +1,8 @@
 /* ks-binding-signature.c: bindings against an entry's signature: the
  * checks of every argument's binding (bound once, an array for a pointer of
- * the same element type, a value in range for a scalar), the bindings a new
- * source starts with, and a scalar's bytes for the launch. */
+ * the same element type — a vector, complex or struct type laid out alike —,
+ * a value in range for a scalar, a struct's fields by name), the bindings a
+ * new source starts with, and a scalar's bytes for the launch. */
 #include "config.h"
 
 #include <string.h>

@@ -8,7 +8,8 @@
  *    (kernels/ks-user.cuh): (ks_image out, ks_image in[, ks_image in2][, ks_params p]);
  *  - any: a __global__ function with any signature (PyCUDA's SourceModule);
  *    its pointer arguments are bound to arrays (ks-array.h), its scalars to
- *    values.
+ *    values; both may be of CUDA's vector types, complex types or structs
+ *    the text declares (ks-value-type.h).
  *
  * Annotations in comments declare parameters and defaults, one per line:
  *
