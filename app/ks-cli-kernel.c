@@ -565,8 +565,29 @@ report_json (const KernelReport *r)
 
           json_builder_set_member_name (b, g_ptr_array_index (r->out_names, i));
           json_builder_begin_array (b);
-          for (gsize k = 0; k < a->length; k++)
-            ks_json_add_number (b, ks_array_get_double (a, k));
+          if (a->element != NULL && a->element->kind == KS_VALUE_STRUCT)
+            {
+              /* a struct's items as they print: {pos=(1, 2, 3), mass=2} */
+              for (gsize k = 0; k < a->rows; k++)
+                {
+                  g_autofree char *item = ks_array_format_item (a, k);
+                  ks_json_add_string (b, item);
+                }
+            }
+          else if (a->element != NULL)
+            {
+              /* vectors and complex numbers: one array of components per item */
+              for (gsize k = 0; k < a->rows; k++)
+                {
+                  json_builder_begin_array (b);
+                  for (gsize c = 0; c < a->cols; c++)
+                    ks_json_add_number (b, ks_array_get_double (a, k * a->cols + c));
+                  json_builder_end_array (b);
+                }
+            }
+          else
+            for (gsize k = 0; k < a->length; k++)
+              ks_json_add_number (b, ks_array_get_double (a, k));
           json_builder_end_array (b);
         }
       json_builder_end_object (b);
@@ -839,21 +860,22 @@ save_arrays (const KernelOptions *o, const KernelReport *r, GError **error)
 static void
 print_array (const char *name, const KsArray *a, guint show)
 {
-  gsize n = MIN (a->length, (gsize) show);
+  gsize count = ks_array_get_count (a);
+  gsize n = MIN (count, (gsize) show);
 
-  ks_cli_print ("%s (%s, %" G_GSIZE_FORMAT " elements):", name, ks_elem_type_short_name (a->type),
-                a->length);
+  ks_cli_print ("%s (%s, %" G_GSIZE_FORMAT " elements):", name, ks_array_get_type_name (a),
+                count);
   for (gsize i = 0; i < n; i++)
     {
-      g_autofree char *v = ks_array_format_element (a, i);
+      g_autofree char *v = ks_array_format_item (a, i);
 
       ks_cli_print ("%s[%" G_GSIZE_FORMAT "] %s", i == 0 ? " " : ", ", i, v);
     }
-  if (n < a->length)
+  if (n < count)
     {
-      g_autofree char *last = ks_array_format_element (a, a->length - 1);
+      g_autofree char *last = ks_array_format_item (a, count - 1);
 
-      ks_cli_print (", … [%" G_GSIZE_FORMAT "] %s", a->length - 1, last);
+      ks_cli_print (", … [%" G_GSIZE_FORMAT "] %s", count - 1, last);
     }
   ks_cli_print ("\n");
 }
@@ -1089,8 +1111,9 @@ ks_cli_cmd_kernel (int argc, char **argv)
     { "arg", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o.bindings,
       "Bind an argument: NAME=TYPE[LENGTH]:INIT[:in|out|inout] for a pointer (INIT: zeros, "
       "range, range(START,STEP), const(V), random(SEED[,LOW,HIGH]), normal(SEED[,MEAN,SD]), "
-      "file(PATH)), "
-      "NAME=VALUE for a scalar", "BINDING" },
+      "file(PATH); TYPE: f32 … u64, a vector type such as float3, c64, c128, or a struct of "
+      "the source), NAME=VALUE for a scalar (2.5, (1, 2, 3), 1.5-2j, {pos=(1, 2, 3), mass=2})",
+      "BINDING" },
     { "save", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.saves,
       "Write an array to a .csv or .npy file: an out or inout array after the run, an in "
       "array as the kernel read it", "NAME=FILE" },

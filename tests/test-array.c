@@ -710,6 +710,356 @@ test_csv_save (void)
   }
 }
 
+/* ---- vector, complex and struct types ------------------------------------ */
+
+/* CUDA 13's vector_types.h: sizes and alignments, the odd ones included. */
+static void
+test_value_types (void)
+{
+  static const struct
+  {
+    const char *name;
+    KsValueKind kind;
+    KsElemType scalar;
+    guint lanes;
+    gsize size, align;
+  } known[] = {
+    { "char1", KS_VALUE_VECTOR, KS_ELEM_INT8, 1, 1, 1 },
+    { "char3", KS_VALUE_VECTOR, KS_ELEM_INT8, 3, 3, 1 },
+    { "uchar4", KS_VALUE_VECTOR, KS_ELEM_UINT8, 4, 4, 4 },
+    { "short3", KS_VALUE_VECTOR, KS_ELEM_INT16, 3, 6, 2 },
+    { "ushort4", KS_VALUE_VECTOR, KS_ELEM_UINT16, 4, 8, 8 },
+    { "int2", KS_VALUE_VECTOR, KS_ELEM_INT32, 2, 8, 8 },
+    { "uint3", KS_VALUE_VECTOR, KS_ELEM_UINT32, 3, 12, 4 },
+    { "long2", KS_VALUE_VECTOR, KS_ELEM_INT64, 2, 16, 16 },
+    { "ulong3", KS_VALUE_VECTOR, KS_ELEM_UINT64, 3, 24, 8 },
+    { "longlong4", KS_VALUE_VECTOR, KS_ELEM_INT64, 4, 32, 16 },
+    { "float2", KS_VALUE_VECTOR, KS_ELEM_FLOAT32, 2, 8, 8 },
+    { "float3", KS_VALUE_VECTOR, KS_ELEM_FLOAT32, 3, 12, 4 },
+    { "float4", KS_VALUE_VECTOR, KS_ELEM_FLOAT32, 4, 16, 16 },
+    { "double2", KS_VALUE_VECTOR, KS_ELEM_FLOAT64, 2, 16, 16 },
+    { "double3", KS_VALUE_VECTOR, KS_ELEM_FLOAT64, 3, 24, 8 },
+    { "double4", KS_VALUE_VECTOR, KS_ELEM_FLOAT64, 4, 32, 16 },
+    { "double4_16a", KS_VALUE_VECTOR, KS_ELEM_FLOAT64, 4, 32, 16 },
+    { "ulonglong4_32a", KS_VALUE_VECTOR, KS_ELEM_UINT64, 4, 32, 32 },
+    { "cuFloatComplex", KS_VALUE_COMPLEX, KS_ELEM_FLOAT32, 2, 8, 8 },
+    { "cuDoubleComplex", KS_VALUE_COMPLEX, KS_ELEM_FLOAT64, 2, 16, 16 },
+    { "c64", KS_VALUE_COMPLEX, KS_ELEM_FLOAT32, 2, 8, 8 },
+    { "thrust::complex<double>", KS_VALUE_COMPLEX, KS_ELEM_FLOAT64, 2, 16, 16 },
+    { "cuda::std::complex< float >", KS_VALUE_COMPLEX, KS_ELEM_FLOAT32, 2, 8, 8 },
+  };
+  static const char *const unknown[] = {
+    "float5", "float0", "int4_32a", "float3_16a", "complex<int>", "f32", "Particle", "float",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (known); i++)
+    {
+      g_autoptr (KsValueType) t = ks_value_type_lookup (known[i].name);
+
+      g_test_message ("%s", known[i].name);
+      g_assert_nonnull (t);
+      g_assert_cmpint (t->kind, ==, known[i].kind);
+      g_assert_cmpint (t->scalar, ==, known[i].scalar);
+      g_assert_cmpuint (t->lanes, ==, known[i].lanes);
+      g_assert_cmpuint (t->size, ==, known[i].size);
+      g_assert_cmpuint (t->align, ==, known[i].align);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (unknown); i++)
+    {
+      g_autoptr (KsValueType) t = ks_value_type_lookup (unknown[i]);
+
+      if (t != NULL)
+        g_error ("“%s” was read as %s", unknown[i], t->name);
+    }
+}
+
+/* struct Particle { float3 pos; float mass; int id; short m[3]; double d; }:
+ * 12 + 4 + 4 + 6, padded to 32 for the double, 40 in all. */
+static KsValueType *
+particle_type (void)
+{
+  KsValueType *t = ks_value_type_new_struct ("Particle");
+  g_autoptr (KsValueType) f3 = ks_value_type_lookup ("float3");
+  g_autoptr (KsValueType) f = ks_value_type_new_scalar (KS_ELEM_FLOAT32);
+  g_autoptr (KsValueType) i = ks_value_type_new_scalar (KS_ELEM_INT32);
+  g_autoptr (KsValueType) sh = ks_value_type_new_scalar (KS_ELEM_INT16);
+  g_autoptr (KsValueType) d = ks_value_type_new_scalar (KS_ELEM_FLOAT64);
+
+  ks_value_type_add_field (t, "pos", f3, 1, 0);
+  ks_value_type_add_field (t, "mass", f, 1, 0);
+  ks_value_type_add_field (t, "id", i, 1, 0);
+  ks_value_type_add_field (t, "m", sh, 3, 0);
+  ks_value_type_add_field (t, "d", d, 1, 0);
+  ks_value_type_end_struct (t, 0);
+  return t;
+}
+
+static void
+test_value_text (void)
+{
+  g_autoptr (KsValueType) f3 = ks_value_type_lookup ("float3");
+  g_autoptr (KsValueType) c = ks_value_type_lookup ("c64");
+  g_autoptr (KsValueType) u4 = ks_value_type_lookup ("uchar4");
+  g_autoptr (KsValueType) p = particle_type ();
+  guint8 bytes[64];
+  float v[3];
+  static const struct
+  {
+    const char *text;
+    const char *why;
+  } bad[] = {
+    { "(1, 2)", "float3 has 3 components, and the value gives 2" },
+    { "2", "float3 is a vector of 3 components; write them as (X, Y, Z)" },
+    { "(1, 2, x)", "“x” is not a number" },
+    { "(1, 2, 3", "the value has no closing )" },
+    { "int3(1, 2, 3)", "the value is written as int3 but the argument is float3" },
+    { "(1, 2, 3) 4", "“4” follows the value" },
+  };
+  char *why, *warning = NULL;
+
+  g_assert_cmpuint (p->size, ==, 40);
+  g_assert_cmpuint (p->align, ==, 8);
+  g_assert_cmpuint (p->fields[3].offset, ==, 20);
+  g_assert_cmpuint (p->fields[4].offset, ==, 32);
+
+  g_assert_null (ks_value_type_parse (f3, "(1.5, 2, -3)", bytes, NULL));
+  memcpy (v, bytes, sizeof v);
+  g_assert_cmpfloat (v[0], ==, 1.5);
+  g_assert_cmpfloat (v[2], ==, -3);
+  g_assert_null (ks_value_type_parse (f3, "float3(1,2,3)", bytes, NULL));
+  g_assert_null (ks_value_type_parse (f3, "{x=1, z=2}", bytes, &warning));
+  g_assert_cmpstr (warning, ==, "y is not given and is zero");
+  g_clear_pointer (&warning, g_free);
+  {
+    g_autofree char *text = ks_value_type_format (f3, bytes);
+    g_assert_cmpstr (text, ==, "(1, 0, 2)");
+  }
+
+  g_assert_null (ks_value_type_parse (c, "1.5-2j", bytes, NULL));
+  memcpy (v, bytes, 8);
+  g_assert_cmpfloat (v[0], ==, 1.5);
+  g_assert_cmpfloat (v[1], ==, -2);
+  {
+    g_autofree char *text = ks_value_type_format (c, bytes);
+    g_assert_cmpstr (text, ==, "1.5-2j");
+  }
+  g_assert_null (ks_value_type_parse (c, "-2.5e-1j", bytes, NULL));
+  memcpy (v, bytes, 8);
+  g_assert_cmpfloat (v[0], ==, 0);
+  g_assert_cmpfloat (v[1], ==, -0.25);
+  g_assert_null (ks_value_type_parse (c, "(3, 4)", bytes, NULL));
+  {
+    g_autofree char *text = ks_value_type_format (c, bytes);
+    g_assert_cmpstr (text, ==, "3+4j");
+  }
+
+  g_assert_null (ks_value_type_parse (p, "Particle{pos=(1, 2, 3), mass=2, m=(1, -2, 3), id=7}",
+                                      bytes, &warning));
+  g_assert_cmpstr (warning, ==, "d is not given and is zero");
+  g_clear_pointer (&warning, g_free);
+  {
+    g_autofree char *text = ks_value_type_format (p, bytes);
+    g_assert_cmpstr (text, ==, "{pos=(1, 2, 3), mass=2, id=7, m=(1, -2, 3), d=0}");
+  }
+
+  /* what is wrong, named */
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      why = ks_value_type_parse (f3, bad[i].text, bytes, NULL);
+      g_assert_cmpstr (why, ==, bad[i].why);
+      g_free (why);
+    }
+  why = ks_value_type_parse (u4, "(1, 2, 3, 300)", bytes, NULL);
+  g_assert_cmpstr (why, ==, "300 does not fit in unsigned char (0 to 255)");
+  g_free (why);
+  why = ks_value_type_parse (p, "{pos=(1, 2, 3), weight=2}", bytes, NULL);
+  g_assert_cmpstr (why, ==, "Particle has no field “weight” (its fields: pos, mass, id, m, d)");
+  g_free (why);
+  why = ks_value_type_parse (p, "{pos=(1, 2), mass=2}", bytes, NULL);
+  g_assert_cmpstr (why, ==, "pos: float3 has 3 components, and the value gives 2");
+  g_free (why);
+  why = ks_value_type_parse (p, "{m=(1, 2)}", bytes, NULL);
+  g_assert_cmpstr (why, ==, "m: the field holds 3 values of i16: write them as (V1, V2, …)");
+  g_free (why);
+  why = ks_value_type_parse (p, "{pos=(1, 2, 3), pos=(1, 2, 3)}", bytes, NULL);
+  g_assert_cmpstr (why, ==, "the field “pos” is given twice");
+  g_free (why);
+  why = ks_value_type_parse (p, "(1, 2)", bytes, NULL);
+  g_assert_cmpstr (why, ==, "Particle is a struct: write it {pos=…, …}");
+  g_free (why);
+}
+
+/* A .npy of version 1.0 with this header dict and data, written here byte
+ * by byte as numpy would. */
+static char *
+write_npy (const char *name, const char *dict, const void *data, gsize len)
+{
+  g_autoptr (GString) s = g_string_new_len ("\x93NUMPY\x01\x00\x00\x00", 10);
+
+  g_string_append (s, dict);
+  while ((s->len + 1) % 64 != 0)
+    g_string_append_c (s, ' ');
+  g_string_append_c (s, '\n');
+  s->str[8] = (char) ((s->len - 10) & 0xff);
+  s->str[9] = (char) ((s->len - 10) >> 8);
+  g_string_append_len (s, data, (gssize) len);
+  return write_tmp (name, s->str, s->len);
+}
+
+static void
+test_npy_typed_round_trip (void)
+{
+  g_autoptr (KsValueType) f3 = ks_value_type_lookup ("float3");
+  g_autoptr (KsValueType) c128 = ks_value_type_lookup ("c128");
+  g_autoptr (KsValueType) p = particle_type ();
+  KsValueType *types[] = { f3, c128, p };
+  const char *const descrs[] = { "'descr': '<f4'", "'descr': '<c16'",
+                                 "'descr': [('pos', '<f4', (3,)), ('mass', '<f4'), ('id', "
+                                 "'<i4'), ('m', '<i2', (3,)), ('', '|V6'), ('d', '<f8')]" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (types); k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *name = g_strdup_printf ("typed-%s.npy", types[k]->name);
+      g_autofree char *path = tmp_path (name);
+      g_autofree char *contents = NULL;
+      g_autoptr (KsArray) a = ks_array_new_of (types[k], 5, &error);
+      g_autoptr (KsArray) back = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (ks_array_get_count (a), ==, 5);
+      for (gsize i = 0; i < ks_array_get_bytes (a); i++)
+        a->data[i] = (guint8) (i * 7 + 3);
+      if (types[k] == p)
+        for (guint i = 0; i < 5; i++)
+          memset (a->data + i * 40 + 26, 0, 6);   /* padding: numpy writes none */
+      g_assert_true (ks_array_save_npy (a, path, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+      g_assert_nonnull (strstr (contents + 10, descrs[k]));   /* past the header length */
+      back = ks_array_load_of (path, types[k], &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (ks_array_get_count (back), ==, 5);
+      g_assert_cmpmem (back->data, ks_array_get_bytes (back), a->data, ks_array_get_bytes (a));
+      {
+        g_autofree char *x = ks_array_format_item (a, 3);
+        g_autofree char *y = ks_array_format_item (back, 3);
+        g_assert_cmpstr (x, ==, y);
+      }
+    }
+}
+
+/* Files as numpy writes them: a float3 array as fields x, y, z; a struct
+ * array packed (no padding, fields in another order) and with a subarray of
+ * complex numbers; and the mismatches refused by name. */
+static void
+test_npy_typed_hand_written (void)
+{
+  g_autoptr (KsValueType) f3 = ks_value_type_lookup ("float3");
+  g_autoptr (KsValueType) d2 = ks_value_type_lookup ("double2");
+  g_autoptr (KsValueType) p = particle_type ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsArray) a = NULL;
+  const float xyz[6] = { 1, 2, 3, 4, 5, 6 };
+  /* packed: d (f8), id (i8), pos (f4×3), m (u1×3), mass (f4) = 8+8+12+3+4 = 35 bytes */
+  guint8 packed[2 * 35] = { 0 };
+  g_autofree char *fields_path = write_npy ("xyz.npy", "{'descr': [('x', '<f4'), ('y', '<f4'), "
+                                            "('z', '<f4')], 'fortran_order': False, "
+                                            "'shape': (2,), }", xyz, sizeof xyz);
+  g_autofree char *rows_path = write_npy ("rows.npy", "{'descr': '<f4', 'fortran_order': False, "
+                                          "'shape': (2, 3), }", xyz, sizeof xyz);
+  g_autofree char *packed_path = NULL;
+  g_autofree char *c8_path = write_npy ("c8.npy", "{'descr': '<c8', 'fortran_order': False, "
+                                        "'shape': (3,), }", xyz, sizeof xyz);
+
+  a = ks_array_load_of (fields_path, f3, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ks_array_get_count (a), ==, 2);
+  g_assert_cmpmem (a->data, 24, xyz, 24);
+  g_clear_pointer (&a, ks_array_free);
+  a = ks_array_load_of (rows_path, f3, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (a->data, 24, xyz, 24);
+  g_clear_pointer (&a, ks_array_free);
+  /* complex numbers into double2: converted, and equal */
+  a = ks_array_load_of (c8_path, d2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ks_array_get_count (a), ==, 3);
+  g_assert_cmpfloat (ks_array_get_double (a, 5), ==, 6);
+  g_clear_pointer (&a, ks_array_free);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      guint8 *r = packed + 35 * i;
+      double d = 0.5 + i;
+      gint64 id = 100 + i;
+      float pos[3] = { 1.0f + i, 2, 3 }, mass = 9;
+
+      memcpy (r, &d, 8);
+      memcpy (r + 8, &id, 8);
+      memcpy (r + 16, pos, 12);
+      r[28] = 7;
+      r[29] = 8;
+      r[30] = (guint8) (9 + i);
+      memcpy (r + 31, &mass, 4);
+    }
+  packed_path = write_npy ("packed.npy", "{'descr': [('d', '<f8'), ('id', '<i8'), "
+                           "('pos', [('x', '<f4'), ('y', '<f4'), ('z', '<f4')]), "
+                           "('m', '|u1', (3,)), ('mass', '<f4')], 'fortran_order': False, "
+                           "'shape': (2,), }", packed, sizeof packed);
+  a = ks_array_load_of (packed_path, p, &error);
+  g_assert_no_error (error);
+  {
+    g_autofree char *second = ks_array_format_item (a, 1);
+    g_assert_cmpstr (second, ==, "{pos=(2, 2, 3), mass=9, id=101, m=(7, 8, 10), d=1.5}");
+  }
+  g_clear_pointer (&a, ks_array_free);
+
+  /* the file's fields are not the struct's */
+  {
+    g_autofree char *path = write_npy ("short.npy", "{'descr': [('pos', '<f4', (3,)), "
+                                       "('mass', '<f4')], 'fortran_order': False, 'shape': (1,), "
+                                       "}", xyz, 16);
+    a = ks_array_load_of (path, p, &error);
+    g_assert_null (a);
+    g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull (strstr (error->message, "its items hold pos[0], pos[1], pos[2], mass, but "
+                              "Particle holds pos.x, pos.y, pos.z, mass, id, m[0], m[1], m[2], "
+                              "d: save a structured array with the struct's field names"));
+    g_clear_error (&error);
+  }
+  /* a plain vector where float3 needs rows of 3 */
+  {
+    g_autofree char *path = write_npy ("flat.npy", "{'descr': '<f4', 'fortran_order': False, "
+                                       "'shape': (6,), }", xyz, sizeof xyz);
+    a = ks_array_load_of (path, f3, &error);
+    g_assert_null (a);
+    g_assert_nonnull (strstr (error->message, "its items hold one plain number, but float3 "
+                              "holds x, y, z"));
+    g_clear_error (&error);
+  }
+  /* a value that does not fit, by item and field */
+  {
+    float big[3] = { 1, 2, 300 };
+    g_autoptr (KsValueType) i3 = ks_value_type_lookup ("char3");   /* 300 does not fit */
+    g_autofree char *path = write_npy ("big.npy", "{'descr': '<f4', 'fortran_order': False, "
+                                       "'shape': (1, 3), }", big, sizeof big);
+    a = ks_array_load_of (path, i3, &error);
+    g_assert_null (a);
+    g_assert_nonnull (strstr (error->message, "item 0, z does not convert"));
+    g_clear_error (&error);
+  }
+  /* and a plain array from a structured or complex file says what to bind */
+  a = ks_array_load (fields_path, KS_ELEM_FLOAT32, &error);
+  g_assert_null (a);
+  g_assert_nonnull (strstr (error->message, "it holds a structured array"));
+  g_clear_error (&error);
+  a = ks_array_load (c8_path, KS_ELEM_FLOAT32, &error);
+  g_assert_null (a);
+  g_assert_nonnull (strstr (error->message, "bind it as c64[N]"));
+  g_clear_error (&error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -730,6 +1080,10 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/array/npy/refused", test_npy_refused);
   g_test_add_func ("/ks/array/csv/load", test_csv_load);
   g_test_add_func ("/ks/array/csv/save", test_csv_save);
+  g_test_add_func ("/ks/array/value-type/table", test_value_types);
+  g_test_add_func ("/ks/array/value-type/text", test_value_text);
+  g_test_add_func ("/ks/array/npy/typed-round-trip", test_npy_typed_round_trip);
+  g_test_add_func ("/ks/array/npy/typed-hand-written", test_npy_typed_hand_written);
 
   status = g_test_run ();
 

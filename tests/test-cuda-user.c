@@ -13,6 +13,12 @@
  * same pixels and the same coverage records as the built-in ops: no GPU
  * needed, NVRTC only.
  *
+ * Kernels of the any mode with typed arguments — a float3 and a double2
+ * scalar, float4 arrays, complex numbers, an array and a value of a struct
+ * the source declares — run on both and are compared with the results
+ * computed here, exactly (the values are small integers and halves); a
+ * struct whose layout Kernelscope would misread is refused before the run.
+ *
  * Without a usable GPU (or, on the CPU engine, NVRTC) it prints a TAP plan
  * of 0 and exits 77. */
 #include "config.h"
@@ -21,6 +27,7 @@
 
 #include <glib/gstdio.h>
 
+#include "ks-array-run.h"
 #include "ks-test-helpers.h"
 #include "ks-user-run.h"
 
@@ -330,6 +337,159 @@ test_launch_refused (void)
   g_assert_cmpuint (suggestion.block.x * suggestion.block.y * suggestion.block.z, <=, 1024);
 }
 
+/* ---- typed arguments of the any mode ------------------------------------- */
+
+static const char typed_kernel[] =
+  "typedef float2 cuFloatComplex;\n"
+  "struct Particle { float3 pos; float mass; int id; };\n"
+  "__global__ void typed (float4 *out, const float4 *in, float3 s, double2 d,\n"
+  "                       cuFloatComplex *z, Particle *p, Particle q, int n)\n"
+  "{\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i >= n)\n"
+  "    return;\n"
+  "  float4 v = in[i];\n"
+  "  out[i] = make_float4 (v.x * s.x, v.y * s.y, v.z * s.z, v.w + (float) (d.x + d.y));\n"
+  "  cuFloatComplex c = z[i];\n"
+  "  z[i] = make_float2 (c.x * c.x - c.y * c.y, 2.0f * c.x * c.y);\n"
+  "  p[i].pos.x += q.pos.x;\n"
+  "  p[i].pos.y += q.pos.y;\n"
+  "  p[i].pos.z += q.pos.z;\n"
+  "  p[i].mass = q.mass * i;\n"
+  "  p[i].id = q.id + i;\n"
+  "}\n";
+
+typedef struct
+{
+  float pos[3];
+  float mass;
+  gint32 id;
+} Particle;
+
+G_STATIC_ASSERT (sizeof (Particle) == 20);
+
+static GPtrArray *
+parse_bindings (const char *const *texts)
+{
+  GPtrArray *bindings = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
+
+  for (guint i = 0; texts[i] != NULL; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      KsBinding *b = ks_binding_parse (texts[i], &error);
+
+      g_assert_no_error (error);
+      g_ptr_array_add (bindings, b);
+    }
+  return bindings;
+}
+
+static const KsArray *
+result_array (const KsArrayRunResult *result, const char *name)
+{
+  for (guint i = 0; i < result->out_names->len; i++)
+    if (g_str_equal (g_ptr_array_index (result->out_names, i), name))
+      return g_ptr_array_index (result->run.arrays, i);
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static void
+test_typed_args (void)
+{
+  /* 37 items: two blocks of 32, the second partly idle */
+  const char *const texts[] = {
+    "out=float4[37]:const(-777):inout", "in=float4[37]:range", "s=float3(1.5, 2, 3)",
+    "d=(0.25, 0.5)", "z=c64[37]:range", "p=Particle[37]:zeros",
+    "q=Particle{pos=(1, -2, 0.5), mass=2.5, id=7}", "n=37", NULL,
+  };
+  g_autoptr (KsKernelSource) source = ks_kernel_source_new (KS_KERNEL_MODE_ANY, "typed.cu",
+                                                            typed_kernel);
+  g_autoptr (GPtrArray) bindings = parse_bindings (texts);
+  g_autoptr (GPtrArray) messages =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
+  g_autoptr (GError) error = NULL;
+  KsArrayRunRequest request;
+  KsArrayRunResult result = { 0 };
+  const KsArray *out, *z, *p;
+
+  g_assert_false (ks_kernel_source_has_errors (source));
+  g_assert_cmpint (ks_bindings_check (ks_kernel_source_get_args (source), bindings, messages), ==,
+                   KS_BINDING_OK);
+  ks_array_run_request_init (&request, source);
+  request.bindings = bindings;
+  request.launch.block = (KsDim3) { 32, 1, 1 };
+  request.launch.auto_grid = TRUE;
+  ks_array_kernel_run (worker, ks_device_get_limits (ks_engine_get_device (engine)), &request,
+                       &result, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (result.launch.grid.x, ==, 2);
+
+  out = result_array (&result, "out");
+  z = result_array (&result, "z");
+  p = result_array (&result, "p");
+  g_assert_cmpstr (ks_array_get_type_name (out), ==, "float4");
+  g_assert_cmpuint (ks_array_get_count (out), ==, 37);
+  g_assert_cmpuint (ks_array_get_count (z), ==, 37);
+  g_assert_cmpuint (ks_array_get_count (p), ==, 37);
+  for (guint i = 0; i < 37; i++)
+    {
+      const float *o = (const float *) out->data + 4 * i;
+      const float *c = (const float *) z->data + 2 * i;
+      Particle got;
+      double re = 2.0 * i, im = 2.0 * i + 1;
+
+      g_assert_cmpfloat (o[0], ==, 4.0 * i * 1.5);
+      g_assert_cmpfloat (o[1], ==, (4.0 * i + 1) * 2);
+      g_assert_cmpfloat (o[2], ==, (4.0 * i + 2) * 3);
+      g_assert_cmpfloat (o[3], ==, 4.0 * i + 3 + 0.75);
+      g_assert_cmpfloat (c[0], ==, re * re - im * im);
+      g_assert_cmpfloat (c[1], ==, 2 * re * im);
+      memcpy (&got, p->data + i * sizeof got, sizeof got);
+      g_assert_cmpfloat (got.pos[0], ==, 1);
+      g_assert_cmpfloat (got.pos[1], ==, -2);
+      g_assert_cmpfloat (got.pos[2], ==, 0.5);
+      g_assert_cmpfloat (got.mass, ==, 2.5 * i);
+      g_assert_cmpint (got.id, ==, 7 + (gint) i);
+    }
+  {
+    g_autofree char *first = ks_array_format_item (p, 1);
+    g_autofree char *vec = ks_array_format_item (out, 1);
+    g_autofree char *cx = ks_array_format_item (z, 1);
+
+    g_assert_cmpstr (first, ==, "{pos=(1, -2, 0.5), mass=2.5, id=8}");
+    g_assert_cmpstr (vec, ==, "(6, 10, 18, 7.75)");
+    g_assert_cmpstr (cx, ==, "-5+12j");
+  }
+  ks_array_run_result_clear (&result);
+}
+
+/* A packed struct: Kernelscope lays it out with C's rules (8 bytes), the
+ * compiler packs it (5): refused before anything runs, naming the struct. */
+static void
+test_typed_layout_refused (void)
+{
+  const char *const texts[] = { "p=S[4]:zeros", "q={c=1, x=2}", NULL };
+  g_autoptr (KsKernelSource) source = NULL;
+  g_autoptr (GPtrArray) bindings = parse_bindings (texts);
+  g_autoptr (GError) error = NULL;
+  KsArrayRunRequest request;
+  KsArrayRunResult result = { 0 };
+
+  source = ks_kernel_source_new (KS_KERNEL_MODE_ANY, "packed.cu",
+                                 "struct __attribute__((packed)) S { char c; int x; };\n"
+                                 "__global__ void k (S *p, S q) { p[threadIdx.x] = q; }\n");
+  g_assert_false (ks_kernel_source_has_errors (source));
+  ks_array_run_request_init (&request, source);
+  request.bindings = bindings;
+  g_assert_false (ks_array_kernel_run (worker, ks_device_get_limits (ks_engine_get_device (engine)),
+                                       &request, &result, NULL, &error));
+  g_assert_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "The compiler lays out S in 5 bytes aligned to 1"));
+  g_assert_null (result.run.arrays);
+  ks_array_run_result_clear (&result);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -361,6 +521,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cuda/user/expression-coverage", test_expression_coverage);
   g_test_add_func ("/ks/cuda/user/launch-refused", test_launch_refused);
   g_test_add_func ("/ks/cuda/user/headers-and-include-dir", test_headers_and_include_dir);
+  g_test_add_func ("/ks/cuda/user/typed-args", test_typed_args);
+  g_test_add_func ("/ks/cuda/user/typed-layout-refused", test_typed_layout_refused);
 
   ret = g_test_run ();
   g_clear_object (&worker);

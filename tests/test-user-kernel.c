@@ -372,8 +372,8 @@ test_signature_types (void)
     { "f", KS_ELEM_FLOAT64, TRUE, FALSE },
     { "g2", KS_ELEM_UINT32, FALSE, FALSE },
     { "h", KS_ELEM_INT8, TRUE, TRUE },
-    { "s", KS_ELEM_OTHER, FALSE, FALSE },
-    { "v", KS_ELEM_OTHER, TRUE, FALSE },
+    { "s", KS_ELEM_OTHER, FALSE, FALSE },     /* a struct: its type in value */
+    { "v", KS_ELEM_FLOAT32, TRUE, FALSE },    /* float4: f32 components */
     { "pp", KS_ELEM_OTHER, TRUE, FALSE },
   };
 
@@ -398,6 +398,17 @@ test_signature_types (void)
     }
   g_assert_cmpstr (arg_at (source, 0)->type_text, ==, "const unsigned *__restrict__");
   g_assert_cmpstr (arg_at (source, 7)->type_text, ==, "const char *const");
+  /* the struct of the source and the vector type, with their layouts */
+  g_assert_nonnull (arg_at (source, 8)->value);
+  g_assert_cmpint (arg_at (source, 8)->value->kind, ==, KS_VALUE_STRUCT);
+  g_assert_cmpstr (arg_at (source, 8)->value->name, ==, "S");
+  g_assert_cmpuint (arg_at (source, 8)->value->size, ==, 4);
+  g_assert_nonnull (arg_at (source, 9)->value);
+  g_assert_cmpint (arg_at (source, 9)->value->kind, ==, KS_VALUE_VECTOR);
+  g_assert_cmpuint (arg_at (source, 9)->value->lanes, ==, 4);
+  g_assert_cmpuint (arg_at (source, 9)->value->align, ==, 16);
+  g_assert_null (arg_at (source, 10)->value);
+  g_assert_null (arg_at (source, 0)->value);
 }
 
 /* `__global__` in comments, strings and preprocessor lines is no kernel; a
@@ -980,6 +991,60 @@ test_templates_compile (void)
     }
 }
 
+/* Structs of the source as argument types: laid out with C's rules
+ * (nested structs, array members, __align__, typedefs), and the reason
+ * when one cannot be bound. */
+static void
+test_signature_structs (void)
+{
+  g_autoptr (KsKernelSource) source = NULL;
+  const KsKernelArg *a;
+
+  source = source_new (KS_KERNEL_MODE_ANY,
+                       "struct Inner { double d; char c; };\n"
+                       "typedef struct { char a; Inner in; short m[3][2]; } Outer;\n"
+                       "struct __align__(16) Wide { float x; };\n"
+                       "typedef Outer Alias;\n"
+                       "using Real = double;\n"
+                       "struct Methods { float v; __device__ float get () const { return v; } "
+                       "static const int k = 3; };\n"
+                       "union U { int i; float f; };\n"
+                       "struct HasU { U u; };\n"
+                       "struct Ptr { float *p; };\n"
+                       "struct Bits { int a : 3; };\n"
+                       "__global__ void k (Alias o, Wide *w, Real r, Methods m, HasU h, Ptr p,\n"
+                       "                   Bits b, thrust::complex<double> *z)\n"
+                       "{\n}\n");
+  assert_clean (source);
+  a = arg_at (source, 0);
+  g_assert_nonnull (a->value);
+  g_assert_cmpstr (a->value->name, ==, "Outer");
+  /* a at 0, in (16 bytes, aligned 8) at 8, m (12 bytes) at 24: 36, padded to 40 */
+  g_assert_cmpuint (a->value->size, ==, 40);
+  g_assert_cmpuint (a->value->align, ==, 8);
+  g_assert_cmpuint (a->value->fields[1].offset, ==, 8);
+  g_assert_cmpuint (a->value->fields[2].offset, ==, 24);
+  g_assert_cmpuint (a->value->fields[2].count, ==, 6);
+  a = arg_at (source, 1);
+  g_assert_cmpuint (a->value->size, ==, 16);
+  g_assert_cmpuint (a->value->align, ==, 16);
+  a = arg_at (source, 2);
+  g_assert_null (a->value);
+  g_assert_cmpint (a->type, ==, KS_ELEM_FLOAT64);
+  a = arg_at (source, 3);
+  g_assert_cmpuint (a->value->size, ==, 4);
+  g_assert_cmpuint (a->value->n_fields, ==, 1);
+  g_assert_cmpstr (arg_at (source, 4)->type_problem, ==,
+                   "its member u has type U: it is a union, which Kernelscope cannot lay out");
+  g_assert_cmpstr (arg_at (source, 5)->type_problem, ==,
+                   "its member p is a pointer, which has no value to bind");
+  g_assert_cmpstr (arg_at (source, 6)->type_problem, ==,
+                   "its member a is a bit-field, which Kernelscope cannot lay out");
+  a = arg_at (source, 7);
+  g_assert_cmpint (a->value->kind, ==, KS_VALUE_COMPLEX);
+  g_assert_cmpuint (a->value->size, ==, 16);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -994,6 +1059,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/user-kernel/params-op", test_params_op);
   g_test_add_func ("/ks/user-kernel/signature/add", test_signature_add);
   g_test_add_func ("/ks/user-kernel/signature/types", test_signature_types);
+  g_test_add_func ("/ks/user-kernel/signature/structs", test_signature_structs);
   g_test_add_func ("/ks/user-kernel/signature/hidden", test_signature_hidden);
   g_test_add_func ("/ks/user-kernel/signature/several", test_signature_several);
   g_test_add_func ("/ks/user-kernel/signature/templates", test_signature_templates);

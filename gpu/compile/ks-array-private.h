@@ -1,6 +1,7 @@
 /* ks-array-private.h: what the files behind ks-array.h share: one number
  * on its way between text, a file's element type and an array's
- * (ks-array.c), the arrays' size limit, and numpy's name of a type. */
+ * (ks-array-value.c), the arrays' size limit, numpy's name of a type, and the
+ * scalars a vector, complex or struct type is made of (ks-value-type.c). */
 #pragma once
 
 #include <glib.h>
@@ -34,6 +35,13 @@ typedef enum
   FIT_OUT_OF_RANGE,
 } Fit;
 
+/* 2^63 and 2^64, exactly representable as doubles. */
+#define TWO_POW_63 9223372036854775808.0
+#define TWO_POW_64 18446744073709551616.0
+
+/* An integer type's smallest and largest value. */
+void         _ks_array_type_limits     (KsElemType type, gint64 *min, guint64 *max);
+
 /* The most data one array may hold: a device buffer that large is already
  * past what a test input is for, and byte counts stay in 32 bits' reach. */
 #define KS_ARRAY_MAX_BYTES ((guint64) 2 << 30)
@@ -55,5 +63,22 @@ char        *_ks_array_fit_message     (const char *text, Fit fit, KsElemType ty
 gboolean     _ks_array_check_size      (KsElemType type, guint64 length, GError **error);
 /* numpy's dtype string for a little-endian host ("<f4"). */
 const char  *_ks_array_npy_descr       (KsElemType type);
+
+/* One scalar inside a value: its path (".pos.x", ".m[2]", ".real"; "" for
+ * a plain scalar), type and byte offset. */
+typedef struct
+{
+  char *path;
+  KsElemType type;
+  gsize offset;
+} ValueLeaf;
+
+/* An empty GArray of ValueLeaf that frees their paths. */
+GArray      *_ks_value_leaves_new      (void);
+/* The type's scalars in memory order. */
+GArray      *_ks_value_type_leaves     (const KsValueType *type);
+/* A path in the form both sides of a file compare: ".x" and ".real" become
+ * "[0]", ".y" and ".imag" "[1]", ".z" "[2]", ".w" "[3]". */
+char        *_ks_value_leaf_key        (const char *path);
 
 G_END_DECLS

@@ -19,6 +19,13 @@
  * same array on every machine; normal by Box–Muller); integer arrays get the
  * nearest normal value, saturated at the type's limits. Spaces around =, the
  * numbers and the colons are allowed; a file's PATH may contain colons.
+ *
+ * TYPE may also be a CUDA vector type (float3, uchar4, double2, …), a
+ * complex type (c64 or cuFloatComplex, c128 or cuDoubleComplex) or a struct
+ * the kernel's source declares (Particle): v=float3[1000]:random(7) fills
+ * every component; a struct array starts from zeros or a file. A scalar of
+ * such a type is a value as ks-value-type.h writes it: p=(1.5, 2, 3),
+ * z=1.5-2j, s={pos=(1, 2, 3), mass=2, id=7}.
  */
 #pragma once
 
@@ -30,7 +37,13 @@ G_BEGIN_DECLS
 
 /* A host array: length elements of one type, contiguous. Matrices are arrays
  * with a shape for display (rows × cols = length); a vector has rows = length
- * and cols = 0. */
+ * and cols = 0.
+ *
+ * An array of vectors, complex numbers or structs has an element type: its
+ * items are rows, and its scalars the columns. A float3 array of n items is
+ * n × 3 f32 (type: the components', length 3n), a c64 array n × 2 f32, a
+ * struct array n × size u8 (its bytes, padding included), so that whatever
+ * reads scalars reads it too. */
 typedef struct
 {
   KsElemType type;
@@ -38,12 +51,22 @@ typedef struct
   gsize rows;
   gsize cols;
   guint8 *data;  /* length * ks_elem_type_size (type) bytes */
+  KsValueType *element;  /* NULL: items are the scalars of type */
 } KsArray;
 
 /* length 0: KS_ERROR_INVALID_ARGUMENT; more than 2 GiB of data (or not enough
  * memory): KS_ERROR_TOO_LARGE. The data starts as zeros. */
 KsArray      *ks_array_new              (KsElemType type, gsize length, GError **error);
+/* count items of element (a scalar type gives a plain array). */
+KsArray      *ks_array_new_of           (KsValueType *element, gsize count, GError **error);
 void          ks_array_free             (KsArray *array);
+/* Items: rows for an array with an element type, else length. */
+gsize         ks_array_get_count        (const KsArray *array);
+/* "float3", "Particle", or the scalar's short name ("f32"). */
+const char   *ks_array_get_type_name    (const KsArray *array);
+/* One item as text: a scalar as ks_array_format_element, a vector "(1, 2, 3)",
+ * a complex number "1.5-2j", a struct "{pos=(1, 2, 3), mass=2}". */
+char         *ks_array_format_item      (const KsArray *array, gsize index);
 KsArray      *ks_array_copy             (const KsArray *array);
 gsize         ks_array_get_bytes        (const KsArray *array);
 /* 64-bit integers beyond 2^53 come back rounded to the nearest double. */
@@ -73,9 +96,18 @@ gboolean      ks_array_equal            (const KsArray *a, const KsArray *b, dou
  * it. KS_ELEM_OTHER asks for the file's own type (.csv: f64). Errors:
  * KS_ERROR_INVALID_ARGUMENT (KS_ERROR_TOO_LARGE past 2 GiB) naming the file. */
 KsArray      *ks_array_load             (const char *path, KsElemType type, GError **error);
+/* An array of items of element: from .npy, a 2-D array of its components
+ * (shape n × 3 for float3), complex numbers (<c8, <c16) or a structured
+ * array whose fields match the struct's by name (vectors as subarrays or as
+ * fields x, y, z, w; padding anywhere); from .csv, one row of components per
+ * item (not for structs). Values are converted and checked as above. */
+KsArray      *ks_array_load_of          (const char *path, KsValueType *element, GError **error);
 gboolean      ks_array_save_npy         (const KsArray *array, const char *path, GError **error);
 /* Both replace path atomically (a temporary file renamed over it). The .npy
- * is version 1.0 with the data at a multiple of 64 bytes, as numpy writes it.
+ * is version 1.0 with the data at a multiple of 64 bytes, as numpy writes it;
+ * vectors as an n × lanes array, complex numbers as <c8 or <c16, structs as
+ * a structured array with the struct's offsets (padding as void fields).
+ * The .csv holds no structs.
  * The .csv has a header line "index,value" and one "i,v" line per element for
  * vectors, plain comma-separated rows for matrices; values as
  * ks_array_format_element writes them. */
@@ -115,6 +147,12 @@ typedef struct
   char *path;                /* file */
   /* scalars: the value as written, converted for the argument's type at bind time */
   char *value;
+  /* arrays of vectors or complex numbers: their type (type holds the
+   * components'); NULL otherwise */
+  KsValueType *element;
+  /* arrays of a struct of the source: its name as written (type is
+   * KS_ELEM_OTHER), resolved with the kernel's arguments; NULL otherwise */
+  char *type_name;
 } KsBinding;
 
 void          ks_binding_free           (KsBinding *binding);
@@ -125,8 +163,11 @@ KsBinding    *ks_binding_copy           (const KsBinding *binding);
 KsBinding    *ks_binding_parse          (const char *text, GError **error);
 /* The same text back ("a=f32[1000000]:random(7):in"). */
 char         *ks_binding_to_string      (const KsBinding *binding);
-/* The array a binding starts from (zeros, range, …, a file). */
+/* The array a binding starts from (zeros, range, …, a file). A struct's
+ * array needs its argument (arg: the pointer it binds, or NULL). */
 KsArray      *ks_binding_create_array   (const KsBinding *binding, GError **error);
+KsArray      *ks_binding_create_array_for (const KsBinding *binding, const KsKernelArg *arg,
+                                           GError **error);
 
 typedef enum
 {
@@ -150,7 +191,8 @@ KsBindingCheck ks_bindings_check        (const GPtrArray *args, const GPtrArray 
  * named n/N/size/count the length, other scalars 0. */
 GPtrArray    *ks_bindings_default       (const GPtrArray *args, gsize length);
 
-/* A scalar's bytes for its argument (the value parsed and range-checked). */
+/* A scalar's bytes for its argument (the value parsed and range-checked),
+ * as many as the argument's type has (ks_kernel_arg_get_size). */
 GBytes       *ks_binding_pack_scalar    (const KsBinding *binding, const KsKernelArg *arg,
                                          GError **error);
 

@@ -1,7 +1,8 @@
 /* ks-binding-signature.c: bindings against an entry's signature: the
  * checks of every argument's binding (bound once, an array for a pointer of
- * the same element type, a value in range for a scalar), the bindings a new
- * source starts with, and a scalar's bytes for the launch. */
+ * the same element type — a vector, complex or struct type laid out alike —,
+ * a value in range for a scalar, a struct's fields by name), the bindings a
+ * new source starts with, and a scalar's bytes for the launch. */
 #include "config.h"
 
 #include <string.h>
@@ -118,12 +119,56 @@ check_pointee (Check *check, const KsKernelArg *arg, const KsBinding *b)
   }
 }
 
+/* The name an array binding gives its elements: "float3", "Particle", "f32". */
+static const char *
+binding_type_name (const KsBinding *b)
+{
+  return b->element != NULL ? b->element->name
+       : b->type_name != NULL ? b->type_name : ks_elem_type_short_name (b->type);
+}
+
+/* Vectors, complex numbers and structs: the array's elements are the
+ * pointee's when they are laid out alike (float2 over c64 data too); a
+ * struct's array names the pointee's struct. */
+static void
+check_value_pointee (Check *check, const KsKernelArg *arg, const KsBinding *b)
+{
+  const KsValueType *want = arg->value;
+  const char *have = binding_type_name (b);
+
+  if (want->kind == KS_VALUE_STRUCT)
+    {
+      if (b->type_name == NULL || !g_str_equal (b->type_name, want->name))
+        report (check, KS_BINDING_ERROR, arg,
+                "“%s” points to the struct %s but is bound to %s data: bind %s=%s[%"
+                G_GSIZE_FORMAT "]:zeros or :file(PATH.npy)", arg->name, want->name, have,
+                arg->name, want->name, b->length);
+      return;
+    }
+  if (b->element == NULL || b->element->scalar != want->scalar
+      || b->element->lanes != want->lanes || b->element->size != want->size)
+    {
+      report (check, KS_BINDING_ERROR, arg,
+              "“%s” is %s %s pointer but is bound to %s data: the kernel reads %" G_GSIZE_FORMAT
+              "-byte elements of %u %s components (bind %s=%s[%" G_GSIZE_FORMAT "]:…)",
+              arg->name, article (want->name), want->name, have, want->size, want->lanes,
+              ks_elem_type_short_name (want->scalar), arg->name, want->name, b->length);
+      return;
+    }
+}
+
 static void
 check_one (Check *check, const KsKernelArg *arg, const KsBinding *b)
 {
+  if (arg->type_problem != NULL)
+    {
+      report (check, KS_BINDING_ERROR, arg, "“%s” has type %s, which cannot be bound: %s",
+              arg->name, arg_type_text (arg), arg->type_problem);
+      return;
+    }
   if (arg->pointer)
     {
-      if (arg->type == KS_ELEM_OTHER)
+      if (arg->type == KS_ELEM_OTHER && arg->value == NULL)
         {
           report (check, KS_BINDING_ERROR, arg,
                   "“%s” is a pointer of type %s, which cannot be bound: arrays hold "
@@ -140,7 +185,19 @@ check_one (Check *check, const KsKernelArg *arg, const KsBinding *b)
                   ks_elem_type_short_name (arg->type));
           return;
         }
-      check_pointee (check, arg, b);
+      if (arg->value != NULL)
+        check_value_pointee (check, arg, b);
+      else if (b->element != NULL || b->type_name != NULL)
+        report (check, KS_BINDING_ERROR, arg,
+                "“%s” is %s %s pointer but is bound to %s data: bind %s data (%s=%s[%"
+                G_GSIZE_FORMAT "]:…), or change the pointer to %s *", arg->name,
+                article (arg_type_text (arg)), ks_elem_type_c_name (arg->type),
+                binding_type_name (b), ks_elem_type_short_name (arg->type), arg->name,
+                ks_elem_type_short_name (arg->type),
+                b->element != NULL ? b->length * b->element->lanes : b->length,
+                binding_type_name (b));
+      else
+        check_pointee (check, arg, b);
       if (arg->is_const && b->direction_given && b->direction == KS_ARRAY_OUT)
         report (check, KS_BINDING_ERROR, arg,
                 "“%s” is a const pointer, so the kernel only reads it, but it is bound as out: "
@@ -152,11 +209,12 @@ check_one (Check *check, const KsKernelArg *arg, const KsBinding *b)
       return;
     }
 
-  if (arg->type == KS_ELEM_OTHER)
+  if (arg->type == KS_ELEM_OTHER && arg->value == NULL)
     {
       report (check, KS_BINDING_ERROR, arg,
-              "“%s” has type %s, which cannot be passed: scalar arguments are integers or "
-              "floats", arg->name, arg_type_text (arg));
+              "“%s” has type %s, which cannot be passed: scalar arguments are integers, "
+              "floats, vector types, complex numbers or structs the source declares",
+              arg->name, arg_type_text (arg));
       return;
     }
   if (b->is_array)
@@ -165,6 +223,19 @@ check_one (Check *check, const KsKernelArg *arg, const KsBinding *b)
               "“%s” is %s %s value but is bound to an array: bind it to a value, for example "
               "%s=1024", arg->name, article (arg_type_text (arg)), arg_type_text (arg),
               arg->name);
+      return;
+    }
+  if (arg->value != NULL)
+    {
+      g_autofree guint8 *bytes = g_malloc0 (arg->value->size);
+      g_autofree char *warning = NULL;
+      g_autofree char *why = ks_value_type_parse (arg->value, b->value, bytes, &warning);
+
+      if (why != NULL)
+        report (check, KS_BINDING_ERROR, arg, "“%s” (%s): %s", arg->name, arg->value->name, why);
+      else if (warning != NULL)
+        report (check, KS_BINDING_WARNING, arg, "“%s” (%s): %s", arg->name, arg->value->name,
+                warning);
       return;
     }
   {
@@ -207,7 +278,17 @@ ks_bindings_check (const GPtrArray *args, const GPtrArray *bindings, GPtrArray *
             report (&check, KS_BINDING_ERROR, arg,
                     "“%s” is not bound: give it an array, for example %s=%s[1024]:zeros",
                     arg->name, arg->name,
-                    arg->type != KS_ELEM_OTHER ? ks_elem_type_short_name (arg->type) : "f32");
+                    arg->value != NULL ? arg->value->name
+                    : arg->type != KS_ELEM_OTHER ? ks_elem_type_short_name (arg->type) : "f32");
+          else if (arg->value != NULL)
+            {
+              g_autofree guint8 *zero = g_malloc0 (arg->value->size);
+              g_autofree char *example = ks_value_type_format (arg->value, zero);
+
+              report (&check, KS_BINDING_ERROR, arg,
+                      "“%s” has no value: give it one, for example %s=%s", arg->name, arg->name,
+                      example);
+            }
           else
             report (&check, KS_BINDING_ERROR, arg,
                     "“%s” has no value: give it one, for example %s=1024", arg->name, arg->name);
@@ -268,19 +349,32 @@ ks_bindings_default (const GPtrArray *args, gsize length)
       b->name = g_strdup (arg->name);
       if (arg->pointer)
         {
+          gboolean is_struct = arg->value != NULL && arg->value->kind == KS_VALUE_STRUCT;
+
           b->is_array = TRUE;
-          b->type = arg->type != KS_ELEM_OTHER ? arg->type : KS_ELEM_FLOAT32;
+          b->type = arg->type != KS_ELEM_OTHER || arg->value != NULL ? arg->type
+                                                                     : KS_ELEM_FLOAT32;
+          if (is_struct)
+            b->type_name = g_strdup (arg->value->name);
+          else if (arg->value != NULL)
+            b->element = ks_value_type_ref (arg->value);
           b->length = length;
           b->direction = arg->is_const ? KS_ARRAY_IN : KS_ARRAY_INOUT;
           /* what a const pointer reads gets data worth looking at; what the
-           * kernel may write starts from zeros */
-          if (arg->is_const)
+           * kernel may write starts from zeros (a struct's array always) */
+          if (arg->is_const && !is_struct)
             {
               b->init = KS_ARRAY_INIT_UNIFORM;
               b->init_a = ++seed;
             }
           else
             b->init = KS_ARRAY_INIT_ZEROS;
+        }
+      else if (arg->value != NULL)
+        {
+          g_autofree guint8 *zero = g_malloc0 (arg->value->size);
+
+          b->value = ks_value_type_format (arg->value, zero);
         }
       else
         b->value = is_length_name (arg->name) ? g_strdup_printf ("%" G_GSIZE_FORMAT, length)
@@ -307,11 +401,27 @@ ks_binding_pack_scalar (const KsBinding *binding, const KsKernelArg *arg, GError
                    arg->name, arg->pointer ? "a pointer" : "bound to an array");
       return NULL;
     }
+  if (arg->value != NULL && arg->type_problem == NULL)
+    {
+      guint8 *value = g_malloc0 (arg->value->size);
+
+      why = ks_value_type_parse (arg->value, binding->value, value, NULL);
+      if (why != NULL)
+        {
+          g_free (value);
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT, "“%s” (%s): %s", arg->name,
+                       arg->value->name, why);
+          return NULL;
+        }
+      return g_bytes_new_take (value, arg->value->size);
+    }
   if (arg->type == KS_ELEM_OTHER)
     {
       g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                   "“%s” has type %s, which cannot be passed: scalar arguments are integers or "
-                   "floats", arg->name, arg_type_text (arg));
+                   "“%s” has type %s, which cannot be passed%s%s", arg->name, arg_type_text (arg),
+                   arg->type_problem != NULL ? ": " : ": scalar arguments are integers, floats, "
+                   "vector types, complex numbers or structs the source declares",
+                   arg->type_problem != NULL ? arg->type_problem : "");
       return NULL;
     }
   why = scalar_value (binding->value, arg->type, bytes);

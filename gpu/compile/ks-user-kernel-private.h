@@ -2,8 +2,10 @@
  * the source's fields; the lexer's tokens and annotation comments
  * (ks-user-kernel-lexer.c); the annotations' reader and what it keeps for
  * the signature's checks (ks-user-kernel-annotations.c); the user's own
- * headers, read from the folders (ks-user-kernel-includes.c); diagnostics
- * added at a line (ks-user-kernel.c). */
+ * headers, read from the folders (ks-user-kernel-includes.c); the structs
+ * and typedefs the text declares (ks-user-kernel-types.c) and the check of
+ * their layout by the compiler (ks-user-kernel-layout.c); diagnostics added
+ * at a line (ks-user-kernel.c). */
 #pragma once
 
 #include <glib.h>
@@ -28,6 +30,7 @@ struct _KsKernelSource
   char *source_dir;         /* the text's own folder, or NULL */
   GStrv include_dirs;       /* searched after it, in order; never NULL */
   GPtrArray *headers;       /* KsKernelHeader: what the text includes from the folders */
+  GHashTable *types;        /* name → SourceType: the text's structs and typedefs */
 
   KsParamSpec params[KS_OP_MAX_PARAMS];
   guint n_params;
@@ -131,6 +134,33 @@ const KsCompileHeader *_ks_user_kernel_bundle_headers (guint *n_headers);
 /* NVRTC's "cannot open source file" as Kernelscope says it: which folders
  * were searched and what to do; other diagnostics are left alone. */
 void     _ks_user_kernel_explain_missing (const KsKernelSource *self, KsDiagnostic *d);
+/* ---- types the text declares (ks-user-kernel-types.c) ---------------------- */
+
+/* A struct, or a typedef's or using's target: its type, or why it cannot be
+ * bound ("its member u is a union"). */
+typedef struct
+{
+  KsValueType *type;   /* NULL with problem */
+  char *problem;
+} SourceType;
+
+void     _ks_source_type_free          (SourceType *t);
+/* The structs, unions, typedefs and usings at file scope into self->types. */
+void     _ks_user_kernel_read_types    (KsKernelSource *self, const GArray *tokens);
+/* A type as a signature or a member writes it, its qualifiers gone ("float",
+ * "unsigned int", "float3", "thrust::complex<float>", "Particle"): a scalar
+ * (*type), a vector, complex or struct (*value, a new reference; *type its
+ * components', or KS_ELEM_OTHER for a struct), or FALSE with *problem when
+ * the source says why it cannot be bound (*problem NULL: an unknown type). */
+gboolean _ks_user_kernel_resolve_type  (GHashTable *types, const char *base, KsElemType *type,
+                                        KsValueType **value, char **problem);
+
+/* ---- the compiler's layout (ks-user-kernel-layout.c) ----------------------- */
+
+/* After the user's text in the any mode: for every struct an argument
+ * uses, a __device__ table of its fields' addresses in an object of it and
+ * one of its size and alignment, which the PTX then spells out. */
+void     _ks_user_kernel_append_layout_probe (const KsKernelSource *self, GString *s);
 
 /* ---- diagnostics (ks-user-kernel.c) --------------------------------------- */
 

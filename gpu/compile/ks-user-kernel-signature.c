@@ -279,12 +279,20 @@ parse_arg (KsKernelSource *self, const GArray *tokens, guint from, guint to, gui
         }
       if (is_qualifier (t))
         continue;
-      if (first_star != G_MAXUINT || t->kind != TOK_IDENT)
+      /* thrust::complex<float>: a qualified or template name, as one word */
+      if (first_star == G_MAXUINT && base->len > 0
+          && (tok_is (t, "::") || tok_is (t, "<") || tok_is (t, ">")
+              || (t->kind == TOK_NUMBER && base->str[base->len - 1] == '<')))
+        {
+          g_string_append_len (base, t->start, t->len);
+          continue;
+        }
+      if (first_star != G_MAXUINT || (t->kind != TOK_IDENT && !tok_is (t, "::")))
         {
           other = TRUE;
           continue;
         }
-      if (base->len > 0)
+      if (base->len > 0 && base->str[base->len - 1] != ':' && base->str[base->len - 1] != '<')
         g_string_append_c (base, ' ');
       g_string_append_len (base, t->start, t->len);
     }
@@ -292,7 +300,9 @@ parse_arg (KsKernelSource *self, const GArray *tokens, guint from, guint to, gui
     n_stars = 1;
   arg->pointer = n_stars > 0;
   arg->is_const = arg->pointer ? const_before_star : const_anywhere;
-  if (other || n_stars > 1 || base->len == 0 || !ks_elem_type_parse (base->str, &arg->type))
+  if (other || n_stars > 1 || base->len == 0
+      || !_ks_user_kernel_resolve_type (self->types, base->str, &arg->type, &arg->value,
+                                        &arg->type_problem))
     arg->type = KS_ELEM_OTHER;
   g_string_free (base, TRUE);
   return arg;
@@ -598,6 +608,8 @@ ks_kernel_source_new_full (KsKernelMode mode, const char *file_name, const char 
   self->include_dirs = g_strdupv (options != NULL ? (char **) options->include_dirs : NULL);
   if (self->include_dirs == NULL)
     self->include_dirs = g_new0 (char *, 1);
+  self->types = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                       (GDestroyNotify) _ks_source_type_free);
   self->n_inputs = 1;
   self->output_format = KS_FORMAT_RGBA8;
   ks_launch_config_init (&self->launch, 16, 16);
@@ -613,6 +625,8 @@ ks_kernel_source_new_full (KsKernelMode mode, const char *file_name, const char 
   _ks_user_kernel_lex (&lx, self->text);
   for (guint i = 0; i < lx.annotations->len; i++)
     _ks_user_kernel_parse_annotation (self, &g_array_index (lx.annotations, Annotation, i), &found);
+  if (mode == KS_KERNEL_MODE_ANY)
+    _ks_user_kernel_read_types (self, lx.tokens);
   if (mode != KS_KERNEL_MODE_EXPRESSION)
     {
       g_strfreev (self->kernels);

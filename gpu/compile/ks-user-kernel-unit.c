@@ -226,6 +226,8 @@ ks_kernel_source_build_unit (const KsKernelSource *source, const KsLaunchConfig 
   else
     {
       append_user_text (s, source);
+      if (source->mode == KS_KERNEL_MODE_ANY)
+        _ks_user_kernel_append_layout_probe (source, s);
       entry = g_strdup (source->entry);
     }
 

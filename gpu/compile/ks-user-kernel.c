@@ -36,6 +36,21 @@ ks_kernel_mode_parse (const char *name, KsKernelMode *mode)
   return FALSE;
 }
 
+KsKernelArg *
+ks_kernel_arg_copy (const KsKernelArg *arg)
+{
+  KsKernelArg *copy;
+
+  g_return_val_if_fail (arg != NULL, NULL);
+  copy = g_new0 (KsKernelArg, 1);
+  *copy = *arg;
+  copy->name = g_strdup (arg->name);
+  copy->type_text = g_strdup (arg->type_text);
+  copy->value = arg->value != NULL ? ks_value_type_ref (arg->value) : NULL;
+  copy->type_problem = g_strdup (arg->type_problem);
+  return copy;
+}
+
 void
 ks_kernel_arg_free (KsKernelArg *arg)
 {
@@ -43,6 +58,8 @@ ks_kernel_arg_free (KsKernelArg *arg)
     return;
   g_free (arg->name);
   g_free (arg->type_text);
+  g_clear_pointer (&arg->value, ks_value_type_unref);
+  g_free (arg->type_problem);
   g_free (arg);
 }
 
@@ -88,6 +105,7 @@ ks_kernel_source_unref (KsKernelSource *source)
   g_ptr_array_unref (source->diagnostics);
   g_ptr_array_unref (source->args);
   g_ptr_array_unref (source->strings);
+  g_hash_table_unref (source->types);
   g_free (source);
 }
 

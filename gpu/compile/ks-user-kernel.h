@@ -8,7 +8,8 @@
  *    (kernels/ks-user.cuh): (ks_image out, ks_image in[, ks_image in2][, ks_params p]);
  *  - any: a __global__ function with any signature (PyCUDA's SourceModule);
  *    its pointer arguments are bound to arrays (ks-array.h), its scalars to
- *    values.
+ *    values; both may be of CUDA's vector types, complex types or structs
+ *    the text declares (ks-value-type.h).
  *
  * Annotations in comments declare parameters and defaults, one per line:
  *
@@ -44,6 +45,7 @@
 #include "ks-launch.h"
 #include "ks-nvrtc.h"
 #include "ks-op.h"
+#include "ks-value-type.h"
 
 G_BEGIN_DECLS
 
@@ -57,21 +59,6 @@ typedef enum
 const char   *ks_kernel_mode_name       (KsKernelMode mode);   /* "expression", "image", "any" */
 gboolean      ks_kernel_mode_parse      (const char *name, KsKernelMode *mode);
 
-/* Element types of kernel arguments and arrays. */
-typedef enum
-{
-  KS_ELEM_INT8,
-  KS_ELEM_UINT8,
-  KS_ELEM_INT16,
-  KS_ELEM_UINT16,
-  KS_ELEM_INT32,
-  KS_ELEM_UINT32,
-  KS_ELEM_INT64,
-  KS_ELEM_UINT64,
-  KS_ELEM_FLOAT32,
-  KS_ELEM_FLOAT64,
-  KS_ELEM_OTHER,     /* a type Kernelscope cannot bind (a struct, a vector type) */
-} KsElemType;
 
 gsize         ks_elem_type_size         (KsElemType type);
 /* The C spelling: "float", "unsigned int", "long long". */
@@ -89,14 +76,30 @@ typedef struct
 {
   char *name;          /* "result" */
   char *type_text;     /* as written, normalised spaces: "const float *" */
-  KsElemType type;     /* the pointee for pointers, the value type otherwise */
+  KsElemType type;     /* the pointee for pointers, the value type otherwise; a
+                        * vector's or a complex number's components; KS_ELEM_OTHER
+                        * for a struct and for types that cannot be bound */
   gboolean pointer;
   gboolean is_const;   /* const pointee: the kernel only reads it */
   guint line;          /* where it is declared, in the user's text */
   guint column;
+  /* A vector, complex or struct type (of the pointee for pointers), with
+   * its layout; NULL for the ten scalars and for types that cannot be bound. */
+  KsValueType *value;
+  /* Why the type cannot be bound, when the source says ("its member u is
+   * a union"); NULL otherwise. */
+  char *type_problem;
 } KsKernelArg;
 
+KsKernelArg  *ks_kernel_arg_copy        (const KsKernelArg *arg);
 void          ks_kernel_arg_free        (KsKernelArg *arg);
+/* The bytes and the alignment the argument takes as a parameter (a
+ * pointer: 8); 0 for a type that cannot be bound. */
+gsize         ks_kernel_arg_get_size    (const KsKernelArg *arg);
+gsize         ks_kernel_arg_get_align   (const KsKernelArg *arg);
+/* The type (the pointee's for a pointer) by name, for messages: "float3",
+ * "Particle", "f32". */
+const char   *ks_kernel_arg_get_type_name (const KsKernelArg *arg);
 
 typedef struct _KsKernelSource KsKernelSource;
 
@@ -231,6 +234,16 @@ KsCompileResult *ks_kernel_source_compile (const KsKernelSource *source,
                                            const KsLaunchConfig *resolved_launch,
                                            gboolean instrumented, guint arch,
                                            GError **error);
+
+/* After a compilation of the any mode, whether the compiler laid out the
+ * arguments' types as Kernelscope reads them from the source: every struct
+ * an argument uses (its size, alignment and field offsets, from the tables
+ * build_unit adds after the user's text), and each argument's bytes and
+ * alignment as the entry's PTX declares its parameter. A mismatch is
+ * KS_ERROR_INVALID_ARGUMENT naming the argument; a result without PTX, or
+ * another mode, passes. */
+gboolean      ks_kernel_source_check_layout (const KsKernelSource *source,
+                                             const KsCompileResult *compiled, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsKernelSource, ks_kernel_source_unref)
 

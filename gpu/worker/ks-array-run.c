@@ -69,7 +69,7 @@ create_arrays (const KsArrayRunRequest *request, GError **error)
                        "The argument “%s” is not bound to an array", arg->name);
           return NULL;
         }
-      array = ks_binding_create_array (binding, error);
+      array = ks_binding_create_array_for (binding, arg, error);
       if (array == NULL)
         return NULL;
       g_ptr_array_add (arrays, array);
@@ -149,6 +149,10 @@ ks_array_kernel_prepare (KsWorker *worker, const KsDeviceLimits *limits,
   *resolved = launch;
 
   if (!compile (worker, request, compiled, cancellable, error))
+    return FALSE;
+  /* The arguments' bytes as the compiled kernel declares them: a struct
+   * Kernelscope misread is refused before anything runs. */
+  if (!ks_kernel_source_check_layout (request->source, *compiled, error))
     return FALSE;
   if (!ks_worker_kernel_attributes (worker, *compiled, 0, request_dynamic_shared (request),
                                     &attrs, error))

@@ -75,6 +75,7 @@ typedef struct
   gsize size;                  /* out arrays */
   KsElemType type;             /* arrays, for the result */
   gsize length, rows, cols;
+  KsValueType *element;        /* arrays of vectors, complex numbers or structs, or NULL */
   char *name;                  /* the parameter's name, when bound by name (findings) */
 } LaunchArg;
 

@@ -191,6 +191,7 @@ collect_arrays (KsWorkerLaunch *launch, GArray *arrays, KsWorkerRunResult *resul
         return FALSE;
       array->rows = arg->rows;
       array->cols = arg->cols;
+      array->element = arg->element != NULL ? ks_value_type_ref (arg->element) : NULL;
       memcpy (array->data, a->data, MIN (a->size, ks_array_get_bytes (array)));
       g_ptr_array_add (result->arrays, g_steal_pointer (&array));
       if (launch->track_writers)

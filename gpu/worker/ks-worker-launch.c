@@ -20,6 +20,7 @@ launch_arg_free (gpointer data)
 
   g_clear_pointer (&arg->bytes, g_bytes_unref);
   g_clear_pointer (&arg->pointers, g_array_unref);
+  g_clear_pointer (&arg->element, ks_value_type_unref);
   g_free (arg->name);
   g_free (arg);
 }
@@ -195,6 +196,7 @@ ks_worker_launch_add_array (KsWorkerLaunch *launch, const KsArray *array,
   arg->length = array->length;
   arg->rows = array->rows;
   arg->cols = array->cols;
+  arg->element = array->element != NULL ? ks_value_type_ref (array->element) : NULL;
   g_ptr_array_add (launch->args, arg);
 }
 
@@ -249,12 +251,12 @@ ks_worker_launch_bind (KsWorkerLaunch *launch, const GPtrArray *args, const GPtr
       else
         {
           g_autoptr (GBytes) bytes = ks_binding_pack_scalar (b, arg, error);
-          gsize size;
 
           if (bytes == NULL)
             return FALSE;
-          size = g_bytes_get_size (bytes);
-          ks_worker_launch_add_value (launch, g_bytes_get_data (bytes, NULL), size, size);
+          /* float3 is 12 bytes aligned to 4, double2 16 aligned to 16 */
+          ks_worker_launch_add_value (launch, g_bytes_get_data (bytes, NULL),
+                                      g_bytes_get_size (bytes), ks_kernel_arg_get_align (arg));
         }
     }
   return TRUE;
@@ -273,7 +275,7 @@ ks_worker_auto_grid (const KsDim3 *block, const GPtrArray *arrays)
       const KsArray *a = g_ptr_array_index (arrays, i);
 
       if (a != NULL)
-        longest = MAX (longest, a->length);
+        longest = MAX (longest, ks_array_get_count (a));
     }
   grid.x = (guint32) MIN ((longest + block->x - 1) / block->x, (gsize) G_MAXINT32);
   return grid;

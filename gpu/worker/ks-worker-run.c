@@ -83,6 +83,7 @@ read_run_reply (KsWorkerLaunch *launch, GVariant *reply, gboolean copied,
         return FALSE;
       array->rows = arg->rows;
       array->cols = arg->cols;
+      array->element = arg->element != NULL ? ks_value_type_ref (arg->element) : NULL;
       memcpy (array->data, data, size);
       g_ptr_array_add (result->arrays, g_steal_pointer (&array));
     }

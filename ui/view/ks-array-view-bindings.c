@@ -12,17 +12,6 @@
 #include "ks-array-view-private.h"
 #include "ks-error.h"
 
-static KsKernelArg *
-kernel_arg_copy (const KsKernelArg *arg)
-{
-  KsKernelArg *copy = g_new0 (KsKernelArg, 1);
-
-  *copy = *arg;
-  copy->name = g_strdup (arg->name);
-  copy->type_text = g_strdup (arg->type_text);
-  return copy;
-}
-
 /* ---- signature and bindings -------------------------------------------------------- */
 
 static gboolean
@@ -115,7 +104,7 @@ _ks_array_view_set_signature (KsArrayView *self, const GPtrArray *args)
 
   new_args = g_ptr_array_new_full (args->len, (GDestroyNotify) ks_kernel_arg_free);
   for (guint i = 0; i < args->len; i++)
-    g_ptr_array_add (new_args, kernel_arg_copy (g_ptr_array_index (args, i)));
+    g_ptr_array_add (new_args, ks_kernel_arg_copy (g_ptr_array_index (args, i)));
 
   /* The same arguments (the user edited the body): only their places moved. */
   if (same_signature (self->args, new_args))
