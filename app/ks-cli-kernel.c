@@ -952,7 +952,7 @@ check_run_options (const KernelOptions *o, GError **error)
 {
   guint64 shared = 0;
 
-  if (o->launches < 0 || o->launches > KS_WORKER_MAX_LAUNCHES)
+  if (o->launches < 1 || o->launches > KS_WORKER_MAX_LAUNCHES)
     ks_cli_usage_error (error, "--launches must be between 1 and %d, not %d",
                         KS_WORKER_MAX_LAUNCHES, o->launches);
   else if (o->launches > 1 && o->repeat > 1)
@@ -977,7 +977,8 @@ check_run_options (const KernelOptions *o, GError **error)
 int
 ks_cli_cmd_kernel (int argc, char **argv)
 {
-  g_auto (KernelOptions) o = { .device = -1, .repeat = 1, .timeout = 2.0, .show = 10 };
+  g_auto (KernelOptions) o = { .device = -1, .repeat = 1, .timeout = 2.0, .show = 10,
+                              .launches = 1 };
   gboolean help = FALSE;
   const GOptionEntry entries[] = {
     { "expr", 'x', 0, G_OPTION_ARG_STRING, &o.expr,
