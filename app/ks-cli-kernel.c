@@ -1000,7 +1000,7 @@ ks_cli_cmd_kernel (int argc, char **argv)
     { "const", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.consts,
       "Set a __constant__ or __device__ variable before the run: NAME=TYPE[LENGTH]:INIT as for "
       "--arg, NAME=VALUE for a scalar (repeatable)", "BINDING" },
-    { "launches", 'n', 0, G_OPTION_ARG_INT, &o.launches,
+    { "launches", 0, 0, G_OPTION_ARG_INT, &o.launches,
       "Run the kernel N times in a row, each launch on what the one before left, and time "
       "each (not with --repeat)", "N" },
     { "swap", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.swaps,
@@ -1049,7 +1049,9 @@ ks_cli_cmd_kernel (int argc, char **argv)
     context,
     "Compiles your own CUDA kernel with NVRTC and runs it: an expression over pixels\n"
     "(--expr), an image kernel taking ks_image arguments, or any kernel with its arguments\n"
-    "bound to arrays (--arg). On a GPU it runs in a separate worker process; without one\n"
+    "bound to arrays (--arg), also as a sequence of launches on its own output\n"
+    "(--launches, --swap) with its __constant__ and __device__ variables set and read\n"
+    "back (--const, --save). On a GPU it runs in a separate worker process; without one\n"
     "the CPU engine runs its PTX with CUDA's semantics and checks every access, reporting\n"
     "out-of-bounds and misaligned accesses, shared-memory races and uninitialised reads\n"
     "like compute-sanitizer. Compile errors are printed as FILE:LINE:COL: error: …; a\n"

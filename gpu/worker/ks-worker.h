@@ -43,7 +43,8 @@ G_DECLARE_FINAL_TYPE (KsWorker, ks_worker, KS, WORKER, GObject)
 KsWorker     *ks_worker_new             (int ordinal);
 int           ks_worker_get_ordinal     (KsWorker *self);
 
-/* The watchdog's limit for one run (default 2 s) and for one compilation. */
+/* The watchdog's limit for one run (default 2 s; a sequence of launches is one
+ * run) and for one compilation. */
 void          ks_worker_set_timeout_ms  (KsWorker *self, guint ms);
 guint         ks_worker_get_timeout_ms  (KsWorker *self);
 void          ks_worker_set_compile_timeout_ms (KsWorker *self, guint ms);
