@@ -46,6 +46,11 @@ typedef struct
   int show;
   int printf_buffer;
   gboolean json;
+  /* sequences, module variables and dynamic shared memory (array kernels) */
+  int launches;
+  char **swaps;
+  char **consts;
+  char *shared;
 } KernelOptions;
 
 static void
@@ -64,6 +69,9 @@ kernel_options_clear (KernelOptions *o)
   g_free (o->engine);
   g_free (o->kernel);
   g_strfreev (o->include_dirs);
+  g_strfreev (o->swaps);
+  g_strfreev (o->consts);
+  g_free (o->shared);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (KernelOptions, kernel_options_clear)
@@ -81,6 +89,7 @@ typedef struct
   KsWorkerRunResult run;
   GPtrArray *out_names;   /* the out and inout arrays' argument names, as run.arrays */
   GPtrArray *bindings;    /* KsBinding: the arguments as bound (--arg), for the report */
+  GPtrArray *global_names; /* the module variables read back, as run.globals */
   const char *failure;    /* the run's error message, when it failed */
 } KernelReport;
 
@@ -318,7 +327,11 @@ print_findings (const KsWorkerRunResult *run)
 static void
 print_timing (const KsWorkerRunResult *run, guint repeats)
 {
-  if (repeats > 1)
+  if (run->launch_ms != NULL)
+    ks_cli_print ("kernel: %u launch%s, %.4f ms each (median; min %.4f, max %.4f)\n",
+                  run->launch_ms->len, run->launch_ms->len == 1 ? "" : "es", run->kernel_ms,
+                  run->kernel_min_ms, run->kernel_max_ms);
+  else if (repeats > 1)
     ks_cli_print ("kernel: %.4f ms (median of %u runs after a warm-up, min %.4f, max %.4f)\n",
                   run->kernel_ms, repeats, run->kernel_min_ms, run->kernel_max_ms);
   else
@@ -443,6 +456,44 @@ add_source_json (JsonBuilder *b, const KsKernelSource *source)
   json_builder_end_array (b);
 }
 
+/* name: { NAME: [values…], … } for arrays and their names: numbers, an
+ * array of components per item for vectors and complex numbers, and a
+ * struct's items as they print ({pos=(1, 2, 3), mass=2}). */
+static void
+add_arrays_json (JsonBuilder *b, const char *member, const GPtrArray *names,
+                 const GPtrArray *arrays)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_object (b);
+  for (guint i = 0; arrays != NULL && i < arrays->len; i++)
+    {
+      const KsArray *a = g_ptr_array_index (arrays, i);
+
+      json_builder_set_member_name (b, g_ptr_array_index (names, i));
+      json_builder_begin_array (b);
+      if (a->element != NULL && a->element->kind == KS_VALUE_STRUCT)
+        for (gsize k = 0; k < a->rows; k++)
+          {
+            g_autofree char *item = ks_array_format_item (a, k);
+
+            ks_json_add_string (b, item);
+          }
+      else if (a->element != NULL)
+        for (gsize k = 0; k < a->rows; k++)
+          {
+            json_builder_begin_array (b);
+            for (gsize c = 0; c < a->cols; c++)
+              ks_json_add_number (b, ks_array_get_double (a, k * a->cols + c));
+            json_builder_end_array (b);
+          }
+      else
+        for (gsize k = 0; k < a->length; k++)
+          ks_json_add_number (b, ks_array_get_double (a, k));
+      json_builder_end_array (b);
+    }
+  json_builder_end_object (b);
+}
+
 static JsonNode *
 report_json (const KernelReport *r)
 {
@@ -551,46 +602,29 @@ report_json (const KernelReport *r)
       json_builder_end_object (b);
       json_builder_set_member_name (b, "kernel_ms");
       ks_json_add_number (b, r->run.kernel_ms);
+      if (r->run.launch_ms != NULL)
+        {
+          json_builder_set_member_name (b, "launches");
+          json_builder_add_int_value (b, r->run.launch_ms->len);
+          json_builder_set_member_name (b, "kernel_min_ms");
+          ks_json_add_number (b, r->run.kernel_min_ms);
+          json_builder_set_member_name (b, "kernel_max_ms");
+          ks_json_add_number (b, r->run.kernel_max_ms);
+          json_builder_set_member_name (b, "launch_ms");
+          json_builder_begin_array (b);
+          for (guint i = 0; i < r->run.launch_ms->len; i++)
+            ks_json_add_number (b, g_array_index (r->run.launch_ms, double, i));
+          json_builder_end_array (b);
+        }
       json_builder_set_member_name (b, "printf");
       ks_json_add_string (b, r->run.printf_output != NULL ? r->run.printf_output : "");
       json_builder_set_member_name (b, "printf_lines");
       json_builder_add_int_value (b, (gint64) r->run.printf_lines);
       json_builder_set_member_name (b, "printf_lines_lost");
       json_builder_add_int_value (b, (gint64) r->run.printf_lines_lost);
-      json_builder_set_member_name (b, "arrays");
-      json_builder_begin_object (b);
-      for (guint i = 0; r->run.arrays != NULL && i < r->run.arrays->len; i++)
-        {
-          const KsArray *a = g_ptr_array_index (r->run.arrays, i);
-
-          json_builder_set_member_name (b, g_ptr_array_index (r->out_names, i));
-          json_builder_begin_array (b);
-          if (a->element != NULL && a->element->kind == KS_VALUE_STRUCT)
-            {
-              /* a struct's items as they print: {pos=(1, 2, 3), mass=2} */
-              for (gsize k = 0; k < a->rows; k++)
-                {
-                  g_autofree char *item = ks_array_format_item (a, k);
-                  ks_json_add_string (b, item);
-                }
-            }
-          else if (a->element != NULL)
-            {
-              /* vectors and complex numbers: one array of components per item */
-              for (gsize k = 0; k < a->rows; k++)
-                {
-                  json_builder_begin_array (b);
-                  for (gsize c = 0; c < a->cols; c++)
-                    ks_json_add_number (b, ks_array_get_double (a, k * a->cols + c));
-                  json_builder_end_array (b);
-                }
-            }
-          else
-            for (gsize k = 0; k < a->length; k++)
-              ks_json_add_number (b, ks_array_get_double (a, k));
-          json_builder_end_array (b);
-        }
-      json_builder_end_object (b);
+      add_arrays_json (b, "arrays", r->out_names, r->run.arrays);
+      if (r->run.globals != NULL && r->run.globals->len > 0)
+        add_arrays_json (b, "globals", r->global_names, r->run.globals);
     }
   json_builder_end_object (b);
   return json_builder_get_root (b);
@@ -844,6 +878,10 @@ save_arrays (const KernelOptions *o, const KernelReport *r, GError **error)
       /* An in array is saved as the kernel read it. */
       if (array == NULL)
         array = input = input_array (r, name);
+      /* Or a module variable, read back for it. */
+      for (guint k = 0; array == NULL && r->global_names != NULL && k < r->global_names->len; k++)
+        if (g_str_equal (g_ptr_array_index (r->global_names, k), name))
+          array = g_ptr_array_index (r->run.globals, k);
       if (array == NULL)
         {
           ks_cli_usage_error (error, "--save %s: “%s” is not an array argument of the kernel",
@@ -880,15 +918,70 @@ print_array (const char *name, const KsArray *a, guint show)
   ks_cli_print ("\n");
 }
 
+/* --const, --swap and --save of a module variable as the request takes
+ * them: bindings, names in pairs, and the --save names that are no
+ * argument of the kernel (the run finds them among its variables). */
+static gboolean
+parse_run_options (const KernelOptions *o, const GPtrArray *args, GPtrArray *consts,
+                   GStrvBuilder *swaps, GStrvBuilder *reads, GError **error)
+{
+  for (guint i = 0; o->consts != NULL && o->consts[i] != NULL; i++)
+    {
+      g_autoptr (GError) local = NULL;
+      KsBinding *b = ks_binding_parse_global (o->consts[i], &local);
+
+      if (b == NULL)
+        {
+          ks_cli_usage_error (error, "--const %s: %s", o->consts[i], local->message);
+          return FALSE;
+        }
+      g_ptr_array_add (consts, b);
+    }
+  for (guint i = 0; o->swaps != NULL && o->swaps[i] != NULL; i++)
+    {
+      g_auto (GStrv) pair = g_strsplit (o->swaps[i], ",", -1);
+
+      if (g_strv_length (pair) != 2 || *g_strstrip (pair[0]) == '\0'
+          || *g_strstrip (pair[1]) == '\0')
+        {
+          ks_cli_usage_error (error, "--swap %s: name two pointer arguments, A,B", o->swaps[i]);
+          return FALSE;
+        }
+      g_strv_builder_add (swaps, pair[0]);
+      g_strv_builder_add (swaps, pair[1]);
+    }
+  for (guint i = 0; o->saves != NULL && o->saves[i] != NULL; i++)
+    {
+      const char *eq = strchr (o->saves[i], '=');
+      g_autofree char *name = eq != NULL ? g_strndup (o->saves[i], eq - o->saves[i]) : NULL;
+      gboolean is_arg = FALSE;
+
+      for (guint k = 0; name != NULL && args != NULL && k < args->len; k++)
+        is_arg |= g_str_equal (((const KsKernelArg *) g_ptr_array_index (args, k))->name, name);
+      if (name != NULL && !is_arg)
+        g_strv_builder_add (reads, name);
+    }
+  return TRUE;
+}
+
 static gboolean
 run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, KernelReport *r,
                const KsLaunchConfig *launch, GError **error)
 {
+  const GPtrArray *args = ks_kernel_source_get_args (r->source);
   g_autoptr (GPtrArray) bindings = NULL;
+  g_autoptr (GPtrArray) consts =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
+  g_autoptr (GStrvBuilder) swaps = g_strv_builder_new ();
+  g_autoptr (GStrvBuilder) reads = g_strv_builder_new ();
+  g_auto (GStrv) swap_names = NULL;
+  g_auto (GStrv) read_names = NULL;
   KsArrayRunRequest request;
   KsArrayRunResult result = { 0 };
   gboolean ran;
 
+  if (!parse_run_options (o, args, consts, swaps, reads, error))
+    return FALSE;
   bindings = parse_bindings (o, r, error);
   if (bindings == NULL)
     return FALSE;
@@ -897,10 +990,20 @@ run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
   request.bindings = bindings;
   request.launch = *launch;
   request.repeats = (guint) o->repeat;
+  request.launches = (guint) MAX (o->launches, 1);
+  request.swaps = (const char *const *) (swap_names = g_strv_builder_end (swaps));
+  request.globals = consts;
+  request.read_globals = (const char *const *) (read_names = g_strv_builder_end (reads));
+  if (o->shared != NULL)
+    {
+      request.dynamic_shared = g_ascii_strtoull (o->shared, NULL, 10);
+      request.dynamic_shared_set = TRUE;
+    }
   ran = ks_array_kernel_run (worker, ks_device_get_limits (ks_engine_get_device (engine)),
                              &request, &result, NULL, error);
   r->compiled = g_steal_pointer (&result.compiled);
   r->out_names = g_steal_pointer (&result.out_names);
+  r->global_names = g_steal_pointer (&result.global_names);
   r->run = result.run;
   memset (&result.run, 0, sizeof result.run);
   r->launch = result.launch;
@@ -933,6 +1036,9 @@ run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
   print_findings (&r->run);
   for (guint i = 0; r->run.arrays != NULL && i < r->run.arrays->len; i++)
     print_array (g_ptr_array_index (r->out_names, i), g_ptr_array_index (r->run.arrays, i),
+                 (guint) o->show);
+  for (guint i = 0; r->run.globals != NULL && i < r->run.globals->len; i++)
+    print_array (g_ptr_array_index (r->global_names, i), g_ptr_array_index (r->run.globals, i),
                  (guint) o->show);
   return save_arrays (o, r, error) && save_inputs (o, r, error);
 }
@@ -1061,11 +1167,24 @@ kernel_main (const KernelOptions *o, const char *path)
                               "runs on images (--in FILE)");
           goto out;
         }
+      if (o->launches > 1 || o->swaps != NULL || o->consts != NULL || o->shared != NULL)
+        {
+          ks_cli_usage_error (&error, "--launches, --swap, --const and --shared apply to "
+                              "kernels on arrays (--arg); an image kernel takes its dynamic "
+                              "shared memory from //@shared");
+          goto out;
+        }
       if (!run_on_images (o, worker, engine, &report, &launch, &params, &error))
         goto out;
     }
   /* Like compute-sanitizer, a run with findings fails. */
-  if (report.run.n_findings > 0)
+  if (report.run.n_findings > 0 && report.run.launch_ms != NULL)
+    g_set_error (&error, KS_ERROR, KS_ERROR_KERNEL_FAULT,
+                 "the CPU engine's checks found %" G_GUINT64_FORMAT " problem%s in the kernel "
+                 "(above) in launch %u of %d; the sequence stopped there",
+                 report.run.n_findings, report.run.n_findings == 1 ? "" : "s",
+                 report.run.launches_run, o->launches);
+  else if (report.run.n_findings > 0)
     g_set_error (&error, KS_ERROR, KS_ERROR_KERNEL_FAULT,
                  "the CPU engine's checks found %" G_GUINT64_FORMAT " problem%s in the kernel "
                  "(above)", report.run.n_findings, report.run.n_findings == 1 ? "" : "s");
@@ -1089,14 +1208,44 @@ out:
   g_clear_pointer (&report.compiled, ks_compile_result_free);
   g_clear_pointer (&report.out_names, g_ptr_array_unref);
   g_clear_pointer (&report.bindings, g_ptr_array_unref);
+  g_clear_pointer (&report.global_names, g_ptr_array_unref);
   ks_worker_run_result_clear (&report.run);
   return status;
+}
+
+/* The ranges of --launches and --shared, and what does not go together. */
+static gboolean
+check_run_options (const KernelOptions *o, GError **error)
+{
+  guint64 shared = 0;
+
+  if (o->launches < 1 || o->launches > KS_WORKER_MAX_LAUNCHES)
+    ks_cli_usage_error (error, "--launches must be between 1 and %d, not %d",
+                        KS_WORKER_MAX_LAUNCHES, o->launches);
+  else if (o->launches > 1 && o->repeat > 1)
+    ks_cli_usage_error (error, "--repeat times one launch again and again from the same inputs; "
+                        "--launches runs a sequence, each launch on what the one before left, "
+                        "and times every launch: give one or the other");
+  else if (o->swaps != NULL && o->launches <= 1)
+    ks_cli_usage_error (error, "--swap trades arrays between launches: give --launches N (more "
+                        "than 1) too");
+  else if (o->shared != NULL && !g_ascii_string_to_unsigned (o->shared, 10, 0, G_MAXUINT64,
+                                                             &shared, NULL))
+    ks_cli_usage_error (error, "--shared takes a number of bytes, such as 4096, not “%s”",
+                        o->shared);
+  else if (shared > KS_USER_MAX_SHARED)
+    ks_cli_usage_error (error, "--shared %s is more shared memory than any GPU gives a block: at "
+                        "most %u bytes", o->shared, KS_USER_MAX_SHARED);
+  else
+    return TRUE;
+  return FALSE;
 }
 
 int
 ks_cli_cmd_kernel (int argc, char **argv)
 {
-  g_auto (KernelOptions) o = { .device = -1, .repeat = 1, .timeout = 2.0, .show = 10 };
+  g_auto (KernelOptions) o = { .device = -1, .repeat = 1, .timeout = 2.0, .show = 10,
+                              .launches = 1 };
   gboolean help = FALSE;
   const GOptionEntry entries[] = {
     { "expr", 'x', 0, G_OPTION_ARG_STRING, &o.expr,
@@ -1115,11 +1264,23 @@ ks_cli_cmd_kernel (int argc, char **argv)
       "the source), NAME=VALUE for a scalar (2.5, (1, 2, 3), 1.5-2j, {pos=(1, 2, 3), mass=2})",
       "BINDING" },
     { "save", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.saves,
-      "Write an array to a .csv or .npy file: an out or inout array after the run, an in "
-      "array as the kernel read it", "NAME=FILE" },
+      "Write an array to a .csv or .npy file: an out or inout array or a __device__ or "
+      "__constant__ variable after the run, an in array as the kernel read it", "NAME=FILE" },
     { "save-inputs", 0, 0, G_OPTION_ARG_FILENAME, &o.save_inputs,
       "Write each in and inout array's data before the run to DIR/NAME.npy and print the "
       "--arg options that run the kernel on them again", "DIR" },
+    { "const", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.consts,
+      "Set a __constant__ or __device__ variable before the run: NAME=TYPE[LENGTH]:INIT as for "
+      "--arg, NAME=VALUE for a scalar (repeatable)", "BINDING" },
+    { "launches", 0, 0, G_OPTION_ARG_INT, &o.launches,
+      "Run the kernel N times in a row, each launch on what the one before left, and time "
+      "each (not with --repeat)", "N" },
+    { "swap", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.swaps,
+      "Between launches, pointer arguments A and B trade arrays (ping-pong); results are as "
+      "bound at the last launch (repeatable)", "A,B" },
+    { "shared", 0, 0, G_OPTION_ARG_STRING, &o.shared,
+      "Dynamic shared memory of each block (extern __shared__), instead of the source's "
+      "//@shared", "BYTES" },
     { "show", 0, 0, G_OPTION_ARG_INT, &o.show, "Elements of each result printed (default 10)",
       "N" },
     { "kernel", 0, 0, G_OPTION_ARG_STRING, &o.kernel,
@@ -1166,7 +1327,9 @@ ks_cli_cmd_kernel (int argc, char **argv)
     context,
     "Compiles your own CUDA kernel with NVRTC and runs it: an expression over pixels\n"
     "(--expr), an image kernel taking ks_image arguments, or any kernel with its arguments\n"
-    "bound to arrays (--arg). On a GPU it runs in a separate worker process; without one\n"
+    "bound to arrays (--arg), also as a sequence of launches on its own output\n"
+    "(--launches, --swap) with its __constant__ and __device__ variables set and read\n"
+    "back (--const, --save). On a GPU it runs in a separate worker process; without one\n"
     "the CPU engine runs its PTX with CUDA's semantics and checks every access, reporting\n"
     "out-of-bounds and misaligned accesses, shared-memory races and uninitialised reads\n"
     "like compute-sanitizer. Compile errors are printed as FILE:LINE:COL: error: …; a\n"
@@ -1196,6 +1359,8 @@ ks_cli_cmd_kernel (int argc, char **argv)
       ks_cli_usage_error (&error, "--repeat must be between 1 and 10000, not %d", o.repeat);
       return ks_cli_report_error (error);
     }
+  if (!check_run_options (&o, &error))
+    return ks_cli_report_error (error);
   if (o.printf_buffer != 0 && (o.printf_buffer < 4096 || o.printf_buffer > (1 << 30)))
     {
       ks_cli_usage_error (&error, "--printf-buffer is between 4096 and 1073741824 bytes, not %d",

@@ -11,10 +11,6 @@
 
 #include "ks-user-kernel-private.h"
 
-/* The largest dynamic shared memory any supported device grants a block
- * (sm_90: 227 KB); the launch checks the device's own limit. */
-#define KS_USER_MAX_SHARED (227u * 1024u)
-
 /* C++ keywords, CUDA's built-in variables, and the names the expression
  * wrapper defines: a parameter with one of these names would not compile, or
  * would hide what the user's statements see. */

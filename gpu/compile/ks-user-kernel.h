@@ -190,6 +190,10 @@ KsFormat      ks_kernel_source_get_output_format (const KsKernelSource *source);
  * one pixel per thread where they say nothing). */
 void          ks_kernel_source_get_default_launch (const KsKernelSource *source,
                                                    KsLaunchConfig *launch);
+/* The largest dynamic shared memory any supported device grants a block
+ * (sm_90: 227 KB), for //@shared and what overrides it; the launch checks
+ * the device's own limit. */
+#define KS_USER_MAX_SHARED (227u * 1024u)
 guint64       ks_kernel_source_get_dynamic_shared (const KsKernelSource *source);
 
 /* What is compiled: the translation unit (prelude, the generated ks_params,

@@ -48,6 +48,13 @@ struct _KsEmuLaunch
   gboolean shared_checks;
   guint64 order_seed;
   guint resident;
+  KsEmuGlobals *globals;    /* borrowed, or NULL: a copy of the module's initial values */
+};
+
+struct _KsEmuGlobals
+{
+  const KsEmuModule *module;
+  guint8 *data;             /* the module's .global/.const image */
 };
 
 /* ---- the launch ------------------------------------------------------------- */
@@ -129,6 +136,61 @@ ks_emu_launch_track_writers (KsEmuLaunch *launch, guint64 address, gsize elem_si
         }
     }
   g_return_if_reached ();
+}
+
+/* ---- the module's variables ------------------------------------------------ */
+
+KsEmuGlobals *
+ks_emu_globals_new (const KsEmuModule *module)
+{
+  KsEmuGlobals *globals;
+
+  g_return_val_if_fail (module != NULL, NULL);
+
+  globals = g_new0 (KsEmuGlobals, 1);
+  globals->module = module;
+  globals->data = g_memdup2 (module->global_image, MAX (module->global_size, 1));
+  return globals;
+}
+
+void
+ks_emu_globals_free (KsEmuGlobals *globals)
+{
+  if (globals == NULL)
+    return;
+  g_free (globals->data);
+  g_free (globals);
+}
+
+guint8 *
+ks_emu_globals_lookup (KsEmuGlobals *globals, const char *name, gsize *size)
+{
+  const KsEmuModule *m;
+
+  g_return_val_if_fail (globals != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  m = globals->module;
+  for (guint i = 0; i < m->vars->len; i++)
+    {
+      const KsEmuVar *var = g_ptr_array_index (m->vars, i);
+
+      if (var->kind == KS_EMU_VAR_GLOBAL && var->func < 0 && g_strcmp0 (var->name, name) == 0)
+        {
+          if (size != NULL)
+            *size = var->size;
+          return globals->data + (var->address - KS_EMU_MODULE_BASE);
+        }
+    }
+  return NULL;
+}
+
+void
+ks_emu_launch_set_globals (KsEmuLaunch *launch, KsEmuGlobals *globals)
+{
+  g_return_if_fail (launch != NULL);
+  g_return_if_fail (globals == NULL || globals->module == launch->module);
+  launch->globals = globals;
 }
 
 void
@@ -291,7 +353,9 @@ layout_memory (const KsEmuLaunch *launch, KsEmuRun *run)
   const KsEmuModule *m = launch->module;
   GArray *allocs = g_array_new (FALSE, FALSE, sizeof (KsEmuAlloc));
 
-  run->module_data = g_memdup2 (m->global_image, MAX (m->global_size, 1));
+  run->module_data = launch->globals != NULL ? launch->globals->data
+                                             : g_memdup2 (m->global_image,
+                                                          MAX (m->global_size, 1));
   for (guint i = 0; i < launch->buffers->len; i++)
     {
       const Buffer *buffer = &g_array_index (launch->buffers, Buffer, i);
@@ -831,7 +895,8 @@ ks_emu_launch_run (KsEmuLaunch *launch, GCancellable *cancellable, KsEmuResult *
 
   g_free (run.block_order);
   g_free (run.allocs);
-  g_free (run.module_data);
+  if (launch->globals == NULL)
+    g_free (run.module_data);
   g_free (run.params);
   return stop == KS_EMU_STOP_NONE;
 }

@@ -176,7 +176,26 @@ void          ks_emu_launch_set_block_order (KsEmuLaunch *launch, guint64 seed);
  * it can on the GPU — the same ones for the same order. Slower. */
 void          ks_emu_launch_set_resident_blocks (KsEmuLaunch *launch, guint n_blocks);
 
+/* The module's __device__ and __constant__ variables (its .global and .const
+ * ones) as launches share them. Without it every launch starts from the
+ * module's initial values; with it the launches of a sequence see what the
+ * ones before them wrote, and the caller sets the variables before the
+ * first and reads them after the last (PyCUDA's get_global). */
+typedef struct _KsEmuGlobals KsEmuGlobals;
+
+/* The variables as the module initialises them. */
+KsEmuGlobals *ks_emu_globals_new         (const KsEmuModule *module);
+void          ks_emu_globals_free        (KsEmuGlobals *globals);
+/* The bytes of the variable of that PTX name, to read or write between
+ * launches (*size: how many), or NULL when the module has none. */
+guint8       *ks_emu_globals_lookup      (KsEmuGlobals *globals, const char *name, gsize *size);
+/* The launch uses globals (of its module, outliving the run) in place. A
+ * launch's writes to them are its own until it ends: one launch at a time
+ * per KsEmuGlobals. */
+void          ks_emu_launch_set_globals  (KsEmuLaunch *launch, KsEmuGlobals *globals);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsEmuLaunch, ks_emu_launch_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsEmuGlobals, ks_emu_globals_free)
 
 typedef struct
 {

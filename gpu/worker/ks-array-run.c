@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "ks-array-run.h"
+#include "ks-array-run-private.h"
 #include "ks-error.h"
 #include "ks-worker-private.h"
 
@@ -30,6 +30,7 @@ ks_array_run_result_clear (KsArrayRunResult *result)
     return;
   g_clear_pointer (&result->compiled, ks_compile_result_free);
   g_clear_pointer (&result->out_names, g_ptr_array_unref);
+  g_clear_pointer (&result->global_names, g_ptr_array_unref);
   ks_worker_run_result_clear (&result->run);
   memset (result, 0, sizeof *result);
 }
@@ -80,8 +81,9 @@ create_arrays (const KsArrayRunRequest *request, GError **error)
 static guint64
 request_dynamic_shared (const KsArrayRunRequest *request)
 {
-  return request->dynamic_shared != 0 ? request->dynamic_shared
-                                      : ks_kernel_source_get_dynamic_shared (request->source);
+  return request->dynamic_shared != 0 || request->dynamic_shared_set
+         ? request->dynamic_shared
+         : ks_kernel_source_get_dynamic_shared (request->source);
 }
 
 /* The compilation, with the first error's place when it failed. */
@@ -157,6 +159,24 @@ ks_array_kernel_prepare (KsWorker *worker, const KsDeviceLimits *limits,
   if (!ks_worker_kernel_attributes (worker, *compiled, 0, request_dynamic_shared (request),
                                     &attrs, error))
     return FALSE;
+  /* Shared memory does not depend on the block: say what to change. */
+  if (attrs.shared_static + attrs.shared_dynamic > limits->shared_mem_per_block_optin)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_LAUNCH_CONFIG,
+                   "The kernel's %" G_GUINT64_FORMAT " bytes of static shared memory and the %"
+                   G_GUINT64_FORMAT " bytes of dynamic shared memory asked for make %"
+                   G_GUINT64_FORMAT " bytes a block; this device allows %" G_GUINT64_FORMAT
+                   ": ask for at most %" G_GUINT64_FORMAT " bytes of dynamic shared memory",
+                   attrs.shared_static, attrs.shared_dynamic,
+                   attrs.shared_static + attrs.shared_dynamic,
+                   (guint64) limits->shared_mem_per_block_optin,
+                   attrs.shared_static < limits->shared_mem_per_block_optin
+                   ? limits->shared_mem_per_block_optin - attrs.shared_static : 0);
+      /* No other block does better. */
+      if (suggestion != NULL)
+        *suggestion = launch;
+      return FALSE;
+    }
   /* The device's and the kernel's limits on the block and the grid; the
    * data's extent plays no part (arrays have no width to cover). */
   threads = (guint64) launch.grid.x * launch.block.x;
@@ -165,6 +185,55 @@ ks_array_kernel_prepare (KsWorker *worker, const KsDeviceLimits *limits,
     return FALSE;
   if (attributes != NULL)
     *attributes = attrs;
+  return TRUE;
+}
+
+/* The request's swaps by argument index; names that are not pointer
+ * arguments are refused here, the rest by the launch's check. */
+static gboolean
+bind_swaps (KsWorkerLaunch *launch, const KsArrayRunRequest *request, GError **error)
+{
+  const GPtrArray *args = ks_kernel_source_get_args (request->source);
+
+  for (guint i = 0; request->swaps != NULL && request->swaps[i] != NULL; i += 2)
+    {
+      const char *names[2] = { request->swaps[i], request->swaps[i + 1] };
+      guint index[2] = { G_MAXUINT, G_MAXUINT };
+
+      if (names[1] == NULL)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "“%s” swaps with nothing: name two pointer arguments", names[0]);
+          return FALSE;
+        }
+      for (guint n = 0; n < 2; n++)
+        {
+          const KsKernelArg *arg = NULL;
+
+          for (guint k = 0; args != NULL && k < args->len; k++)
+            if (g_str_equal (((const KsKernelArg *) g_ptr_array_index (args, k))->name, names[n]))
+              {
+                index[n] = k;
+                arg = g_ptr_array_index (args, k);
+              }
+          if (arg == NULL || !arg->pointer)
+            {
+              g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                           arg == NULL ? "Cannot swap “%s”: the kernel has no argument of that name"
+                                       : "Cannot swap “%s”: it is a value, and only pointer "
+                                         "arguments swap their arrays", names[n]);
+              return FALSE;
+            }
+        }
+      if (request->launches <= 1)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "“%s” and “%s” swap between launches, and the run has one: ask for "
+                       "more launches", names[0], names[1]);
+          return FALSE;
+        }
+      ks_worker_launch_add_swap (launch, index[0], index[1]);
+    }
   return TRUE;
 }
 
@@ -211,6 +280,12 @@ ks_array_kernel_run (KsWorker *worker, const KsDeviceLimits *limits,
     _ks_worker_launch_set_uncleared (launch, request->uncleared[i]);
   ks_worker_launch_set_cpu_model (launch, request->track_writers, request->block_order_seed);
   ks_worker_launch_set_repeats (launch, MAX (request->repeats, 1));
+  ks_worker_launch_set_launches (launch, MAX (request->launches, 1));
+  if (!bind_swaps (launch, request, error))
+    return FALSE;
+  result->global_names = g_ptr_array_new_with_free_func (g_free);
+  if (!_ks_array_bind_globals (request, result->compiled, launch, result->global_names, error))
+    return FALSE;
   /* Asking for the attributes cannot be cancelled: a cancellation that
    * came meanwhile ends the run here. */
   if (g_cancellable_set_error_if_cancelled (cancellable, error))

@@ -110,7 +110,25 @@ struct _KsWorkerLaunch
   /* The CPU engine's model of a launch (ks_worker_launch_set_cpu_model). */
   gboolean track_writers;
   guint64 block_order_seed;
+  /* A sequence of launches and the module's variables. */
+  guint launches;
+  GArray *swaps;               /* guint pairs: argument indices */
+  GPtrArray *set_globals;      /* LaunchGlobal, with bytes */
+  GPtrArray *read_globals;     /* LaunchGlobal, with type and length */
+  gboolean has_globals;        /* the PTX defines variables of the user's */
 };
+
+typedef struct
+{
+  char *symbol;
+  GBytes *bytes;               /* set */
+  KsElemType type;             /* read */
+  gsize length;
+} LaunchGlobal;
+
+/* What ks_worker_run refuses before anything runs: repeats with a sequence,
+ * swaps of arguments that are not two arrays of one size. */
+gboolean      _ks_worker_launch_check   (const KsWorkerLaunch *launch, GError **error);
 
 /* ---- the process (ks-worker-process.c); all with self->lock held ---------- */
 

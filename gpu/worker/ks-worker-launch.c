@@ -25,6 +25,16 @@ launch_arg_free (gpointer data)
   g_free (arg);
 }
 
+static void
+launch_global_free (gpointer data)
+{
+  LaunchGlobal *g = data;
+
+  g_free (g->symbol);
+  g_clear_pointer (&g->bytes, g_bytes_unref);
+  g_free (g);
+}
+
 KsWorkerLaunch *
 ks_worker_launch_new (const KsCompileResult *compiled, guint entry, KsDim3 grid, KsDim3 block,
                       guint64 dynamic_shared)
@@ -50,6 +60,16 @@ ks_worker_launch_new (const KsCompileResult *compiled, guint entry, KsDim3 grid,
   launch->shares = g_array_new (FALSE, TRUE, sizeof (LaunchShare));
   launch->args = g_ptr_array_new_with_free_func (launch_arg_free);
   launch->repeats = 1;
+  launch->launches = 1;
+  launch->swaps = g_array_new (FALSE, FALSE, sizeof (guint));
+  launch->set_globals = g_ptr_array_new_with_free_func (launch_global_free);
+  launch->read_globals = g_ptr_array_new_with_free_func (launch_global_free);
+  if (launch->ptx != NULL)
+    {
+      g_autoptr (GPtrArray) globals = ks_module_globals_from_ptx (launch->ptx);
+
+      launch->has_globals = globals->len > 0;
+    }
   return launch;
 }
 
@@ -64,6 +84,9 @@ ks_worker_launch_free (KsWorkerLaunch *launch)
   g_array_unref (launch->buffers);
   g_array_unref (launch->shares);
   g_ptr_array_unref (launch->args);
+  g_array_unref (launch->swaps);
+  g_ptr_array_unref (launch->set_globals);
+  g_ptr_array_unref (launch->read_globals);
   g_free (launch);
 }
 
@@ -315,4 +338,129 @@ ks_worker_launch_set_repeats (KsWorkerLaunch *launch, guint repeats)
 {
   g_return_if_fail (launch != NULL);
   launch->repeats = MAX (repeats, 1);
+}
+
+/* ---- sequences and module variables ---------------------------------------- */
+
+void
+ks_worker_launch_set_launches (KsWorkerLaunch *launch, guint launches)
+{
+  g_return_if_fail (launch != NULL);
+  launch->launches = MAX (launches, 1);
+}
+
+void
+ks_worker_launch_add_swap (KsWorkerLaunch *launch, guint a, guint b)
+{
+  g_return_if_fail (launch != NULL);
+  g_array_append_val (launch->swaps, a);
+  g_array_append_val (launch->swaps, b);
+}
+
+void
+ks_worker_launch_set_global (KsWorkerLaunch *launch, const char *symbol, GBytes *bytes)
+{
+  LaunchGlobal *g;
+
+  g_return_if_fail (launch != NULL);
+  g_return_if_fail (symbol != NULL && bytes != NULL);
+
+  g = g_new0 (LaunchGlobal, 1);
+  g->symbol = g_strdup (symbol);
+  g->bytes = g_bytes_ref (bytes);
+  g_ptr_array_add (launch->set_globals, g);
+}
+
+void
+ks_worker_launch_read_global (KsWorkerLaunch *launch, const char *symbol, KsElemType type,
+                              gsize length)
+{
+  LaunchGlobal *g;
+
+  g_return_if_fail (launch != NULL);
+  g_return_if_fail (symbol != NULL);
+  g_return_if_fail (type != KS_ELEM_OTHER && length > 0);
+
+  g = g_new0 (LaunchGlobal, 1);
+  g->symbol = g_strdup (symbol);
+  g->type = type;
+  g->length = length;
+  g_ptr_array_add (launch->read_globals, g);
+}
+
+static const char *
+arg_label (const LaunchArg *arg, guint index, char *buf, gsize size)
+{
+  if (arg->name != NULL)
+    g_snprintf (buf, size, "“%s”", arg->name);
+  else
+    g_snprintf (buf, size, "argument %u", index + 1);
+  return buf;
+}
+
+gboolean
+_ks_worker_launch_check (const KsWorkerLaunch *launch, GError **error)
+{
+  g_autofree guint8 *paired = NULL;
+
+  if (launch->launches > 1 && launch->repeats > 1)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "%u repeats time one launch again and again from the same inputs; %u "
+                   "launches run a sequence, each on what the one before left: ask for one "
+                   "or the other (each launch of a sequence is timed)",
+                   launch->repeats, launch->launches);
+      return FALSE;
+    }
+  paired = g_new0 (guint8, MAX (launch->args->len, 1));
+  for (guint i = 0; i + 1 < launch->swaps->len; i += 2)
+    {
+      guint ia = g_array_index (launch->swaps, guint, i);
+      guint ib = g_array_index (launch->swaps, guint, i + 1);
+      const LaunchArg *a, *b;
+      char la[64], lb[64];
+
+      if (ia >= launch->args->len || ib >= launch->args->len)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "A swap names argument %u; the kernel has %u", MAX (ia, ib) + 1,
+                       launch->args->len);
+          return FALSE;
+        }
+      a = g_ptr_array_index (launch->args, ia);
+      b = g_ptr_array_index (launch->args, ib);
+      arg_label (a, ia, la, sizeof la);
+      arg_label (b, ib, lb, sizeof lb);
+      if (ia == ib)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "%s cannot swap with itself: name two pointer arguments", la);
+          return FALSE;
+        }
+      if (a->kind == KS_WORKER_ARG_VALUE || b->kind == KS_WORKER_ARG_VALUE)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "%s is not an array: only two pointer arguments swap their arrays",
+                       a->kind == KS_WORKER_ARG_VALUE ? la : lb);
+          return FALSE;
+        }
+      if (paired[ia] || paired[ib])
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "%s is in two swaps; an array swaps with one other at most",
+                       paired[ia] ? la : lb);
+          return FALSE;
+        }
+      paired[ia] = paired[ib] = TRUE;
+      if (a->size != b->size || a->type != b->type)
+        {
+          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                       "%s (%s[%" G_GSIZE_FORMAT "]) and %s (%s[%" G_GSIZE_FORMAT "]) cannot "
+                       "swap: ping-pong arrays have the same type and length", la,
+                       ks_elem_type_short_name (a->type), a->length, lb,
+                       ks_elem_type_short_name (b->type), b->length);
+          return FALSE;
+        }
+    }
+  return TRUE;
 }

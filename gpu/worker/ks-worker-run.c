@@ -22,6 +22,8 @@ ks_worker_run_result_clear (KsWorkerRunResult *result)
   g_clear_pointer (&result->findings, g_ptr_array_unref);
   g_clear_pointer (&result->block_of, g_ptr_array_unref);
   g_clear_pointer (&result->thread_of, g_ptr_array_unref);
+  g_clear_pointer (&result->launch_ms, g_array_unref);
+  g_clear_pointer (&result->globals, g_ptr_array_unref);
   memset (result, 0, sizeof *result);
 }
 
@@ -46,6 +48,8 @@ read_run_reply (KsWorkerLaunch *launch, GVariant *reply, gboolean copied,
 {
   g_autoptr (GVariant) arrays = NULL;
   g_autoptr (GVariant) buffers = NULL;
+  g_autoptr (GVariant) launch_ms = NULL;
+  g_autoptr (GVariant) globals = NULL;
   const char *printf_text = NULL;
   guint n_out = 0;
 
@@ -56,9 +60,40 @@ read_run_reply (KsWorkerLaunch *launch, GVariant *reply, gboolean copied,
       || !g_variant_lookup (reply, "printf-lines", "t", &result->printf_lines)
       || !g_variant_lookup (reply, "printf-lost", "t", &result->printf_lines_lost)
       || (arrays = _ks_worker_lookup (reply, "arrays", "aay", error)) == NULL
-      || (buffers = _ks_worker_lookup (reply, "buffers", "aay", error)) == NULL)
+      || !g_variant_lookup (reply, "launches-run", "u", &result->launches_run)
+      || (buffers = _ks_worker_lookup (reply, "buffers", "aay", error)) == NULL
+      || (launch_ms = _ks_worker_lookup (reply, "launch-ms", "ad", error)) == NULL
+      || (globals = _ks_worker_lookup (reply, "globals", "aay", error)) == NULL)
     goto bad;
   result->printf_output = g_strdup (printf_text);
+  if (launch->launches > 1)
+    {
+      gsize n;
+      const double *ms = g_variant_get_fixed_array (launch_ms, &n, sizeof (double));
+
+      if (n != result->launches_run)
+        goto bad;
+      result->launch_ms = g_array_sized_new (FALSE, FALSE, sizeof (double), (guint) n);
+      g_array_append_vals (result->launch_ms, ms, (guint) n);
+    }
+  if (g_variant_n_children (globals) != launch->read_globals->len)
+    goto bad;
+  result->globals = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
+  for (guint i = 0; i < launch->read_globals->len; i++)
+    {
+      const LaunchGlobal *g = g_ptr_array_index (launch->read_globals, i);
+      g_autoptr (GVariant) bytes = g_variant_get_child_value (globals, i);
+      g_autoptr (KsArray) array = ks_array_new (g->type, g->length, error);
+      gsize size;
+      const void *data = g_variant_get_fixed_array (bytes, &size, 1);
+
+      if (array == NULL)
+        return FALSE;
+      if (size != ks_array_get_bytes (array))
+        goto bad;
+      memcpy (array->data, data, size);
+      g_ptr_array_add (result->globals, g_steal_pointer (&array));
+    }
 
   result->arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
   for (guint i = 0; i < launch->args->len; i++)
@@ -143,6 +178,8 @@ ks_worker_run (KsWorker *self, KsWorkerLaunch *launch, GCancellable *cancellable
                    "The kernel did not compile; fix the errors shown and run it again");
       return FALSE;
     }
+  if (!_ks_worker_launch_check (launch, error))
+    return FALSE;
   /* A worker without a device runs kernels on the CPU. */
   if (self->ordinal < 0)
     return _ks_worker_run_emulated (self, launch, cancellable, result, error);
@@ -239,6 +276,37 @@ ks_worker_run (KsWorker *self, KsWorkerLaunch *launch, GCancellable *cancellable
                          launch->block.z);
   g_variant_dict_insert (&fields, "shared", "t", launch->dynamic_shared);
   g_variant_dict_insert (&fields, "repeats", "u", launch->repeats);
+  g_variant_dict_insert (&fields, "launches", "u", launch->launches);
+  {
+    GVariantBuilder swaps, set, read;
+
+    g_variant_builder_init (&swaps, G_VARIANT_TYPE ("a(uu)"));
+    for (guint i = 0; i + 1 < launch->swaps->len; i += 2)
+      g_variant_builder_add (&swaps, "(uu)", g_array_index (launch->swaps, guint, i),
+                             g_array_index (launch->swaps, guint, i + 1));
+    g_variant_builder_init (&set, G_VARIANT_TYPE ("a(say)"));
+    for (guint i = 0; i < launch->set_globals->len; i++)
+      {
+        const LaunchGlobal *g = g_ptr_array_index (launch->set_globals, i);
+
+        g_variant_builder_add (&set, "(s@ay)", g->symbol, bytes_variant (g->bytes));
+      }
+    g_variant_builder_init (&read, G_VARIANT_TYPE ("a(st)"));
+    for (guint i = 0; i < launch->read_globals->len; i++)
+      {
+        const LaunchGlobal *g = g_ptr_array_index (launch->read_globals, i);
+
+        g_variant_builder_add (&read, "(st)", g->symbol,
+                               (guint64) (g->length * ks_elem_type_size (g->type)));
+      }
+    g_variant_dict_insert_value (&fields, "swaps", g_variant_builder_end (&swaps));
+    g_variant_dict_insert_value (&fields, "set-globals", g_variant_builder_end (&set));
+    g_variant_dict_insert_value (&fields, "read-globals", g_variant_builder_end (&read));
+    /* The worker keeps a loaded module for the next run; one whose
+     * variables a run may change is loaded afresh, so that every run starts
+     * from their initial values, as on the CPU engine. */
+    g_variant_dict_insert (&fields, "fresh-module", "b", launch->has_globals);
+  }
   g_variant_dict_insert (&fields, "wait-ready", "b", wait_ready);
   g_variant_dict_insert_value (&fields, "buffers", g_variant_builder_end (&buffers));
   g_variant_dict_insert_value (&fields, "args", g_variant_builder_end (&args));

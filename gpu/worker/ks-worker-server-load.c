@@ -66,6 +66,22 @@ _ks_worker_server_get_kernel (Server *s, GVariant *fields, cudaKernel_t *kernel,
                                                           g_variant_get_string (name, NULL)),
                                   "cudaLibraryGetKernel", cuda_error, error);
 }
+
+void
+_ks_worker_server_forget_library (Server *s, cudaLibrary_t library)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, s->libraries);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (value == library)
+      {
+        (void) cudaLibraryUnload (library);
+        g_hash_table_iter_remove (&iter);
+        return;
+      }
+}
 #endif
 
 ReplyKind

@@ -105,6 +105,8 @@ typedef struct
 gboolean      _ks_worker_server_get_kernel (Server *s, GVariant *fields, cudaKernel_t *kernel,
                                             cudaLibrary_t *library, int *cuda_error,
                                             GError **error);
+/* Unloads a library get_kernel loaded and drops it from the cache. */
+void          _ks_worker_server_forget_library (Server *s, cudaLibrary_t library);
 /* The client's IPC event under key, where the request has one. */
 gboolean      _ks_worker_server_open_event (Server *s, GVariant *fields, const char *key,
                                             cudaEvent_t *event, GError **error);

@@ -1,8 +1,9 @@
 /* ks-worker-server-run.c: the worker's "run" request, in its phases: the
  * request read, what it names opened, the arguments bound (arrays allocated
- * and filled, guarded for a sanitizer), the launches timed over the repeats,
- * and the reply with the out arrays, the copied buffers and the printf
- * output. */
+ * and filled, guarded for a sanitizer), the module's variables set, the
+ * launches timed over the repeats or a sequence (its arrays swapped between
+ * launches), and the reply with the out arrays, the module's variables read
+ * back, the copied buffers and the printf output. */
 #include "config.h"
 
 #include <string.h>
@@ -91,10 +92,15 @@ typedef struct
 {
   GVariant *buffers_v;      /* a(yayt): the shared buffers */
   GVariant *args_v;         /* a(uaya(ttu)t): the arguments */
+  GVariant *swaps_v;        /* a(uu): argument indices */
+  GVariant *set_globals_v;  /* a(say): module variables and their bytes */
+  GVariant *read_globals_v; /* a(st): module variables and their sizes */
   dim3 grid, block;
   guint64 shared;
   guint repeats;
+  guint launches;
   gboolean wait_ready;
+  gboolean fresh_module;
 } RunRequest;
 
 static void
@@ -102,6 +108,9 @@ run_request_clear (RunRequest *req)
 {
   g_clear_pointer (&req->buffers_v, g_variant_unref);
   g_clear_pointer (&req->args_v, g_variant_unref);
+  g_clear_pointer (&req->swaps_v, g_variant_unref);
+  g_clear_pointer (&req->set_globals_v, g_variant_unref);
+  g_clear_pointer (&req->read_globals_v, g_variant_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunRequest, run_request_clear)
@@ -114,20 +123,85 @@ run_read_request (GVariant *fields, RunRequest *req, GError **error)
   g_autoptr (GVariant) block_v = NULL;
   g_autoptr (GVariant) shared_v = NULL;
   g_autoptr (GVariant) repeats_v = NULL;
+  g_autoptr (GVariant) launches_v = NULL;
 
   if ((grid_v = _ks_worker_lookup (fields, "grid", "(uuu)", error)) == NULL
       || (block_v = _ks_worker_lookup (fields, "block", "(uuu)", error)) == NULL
       || (shared_v = _ks_worker_lookup (fields, "shared", "t", error)) == NULL
       || (repeats_v = _ks_worker_lookup (fields, "repeats", "u", error)) == NULL
+      || (launches_v = _ks_worker_lookup (fields, "launches", "u", error)) == NULL
       || (req->buffers_v = _ks_worker_lookup (fields, "buffers", "a(yayt)", error)) == NULL
-      || (req->args_v = _ks_worker_lookup (fields, "args", "a(uaya(ttu)t)", error)) == NULL)
+      || (req->args_v = _ks_worker_lookup (fields, "args", "a(uaya(ttu)t)", error)) == NULL
+      || (req->swaps_v = _ks_worker_lookup (fields, "swaps", "a(uu)", error)) == NULL
+      || (req->set_globals_v = _ks_worker_lookup (fields, "set-globals", "a(say)",
+                                                  error)) == NULL
+      || (req->read_globals_v = _ks_worker_lookup (fields, "read-globals", "a(st)",
+                                                   error)) == NULL)
     return FALSE;
   g_variant_lookup (fields, "wait-ready", "b", &req->wait_ready);
+  g_variant_lookup (fields, "fresh-module", "b", &req->fresh_module);
   g_variant_get (grid_v, "(uuu)", &req->grid.x, &req->grid.y, &req->grid.z);
   g_variant_get (block_v, "(uuu)", &req->block.x, &req->block.y, &req->block.z);
   req->shared = g_variant_get_uint64 (shared_v);
   req->repeats = CLAMP (g_variant_get_uint32 (repeats_v), 1, 10000);
+  req->launches = CLAMP (g_variant_get_uint32 (launches_v), 1, KS_WORKER_MAX_LAUNCHES);
+  if (req->repeats > 1 && req->launches > 1)
+    return _ks_worker_server_protocol_error (error, "A run asks for repeats and launches");
   return TRUE;
+}
+
+/* A module variable of the request: its device memory, of the size the
+ * client expects (it read the PTX). */
+static gboolean
+run_global (Server *s, cudaLibrary_t library, const char *symbol, gsize expected, void **ptr,
+            int *cuda_error, GError **error)
+{
+  size_t size = 0;
+  cudaError_t err = cudaLibraryGetGlobal (ptr, &size, library, symbol);
+
+  if (err == cudaErrorSymbolNotFound || err == cudaErrorInvalidSymbol)
+    {
+      (void) cudaGetLastError ();
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "The module has no __device__ or __constant__ variable “%s”", symbol);
+      return FALSE;
+    }
+  if (!_ks_worker_server_check (s, err, "cudaLibraryGetGlobal", cuda_error, error))
+    return FALSE;
+  if (size != expected)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "The variable “%s” is %" G_GSIZE_FORMAT " bytes on the GPU, not %"
+                   G_GSIZE_FORMAT, symbol, (gsize) size, expected);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The module variables the request sets, written before the first launch. */
+static ReplyKind
+run_set_globals (Server *s, cudaLibrary_t library, const RunRequest *req, int *cuda_error,
+                 GError **error)
+{
+  GVariantIter iter;
+  const char *symbol;
+  GVariant *bytes;
+
+  g_variant_iter_init (&iter, req->set_globals_v);
+  while (g_variant_iter_next (&iter, "(&s@ay)", &symbol, &bytes))
+    {
+      g_autoptr (GVariant) owned = bytes;
+      gsize n;
+      const void *data = g_variant_get_fixed_array (bytes, &n, 1);
+      void *ptr = NULL;
+
+      if (!run_global (s, library, symbol, n, &ptr, cuda_error, error)
+          || !_ks_worker_server_check (s, cudaMemcpyAsync (ptr, data, n, cudaMemcpyHostToDevice,
+                                                           s->stream),
+                                       "setting a module variable", cuda_error, error))
+        return REPLY_ERROR;
+    }
+  return REPLY_OK;
 }
 
 /* What the run uses: the client's events, the kernel, and the shared
@@ -265,7 +339,16 @@ run_bind_args (Server *s, const RunRequest *req, GArray *buffers, GArray *args,
   return REPLY_OK;
 }
 
-/* The launches, one a repeat, each from the bound data and timed by events:
+/* Which launch of a sequence failed. */
+static void
+prefix_launch (GError **error, const RunRequest *req, guint r)
+{
+  if (req->launches > 1)
+    g_prefix_error (error, "Launch %u of %u: ", r + 1, req->launches);
+}
+
+/* The launches, one a repeat, each from the bound data, or a sequence of
+ * them, each on what the one before left; all timed by events:
  * *times_out their times; *lines_counter_out the prelude's count of the
  * lines printed, or NULL. */
 static ReplyKind
@@ -276,7 +359,7 @@ run_launch (Server *s, cudaKernel_t kernel, cudaLibrary_t library, const RunRequ
   g_autoptr (GArray) times = NULL;
   dim3 grid = req->grid, block = req->block;
   guint64 shared = req->shared;
-  guint repeats = req->repeats;
+  guint repeats = MAX (req->repeats, req->launches);
   unsigned long long *lines_counter = NULL;
   size_t counter_size = 0;
   cudaError_t err;
@@ -313,9 +396,28 @@ run_launch (Server *s, cudaKernel_t kernel, cudaLibrary_t library, const RunRequ
     {
       float ms = 0;
 
-      /* Every run starts from the bound data, so that a kernel that updates
-       * an array in place gives the result of one run whatever the repeats. */
-      for (guint i = 0; r > 0 && i < args->len; i++)
+      /* A sequence goes on from what the launch before left, its swapped
+       * arrays trading places (kernel_args point at the devices). */
+      if (req->launches > 1 && r > 0)
+        {
+          GVariantIter iter;
+          guint32 ia, ib;
+
+          g_variant_iter_init (&iter, req->swaps_v);
+          while (g_variant_iter_next (&iter, "(uu)", &ia, &ib))
+            {
+              RunArg *a = &g_array_index (args, RunArg, ia);
+              RunArg *b = &g_array_index (args, RunArg, ib);
+              void *tmp = a->device;
+
+              a->device = b->device;
+              b->device = tmp;
+            }
+        }
+      /* Every repeat starts from the bound data, so that a kernel that
+       * updates an array in place gives the result of one run whatever the
+       * repeats. */
+      for (guint i = 0; req->launches == 1 && r > 0 && i < args->len; i++)
         {
           RunArg *a = &g_array_index (args, RunArg, i);
           gsize n = 0;
@@ -343,6 +445,7 @@ run_launch (Server *s, cudaKernel_t kernel, cudaLibrary_t library, const RunRequ
            * the context is fine. */
           if (!s->fatal)
             (*error)->code = KS_ERROR_LAUNCH_CONFIG;
+          prefix_launch (error, req, r);
           return REPLY_ERROR;
         }
       if (!_ks_worker_server_check (s, cudaEventRecord (s->stop, s->stream), "cudaEventRecord",
@@ -357,6 +460,7 @@ run_launch (Server *s, cudaKernel_t kernel, cudaLibrary_t library, const RunRequ
           _ks_worker_server_check (s, err, "the kernel", cuda_error, error);
           s->fatal = TRUE;
           (*error)->code = KS_ERROR_KERNEL_FAULT;
+          prefix_launch (error, req, r);
           return REPLY_ERROR;
         }
       if (!_ks_worker_server_check (s, cudaEventElapsedTime (&ms, s->start, s->stop),
@@ -376,13 +480,46 @@ run_launch (Server *s, cudaKernel_t kernel, cudaLibrary_t library, const RunRequ
 /* The reply: the out arrays and the copied buffers back from the GPU, the
  * times, and what the kernel printed with the lines of it lost. */
 static ReplyKind
-run_reply (Server *s, GArray *buffers, GArray *args, GArray *times,
-           unsigned long long *lines_counter, GVariantDict *reply, int *cuda_error,
-           GError **error)
+run_reply (Server *s, cudaLibrary_t library, const RunRequest *req, GArray *buffers,
+           GArray *args, GArray *times, unsigned long long *lines_counter, GVariantDict *reply,
+           int *cuda_error, GError **error)
 {
   g_autofree char *printf_text = NULL;
-  GVariantBuilder arrays, copied;
+  GVariantBuilder arrays, copied, globals;
+  GVariantIter iter;
+  const char *symbol;
+  guint64 global_size;
   guint64 counted = 0;
+
+  /* The module variables asked for, after the last launch. */
+  g_variant_builder_init (&globals, G_VARIANT_TYPE ("aay"));
+  g_variant_iter_init (&iter, req->read_globals_v);
+  while (g_variant_iter_next (&iter, "(&st)", &symbol, &global_size))
+    {
+      void *ptr = NULL;
+      guint8 *host;
+
+      if (global_size > KS_WORKER_MESSAGE_MAX
+          || !run_global (s, library, symbol, (gsize) global_size, &ptr, cuda_error, error))
+        {
+          if (global_size > KS_WORKER_MESSAGE_MAX)
+            _ks_worker_server_protocol_error (error, "A module variable beyond a message's size");
+          g_variant_builder_clear (&globals);
+          return _ks_worker_server_error_kind (*error);
+        }
+      host = g_malloc (MAX (global_size, 1));
+      if (!_ks_worker_server_check (s, cudaMemcpy (host, ptr, global_size,
+                                                   cudaMemcpyDeviceToHost),
+                                    "reading a module variable", cuda_error, error))
+        {
+          g_free (host);
+          g_variant_builder_clear (&globals);
+          return REPLY_ERROR;
+        }
+      g_variant_builder_add_value (&globals,
+                                   g_variant_new_from_data (G_VARIANT_TYPE_BYTESTRING, host,
+                                                            global_size, TRUE, g_free, host));
+    }
 
   g_variant_builder_init (&arrays, G_VARIANT_TYPE ("aay"));
   for (guint i = 0; i < args->len; i++)
@@ -399,6 +536,8 @@ run_reply (Server *s, GArray *buffers, GArray *args, GArray *times,
                                     "copying an array from the GPU", cuda_error, error))
         {
           g_free (host);
+          g_variant_builder_clear (&arrays);
+          g_variant_builder_clear (&globals);
           return REPLY_ERROR;
         }
       g_variant_builder_add_value (&arrays,
@@ -421,6 +560,7 @@ run_reply (Server *s, GArray *buffers, GArray *args, GArray *times,
           g_free (host);
           g_variant_builder_clear (&arrays);
           g_variant_builder_clear (&copied);
+          g_variant_builder_clear (&globals);
           return REPLY_ERROR;
         }
       g_variant_builder_add_value (&copied,
@@ -442,6 +582,13 @@ run_reply (Server *s, GArray *buffers, GArray *args, GArray *times,
                                     NULL, NULL);
 
   printf_text = _ks_worker_server_take_printf (s);
+  /* A sequence's times in the order of its launches, before the sort. */
+  g_variant_dict_insert_value (reply, "launch-ms",
+                               g_variant_new_fixed_array (G_VARIANT_TYPE_DOUBLE,
+                                                          req->launches > 1 ? times->data : NULL,
+                                                          req->launches > 1 ? times->len : 0,
+                                                          sizeof (double)));
+  g_variant_dict_insert (reply, "launches-run", "u", req->launches > 1 ? times->len : 1);
   g_array_sort (times, compare_doubles);
   {
     guint64 received = _ks_worker_server_count_lines (printf_text);
@@ -456,6 +603,30 @@ run_reply (Server *s, GArray *buffers, GArray *args, GArray *times,
   }
   g_variant_dict_insert_value (reply, "arrays", g_variant_builder_end (&arrays));
   g_variant_dict_insert_value (reply, "buffers", g_variant_builder_end (&copied));
+  g_variant_dict_insert_value (reply, "globals", g_variant_builder_end (&globals));
+  return REPLY_OK;
+}
+
+/* The swaps name two arrays of one size (the client checked it; a request
+ * that does not is malformed). */
+static ReplyKind
+run_check_swaps (const RunRequest *req, GArray *args, GError **error)
+{
+  GVariantIter iter;
+  guint32 ia, ib;
+
+  g_variant_iter_init (&iter, req->swaps_v);
+  while (g_variant_iter_next (&iter, "(uu)", &ia, &ib))
+    {
+      const RunArg *a, *b;
+
+      if (ia >= args->len || ib >= args->len || ia == ib)
+        return bad_request (error, "A swap of arguments the run does not have");
+      a = &g_array_index (args, RunArg, ia);
+      b = &g_array_index (args, RunArg, ib);
+      if (a->kind == KS_WORKER_ARG_VALUE || b->kind == KS_WORKER_ARG_VALUE || a->size != b->size)
+        return bad_request (error, "A swap of arguments that are not two arrays of one size");
+    }
   return REPLY_OK;
 }
 
@@ -479,10 +650,19 @@ server_run (Server *s, GVariant *fields, GVariantDict *reply, GArray *buffers, G
   if (kind == REPLY_OK)
     kind = run_bind_args (s, &req, buffers, args, kernel_args, cuda_error, error);
   if (kind == REPLY_OK)
+    kind = run_check_swaps (&req, args, error);
+  if (kind == REPLY_OK)
+    kind = run_set_globals (s, library, &req, cuda_error, error);
+  if (kind == REPLY_OK)
     kind = run_launch (s, kernel, library, &req, args, kernel_args, &times, &lines_counter,
                        cuda_error, error);
   if (kind == REPLY_OK)
-    kind = run_reply (s, buffers, args, times, lines_counter, reply, cuda_error, error);
+    kind = run_reply (s, library, &req, buffers, args, times, lines_counter, reply, cuda_error,
+                      error);
+  /* What this run wrote into the module's variables is no later run's
+   * start: the next loads the module afresh. */
+  if (req.fresh_module && library != NULL && !s->fatal)
+    _ks_worker_server_forget_library (s, library);
   return kind;
 }
 #endif

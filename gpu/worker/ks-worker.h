@@ -29,6 +29,8 @@ G_BEGIN_DECLS
 #define KS_WORKER_DEFAULT_TIMEOUT_MS 2000
 #define KS_WORKER_DEFAULT_COMPILE_TIMEOUT_MS 30000
 #define KS_WORKER_DEFAULT_PRINTF_FIFO (1u << 20)
+/* The most launches one run makes in a row (ks_worker_launch_set_launches). */
+#define KS_WORKER_MAX_LAUNCHES 1000000
 /* The architecture compiled for when no GPU is there to ask. */
 #define KS_WORKER_DEFAULT_ARCH 90
 
@@ -41,7 +43,8 @@ G_DECLARE_FINAL_TYPE (KsWorker, ks_worker, KS, WORKER, GObject)
 KsWorker     *ks_worker_new             (int ordinal);
 int           ks_worker_get_ordinal     (KsWorker *self);
 
-/* The watchdog's limit for one run (default 2 s) and for one compilation. */
+/* The watchdog's limit for one run (default 2 s; a sequence of launches is one
+ * run) and for one compilation. */
 void          ks_worker_set_timeout_ms  (KsWorker *self, guint ms);
 guint         ks_worker_get_timeout_ms  (KsWorker *self);
 void          ks_worker_set_compile_timeout_ms (KsWorker *self, guint ms);
@@ -144,7 +147,52 @@ void          ks_worker_launch_set_repeats (KsWorkerLaunch *launch, guint repeat
 void          ks_worker_launch_set_cpu_model (KsWorkerLaunch *launch, gboolean track_writers,
                                               guint64 block_order_seed);
 
+/* Runs the kernel `launches` times in a row in one request (1: once, the
+ * default), each launch on what the one before left in the arrays and in the
+ * module's variables: nothing is copied or cleared between them (a
+ * simulation's steps, an iteration). Each launch is timed (the result's
+ * launch_ms). Not with repeats above 1, which time one launch again and
+ * again from the same inputs: ks_worker_run refuses both. The worker's time
+ * limit is for the whole sequence, as for the repeats. */
+void          ks_worker_launch_set_launches (KsWorkerLaunch *launch, guint launches);
+/* Between two launches, arguments a and b (indices in the order added: two
+ * arrays of the same size, each in one pair at most) trade their memory:
+ * ping-pong buffers, launch k reading a's and writing b's, launch k + 1 the
+ * other way round. The out and inout arrays come back as the arguments were
+ * bound at the last launch: b's result is what the last launch wrote
+ * through b, whichever memory that was. */
+void          ks_worker_launch_add_swap (KsWorkerLaunch *launch, guint a, guint b);
+/* Writes bytes into the module's variable `symbol` (its PTX name; a
+ * __device__ or __constant__ variable of exactly that size) before the
+ * first launch. */
+void          ks_worker_launch_set_global (KsWorkerLaunch *launch, const char *symbol,
+                                           GBytes *bytes);
+/* Reads the module's variable `symbol` back after the last launch, into
+ * the result's globals in the order asked, as length elements of type
+ * (which must make up the variable's size). */
+void          ks_worker_launch_read_global (KsWorkerLaunch *launch, const char *symbol,
+                                            KsElemType type, gsize length);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsWorkerLaunch, ks_worker_launch_free)
+
+/* A __device__ or __constant__ variable of a module, as its PTX declares it. */
+typedef struct
+{
+  char *symbol;        /* the PTX name: the C++ name at namespace scope, mangled in a
+                        * namespace ("_ZN2ns5coeffE") */
+  gsize size;          /* bytes */
+  gboolean constant;   /* __constant__ (.const), else __device__ (.global) */
+  gboolean is_array;   /* declared with [N]: arrays, and structs and vectors as bytes */
+  KsElemType type;     /* a scalar's from its PTX type (integers as unsigned), else
+                        * KS_ELEM_OTHER */
+} KsModuleGlobal;
+
+void          ks_module_global_free     (KsModuleGlobal *global);
+/* The module-scope .global and .const variables the PTX defines, in its
+ * order, without Kernelscope's own (the printf line counter). */
+GPtrArray    *ks_module_globals_from_ptx (const char *ptx);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsModuleGlobal, ks_module_global_free)
 
 typedef struct
 {
@@ -169,6 +217,11 @@ typedef struct
    * and the thread in it that wrote it last, -1 where nobody did. */
   GPtrArray *block_of;
   GPtrArray *thread_of;
+  /* Sequences (ks_worker_launch_set_launches) and module variables: */
+  guint launches_run;        /* launches that ran to their end */
+  GArray *launch_ms;         /* double: each launch's time in order, for more than one launch
+                              * (kernel_ms and its min and max are then over the launches) */
+  GPtrArray *globals;        /* KsArray: the variables ks_worker_launch_read_global asked for */
 } KsWorkerRunResult;
 
 void          ks_worker_run_result_clear (KsWorkerRunResult *result);
