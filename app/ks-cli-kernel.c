@@ -6,6 +6,7 @@
 
 #include "ks-array-run.h"
 #include "ks-cli.h"
+#include "ks-cli-kernel-declared.h"
 #include "ks-user-run.h"
 
 /* `kernel`: the user's own kernel, compiled in the worker process and run on
@@ -42,6 +43,7 @@ typedef struct
   int show;
   int printf_buffer;
   gboolean json;
+  KsCliDeclared declared;   /* --elementwise, --reduce, --scan (ks-cli-kernel-declared.c) */
 } KernelOptions;
 
 static void
@@ -57,6 +59,7 @@ kernel_options_clear (KernelOptions *o)
   g_free (o->block);
   g_free (o->grid);
   g_free (o->engine);
+  ks_cli_declared_clear (&o->declared);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (KernelOptions, kernel_options_clear)
@@ -74,6 +77,7 @@ typedef struct
   KsWorkerRunResult run;
   GPtrArray *out_names;   /* the out and inout arrays' argument names, as run.arrays */
   const char *failure;    /* the run's error message, when it failed */
+  const KsCliDeclared *declared; /* a declared kernel's options, or NULL */
 } KernelReport;
 
 /* ---- the source ---------------------------------------------------------- */
@@ -88,6 +92,8 @@ open_source (const KernelOptions *o, const char *path, GError **error)
   KsKernelMode mode = KS_KERNEL_MODE_ANY;
   const GPtrArray *args;
 
+  if (o->declared.declared)
+    return ks_cli_declared_open (&o->declared, error);
   if (o->kind != NULL && !ks_kernel_mode_parse (o->kind, &mode))
     {
       ks_cli_usage_error (error, "--kind is expression, image or any, not “%s”", o->kind);
@@ -418,6 +424,8 @@ report_json (const KernelReport *r)
       json_builder_set_member_name (b, "error");
       ks_json_add_string (b, r->failure);
     }
+  if (r->declared != NULL)
+    ks_cli_declared_add_json (b, r->declared, r->out_names, r->run.arrays);
   if (r->ran)
     {
       json_builder_set_member_name (b, "launch");
@@ -628,6 +636,11 @@ run_on_arrays (const KernelOptions *o, KsWorker *worker, KsEngine *engine, Kerne
         }
       g_ptr_array_add (bindings, b);
     }
+  /* A declared kernel's n and result, when not bound. */
+  if (o->declared.declared
+      && !ks_declaration_complete_bindings (o->declared.declaration.kind, r->source, bindings,
+                                            error))
+    return FALSE;
   if (ks_bindings_check (args, bindings, messages) == KS_BINDING_ERROR)
     {
       print_diagnostics (messages);
@@ -714,6 +727,13 @@ kernel_main (const KernelOptions *o, const char *path)
     goto out;
   report.source = source;
   report.file_name = ks_kernel_source_get_file_name (source);
+  if (o->declared.declared)
+    report.declared = &o->declared;
+  if (o->declared.emit_source)
+    {
+      status = KS_CLI_EXIT_OK;
+      goto out;
+    }
   if (!parse_launch (o, source, &launch, &error) || !parse_params (o, source, &params, &error))
     goto out;
   if (ks_kernel_source_has_errors (source))
@@ -876,6 +896,7 @@ ks_cli_cmd_kernel (int argc, char **argv)
       "the report", NULL },
     G_OPTION_ENTRY_NULL
   };
+  g_autoptr (GArray) all_entries = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
   g_autoptr (GOptionContext) context = g_option_context_new ("[FILE.cu]");
   g_auto (GStrv) args = NULL;
   g_autoptr (GError) error = NULL;
@@ -885,13 +906,20 @@ ks_cli_cmd_kernel (int argc, char **argv)
     context,
     "Compiles your own CUDA kernel with NVRTC and runs it: an expression over pixels\n"
     "(--expr), an image kernel taking ks_image arguments, or any kernel with its arguments\n"
-    "bound to arrays (--arg). On a GPU it runs in a separate worker process; without one\n"
+    "bound to arrays (--arg), also one declared as for PyCUDA's ElementwiseKernel,\n"
+    "ReductionKernel and scan kernels (--elementwise, --reduce, --scan). On a GPU it runs in a separate worker process; without one\n"
     "the CPU engine runs its PTX with CUDA's semantics and checks every access, reporting\n"
     "out-of-bounds and misaligned accesses, shared-memory races and uninitialised reads\n"
     "like compute-sanitizer. Compile errors are printed as FILE:LINE:COL: error: …; a\n"
     "kernel that faults, has findings or runs past --timeout makes the command exit with\n"
     "status 1 naming the cause.");
-  if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
+  g_array_append_vals (all_entries, entries, G_N_ELEMENTS (entries) - 1);
+  g_array_set_size (all_entries, all_entries->len + ks_cli_declared_n_entries ());
+  ks_cli_declared_get_entries (&o.declared, &g_array_index (all_entries, GOptionEntry,
+                                                            all_entries->len
+                                                            - ks_cli_declared_n_entries ()));
+  if (!ks_cli_parse_options (context, (const GOptionEntry *) (void *) all_entries->data, argc,
+                             argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
@@ -930,5 +958,8 @@ ks_cli_cmd_kernel (int argc, char **argv)
                           o.arch);
       return ks_cli_report_error (error);
     }
+  if (!ks_cli_declared_read (&o.declared, n_args == 2 || o.expr != NULL, o.kind != NULL,
+                             &error))
+    return ks_cli_report_error (error);
   return kernel_main (&o, n_args == 2 ? args[1] : NULL);
 }
