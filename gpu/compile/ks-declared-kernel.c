@@ -227,6 +227,7 @@ read_arg (Problems *p, const GArray *words, guint from, guint to, const KsDeclar
   gboolean pointer = FALSE, is_const = FALSE, restrict_ = FALSE;
   guint type_words = 0;
   g_autoptr (GPtrArray) type_word = g_ptr_array_new ();   /* const Word * */
+  const Word *type_start;
   g_autofree char *name = NULL;
   KsElemType elem;
 
@@ -266,7 +267,15 @@ read_arg (Problems *p, const GArray *words, guint from, guint to, const KsDeclar
         }
       else if (pointer)
         {
-          fail (p, "arguments", w->line, w->column, "“%s” after the * : write TYPE *NAME", text);
+          const Word *next = &g_array_index (words, Word, k + 1);
+          g_autofree char *next_text = g_strndup (next->start, next->len);
+
+          /* "float *x float *z": the next argument's type follows a name. */
+          if (next->punct == 0 && is_type_word (next_text))
+            fail (p, "arguments", w->line, w->column + w->len, "a comma is missing after “%s”",
+                  text);
+          else
+            fail (p, "arguments", w->line, w->column, "“%s” after the *: write TYPE *NAME", text);
           return NULL;
         }
       else
@@ -292,6 +301,7 @@ read_arg (Problems *p, const GArray *words, guint from, guint to, const KsDeclar
             name, pointer ? "*" : "", name);
       return NULL;
     }
+  type_start = g_ptr_array_index (type_word, 0);
   if (!ks_elem_type_parse (type->str, &elem) || elem == KS_ELEM_OTHER)
     {
       const Word *missing = missing_comma (type_word);
@@ -304,15 +314,15 @@ read_arg (Problems *p, const GArray *words, guint from, guint to, const KsDeclar
                 "a comma is missing after “%s”", after);
           return NULL;
         }
-      fail (p, "arguments", first->line, first->column, "unknown type “%s”: %s", type->str,
-            type_help);
+      fail (p, "arguments", type_start->line, type_start->column, "unknown type “%s”: %s",
+            type->str, type_help);
       return NULL;
     }
   if (g_str_equal (type->str, ks_elem_type_short_name (elem)))
     {
       /* The pasted signature is C: f32 would not compile. */
-      fail (p, "arguments", first->line, first->column, "“%s” is a binding's short name; the "
-            "arguments are C: write %s", type->str, ks_elem_type_c_name (elem));
+      fail (p, "arguments", type_start->line, type_start->column, "“%s” is a binding's short "
+            "name; the arguments are C: write %s", type->str, ks_elem_type_c_name (elem));
       return NULL;
     }
   if (!check_name (p, "arguments", name_word->line, name_word->column, name, d))
@@ -950,6 +960,21 @@ find_binding (const GPtrArray *bindings, const char *name)
   return NULL;
 }
 
+static void
+add_out_array (GPtrArray *bindings, const KsKernelArg *arg, gsize length)
+{
+  KsBinding *b = g_new0 (KsBinding, 1);
+
+  b->name = g_strdup (arg->name);
+  b->is_array = TRUE;
+  b->type = arg->type;
+  b->length = length;
+  b->init = KS_ARRAY_INIT_ZEROS;
+  b->direction = KS_ARRAY_OUT;
+  b->direction_given = TRUE;
+  g_ptr_array_add (bindings, b);
+}
+
 gboolean
 ks_declaration_complete_bindings (KsDeclaredKind kind, const KsKernelSource *source,
                                   GPtrArray *bindings, GError **error)
@@ -986,44 +1011,22 @@ ks_declaration_complete_bindings (KsDeclaredKind kind, const KsKernelSource *sou
         length = b->length;
     }
 
+  /* Nothing is added when something cannot be. */
+  if (length == 0 && find_binding (bindings, KS_DECLARED_LENGTH) == NULL)
+    {
+      g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
+                   "n is not bound and no array gives the length: bind an array "
+                   "(NAME=TYPE[LENGTH]:INIT) or n itself (n=LENGTH)");
+      return FALSE;
+    }
   if (result_arg != NULL && find_binding (bindings, KS_DECLARED_RESULT) == NULL)
-    {
-      KsBinding *b = g_new0 (KsBinding, 1);
-
-      b->name = g_strdup (KS_DECLARED_RESULT);
-      b->is_array = TRUE;
-      b->type = result_arg->type;
-      b->length = 1;
-      b->init = KS_ARRAY_INIT_ZEROS;
-      b->direction = KS_ARRAY_OUT;
-      b->direction_given = TRUE;
-      g_ptr_array_add (bindings, b);
-    }
+    add_out_array (bindings, result_arg, 1);
   if (y_arg != NULL && length > 0 && find_binding (bindings, "y") == NULL)
-    {
-      KsBinding *b = g_new0 (KsBinding, 1);
-
-      b->name = g_strdup ("y");
-      b->is_array = TRUE;
-      b->type = y_arg->type;
-      b->length = length;
-      b->init = KS_ARRAY_INIT_ZEROS;
-      b->direction = KS_ARRAY_OUT;
-      b->direction_given = TRUE;
-      g_ptr_array_add (bindings, b);
-    }
+    add_out_array (bindings, y_arg, length);
   if (find_binding (bindings, KS_DECLARED_LENGTH) == NULL)
     {
-      KsBinding *b;
+      KsBinding *b = g_new0 (KsBinding, 1);
 
-      if (length == 0)
-        {
-          g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-                       "n is not bound and no array gives the length: bind an array "
-                       "(NAME=TYPE[LENGTH]:INIT) or n itself (n=LENGTH)");
-          return FALSE;
-        }
-      b = g_new0 (KsBinding, 1);
       b->name = g_strdup (KS_DECLARED_LENGTH);
       b->value = g_strdup_printf ("%" G_GSIZE_FORMAT, length);
       g_ptr_array_add (bindings, b);
