@@ -24,6 +24,7 @@ _ks_kernel_panel_show_arrays_page (KsKernelPanel *self, KsKernelSource *source)
                                                entry != NULL ? entry : _("the kernel"));
 
       ks_array_view_set_signature (self->array_view, ks_kernel_source_get_args (source));
+      _ks_kernel_panel_declared_bindings (self, source);
       gtk_label_set_label (self->arrays_label, text);
     }
 }
@@ -127,6 +128,7 @@ _ks_kernel_panel_run_arrays (KsKernelPanel *self)
                                              "and checking work here."));
       return;
     }
+  _ks_kernel_panel_declared_sync_length (self);
   bindings = ks_array_view_get_bindings (self->array_view);
   arrays = ks_array_view_create_arrays (self->array_view, &error);
   if (arrays == NULL)

@@ -2,7 +2,11 @@
  * instance, its property and signal tables, and the functions one file
  * calls in another. ks-kernel-panel.c (the type, its actions and public
  * functions) calls into the others; files call the editor; the editor calls
- * the arrays and the cards; all of them call status, which calls none. */
+ * the arrays and the cards; all of them call status, which calls none.
+ * The declaration form (ks-kernel-panel-declared.c) puts its generated
+ * text in through the files' set_text, which leaves the form when any
+ * other text comes in; the editor and the arrays ask it what a declared
+ * kernel's compile and run add. */
 #pragma once
 
 #include <adwaita.h>
@@ -38,6 +42,18 @@ struct _KsKernelPanel
   GtkLabel *arrays_label;
   KsArrayView *array_view;
   GtkLabel *status_label;
+  GtkWidget *declaration_box;
+  AdwComboRow *declared_kind_row;
+  AdwEntryRow *declared_name_row;
+  AdwEntryRow *declared_arguments_row;
+  AdwEntryRow *declared_operation_row;
+  AdwEntryRow *declared_map_row;
+  AdwEntryRow *declared_combine_row;
+  AdwEntryRow *declared_dtype_row;
+  AdwEntryRow *declared_neutral_row;
+  AdwEntryRow *declared_preamble_row;
+  AdwActionRow *declared_out_of_place_row;
+  GtkSwitch *declared_out_of_place_switch;
 
   /* owned references */
   KsWorker *own_worker;         /* without a pipeline: compilation only */
@@ -61,6 +77,12 @@ struct _KsKernelPanel
   guint generation;             /* of the newest compile asked for */
   guint version;
   guint64 dynamic_shared;
+
+  /* a declared kernel (ks-kernel-panel-declared.c): the form generates the text */
+  gboolean declared;
+  gboolean filling;             /* the form is being filled: not an edit */
+  guint declared_debounce;
+  const char *const *declared_example; /* bindings the next compile applies, static */
 };
 
 enum
@@ -109,6 +131,16 @@ void _ks_kernel_panel_compile_now       (KsKernelPanel *self);
 void _ks_kernel_panel_apply_live        (KsKernelPanel *self);
 void _ks_kernel_panel_sync_mode_buttons (KsKernelPanel *self);
 void _ks_kernel_panel_set_mode          (KsKernelPanel *self, KsKernelMode mode);
+
+/* ks-kernel-panel-declared.c */
+void     _ks_kernel_panel_class_init_declared (GtkWidgetClass *widget_class);
+gboolean _ks_kernel_panel_load_declared  (KsKernelPanel *self, const char *name);
+void     _ks_kernel_panel_leave_declared (KsKernelPanel *self);
+void     _ks_kernel_panel_declared_bindings (KsKernelPanel *self, KsKernelSource *source);
+void     _ks_kernel_panel_declared_sync_length (KsKernelPanel *self);
+
+/* ks-kernel-panel-editor.c, for a problem found before compiling */
+void _ks_kernel_panel_show_problem      (KsKernelPanel *self, const KsDiagnostic *diagnostic);
 
 /* ks-kernel-panel-files.c */
 void     _ks_kernel_panel_set_text      (KsKernelPanel *self, const char *text);

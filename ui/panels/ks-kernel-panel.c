@@ -6,7 +6,8 @@
  * back: ks-kernel-panel-files.c (templates, open, save),
  * ks-kernel-panel-editor.c (the editor, compiling as the user types, the
  * mode, the kernel going live), ks-kernel-panel-arrays.c (binding and
- * running an "any" kernel), ks-kernel-panel-cards.c (resources and
+ * running an "any" kernel), ks-kernel-panel-declared.c (the declaration
+ * form of declared kernels), ks-kernel-panel-cards.c (resources and
  * parameters) and ks-kernel-panel-status.c (title, status, errors). */
 #include "config.h"
 
@@ -242,7 +243,8 @@ gboolean
 ks_kernel_panel_is_compiling (KsKernelPanel *self)
 {
   g_return_val_if_fail (KS_IS_KERNEL_PANEL (self), FALSE);
-  return self->debounce_source != 0 || self->compile_cancellable != NULL;
+  return self->debounce_source != 0 || self->declared_debounce != 0
+         || self->compile_cancellable != NULL;
 }
 
 void
@@ -267,6 +269,7 @@ ks_kernel_panel_dispose (GObject *object)
   KsKernelPanel *self = KS_KERNEL_PANEL (object);
 
   g_clear_handle_id (&self->debounce_source, g_source_remove);
+  g_clear_handle_id (&self->declared_debounce, g_source_remove);
   if (self->compile_cancellable != NULL)
     g_cancellable_cancel (self->compile_cancellable);
   g_clear_object (&self->compile_cancellable);
@@ -408,6 +411,7 @@ ks_kernel_panel_class_init (KsKernelPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsKernelPanel, status_label);
   _ks_kernel_panel_class_init_editor (widget_class);
   _ks_kernel_panel_class_init_cards (widget_class);
+  _ks_kernel_panel_class_init_declared (widget_class);
 }
 
 #undef RW
