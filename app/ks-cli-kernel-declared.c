@@ -259,14 +259,11 @@ ks_cli_declared_open (const KsCliDeclared *d, GError **error)
 }
 
 void
-ks_cli_declared_add_json (JsonBuilder *b, const KsCliDeclared *d, const GPtrArray *out_names,
-                          const GPtrArray *arrays)
+ks_cli_declared_add_json (JsonBuilder *b, const KsCliDeclared *d, KsKernelSource *source,
+                          const GPtrArray *out_names, const GPtrArray *arrays)
 {
-  g_autofree char *file = NULL;
-
   if (!d->declared)
     return;
-  file = g_strconcat (ks_declaration_get_name (&d->declaration), ".cu", NULL);
   json_builder_set_member_name (b, "declared");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "kind");
@@ -274,7 +271,9 @@ ks_cli_declared_add_json (JsonBuilder *b, const KsCliDeclared *d, const GPtrArra
   json_builder_set_member_name (b, "name");
   ks_json_add_string (b, ks_declaration_get_name (&d->declaration));
   json_builder_set_member_name (b, "source");
-  ks_json_add_string (b, file);
+  ks_json_add_string (b, ks_kernel_source_get_file_name (source));
+  json_builder_set_member_name (b, "text");
+  ks_json_add_string (b, ks_kernel_source_get_text (source));
   json_builder_end_object (b);
 
   for (guint i = 0; d->declaration.kind == KS_DECLARED_REDUCTION && out_names != NULL

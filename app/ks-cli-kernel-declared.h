@@ -43,8 +43,10 @@ gboolean   ks_cli_declared_read          (KsCliDeclared *d, gboolean file_or_exp
                                           gboolean kind, GError **error);
 /* The generated "any" kernel; NULL with the declaration's problem. */
 KsKernelSource *ks_cli_declared_open     (const KsCliDeclared *d, GError **error);
-/* --json: "declared" {kind, name, file} and, for a reduction, "result". */
+/* --json: "declared" {kind, name, source (its file name), text (the
+ * generated source)} and, for a reduction, "result". */
 void       ks_cli_declared_add_json      (JsonBuilder *b, const KsCliDeclared *d,
-                                          const GPtrArray *out_names, const GPtrArray *arrays);
+                                          KsKernelSource *source, const GPtrArray *out_names,
+                                          const GPtrArray *arrays);
 
 G_END_DECLS

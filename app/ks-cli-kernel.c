@@ -425,7 +425,7 @@ report_json (const KernelReport *r)
       ks_json_add_string (b, r->failure);
     }
   if (r->declared != NULL)
-    ks_cli_declared_add_json (b, r->declared, r->out_names, r->run.arrays);
+    ks_cli_declared_add_json (b, r->declared, r->source, r->out_names, r->run.arrays);
   if (r->ran)
     {
       json_builder_set_member_name (b, "launch");
@@ -907,10 +907,10 @@ ks_cli_cmd_kernel (int argc, char **argv)
     "Compiles your own CUDA kernel with NVRTC and runs it: an expression over pixels\n"
     "(--expr), an image kernel taking ks_image arguments, or any kernel with its arguments\n"
     "bound to arrays (--arg), also one declared as for PyCUDA's ElementwiseKernel,\n"
-    "ReductionKernel and scan kernels (--elementwise, --reduce, --scan). On a GPU it runs in a separate worker process; without one\n"
-    "the CPU engine runs its PTX with CUDA's semantics and checks every access, reporting\n"
-    "out-of-bounds and misaligned accesses, shared-memory races and uninitialised reads\n"
-    "like compute-sanitizer. Compile errors are printed as FILE:LINE:COL: error: …; a\n"
+    "ReductionKernel and scan kernels (--elementwise, --reduce, --scan). On a GPU it runs\n"
+    "in a separate worker process; without one the CPU engine runs its PTX with CUDA's\n"
+    "semantics and checks every access, reporting out-of-bounds and misaligned accesses,\n"
+    "shared-memory races and uninitialised reads like compute-sanitizer. Compile errors are printed as FILE:LINE:COL: error: …; a\n"
     "kernel that faults, has findings or runs past --timeout makes the command exit with\n"
     "status 1 naming the cause.");
   g_array_append_vals (all_entries, entries, G_N_ELEMENTS (entries) - 1);

@@ -380,6 +380,8 @@ test_declared (void)
   declared = json_object_get_object_member (root, "declared");
   g_assert_cmpstr (json_object_get_string_member (declared, "kind"), ==, "reduction");
   g_assert_cmpstr (json_object_get_string_member (declared, "source"), ==, "total.cu");
+  g_assert_nonnull (strstr (json_object_get_string_member (declared, "text"),
+                            "#line 1 \"map_expr\"\nx[i] ));"));
   g_assert_cmpfloat (json_object_get_double_member (root, "result"), ==, 499500);
 
   RUN (&c, "--check", "--scan", "a+q", "--dtype", "int");

@@ -557,12 +557,13 @@ append_arg (GString *s, const DeclArg *a)
  * grid, whatever the launch's dimensions. */
 static const char linear_indices[] =
   "  const unsigned int ks_threads = blockDim.x * blockDim.y * blockDim.z;\n"
-  "  const unsigned int ks_thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
-  "threadIdx.z);\n"
+  "  const unsigned int ks_thread =\n"
+  "    threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n"
   "  const unsigned long ks_blocks_launched = (unsigned long) gridDim.x * gridDim.y * "
   "gridDim.z;\n"
-  "  const unsigned long ks_block = blockIdx.x + (unsigned long) gridDim.x * (blockIdx.y + "
-  "(unsigned long) gridDim.y * blockIdx.z);\n";
+  "  const unsigned long ks_block =\n"
+  "    blockIdx.x + (unsigned long) gridDim.x * (blockIdx.y + (unsigned long) gridDim.y * "
+  "blockIdx.z);\n";
 
 static void
 write_elementwise (Writer *w, const KsDeclaration *d, const GPtrArray *args, const char *name)
@@ -711,8 +712,8 @@ write_reduction (Writer *w, const KsDeclaration *d, const GPtrArray *args, const
   g_string_append (
     w->s,
     "  ks_value = ks_neutral;\n"
-    "  for (unsigned int b = ks_thread; b < ks_blocks; b += ks_threads)\n"
-    "    ks_value = ks_reduce (ks_value, ks_results[b]);\n"
+    "  for (unsigned int ks_b = ks_thread; ks_b < ks_blocks; ks_b += ks_threads)\n"
+    "    ks_value = ks_reduce (ks_value, ks_results[ks_b]);\n"
     "  ks_shared[ks_thread] = ks_value;\n"
     "  ks_reduce_block (ks_shared, ks_thread, ks_threads);\n"
     "  if (ks_thread == 0)\n"
@@ -765,8 +766,8 @@ write_scan (Writer *w, const KsDeclaration *d, const char *name, KsElemType elem
   g_string_append_printf (w->s, "  __shared__ %s ks_shared[1024];\n", t);
   g_string_append (w->s,
                    "  const unsigned int ks_threads = blockDim.x * blockDim.y * blockDim.z;\n"
-                   "  const unsigned int ks_thread = threadIdx.x + blockDim.x * (threadIdx.y + "
-                   "blockDim.y * threadIdx.z);\n");
+                   "  const unsigned int ks_thread =\n"
+                   "    threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n");
   if (exclusive)
     {
       g_string_append_printf (w->s, "  const %s ks_neutral = (\n", t);

@@ -11,7 +11,6 @@
 
 #include <glib/gi18n.h>
 
-#include "ks-declared-kernel.h"
 #include "ks-kernel-panel-private.h"
 
 /* The templates: a declaration and the bindings its first run starts from. */
@@ -130,6 +129,7 @@ regenerate (KsKernelPanel *self)
     }
   g_free (self->name);
   self->name = g_strconcat (ks_declaration_get_name (&d), ".cu", NULL);
+  self->declared_kind = d.kind;
   self->filling = TRUE;
   _ks_kernel_panel_set_text (self, text);
   self->filling = FALSE;
@@ -222,72 +222,6 @@ _ks_kernel_panel_load_declared (KsKernelPanel *self, const char *name)
       return TRUE;
     }
   return FALSE;
-}
-
-void
-_ks_kernel_panel_leave_declared (KsKernelPanel *self)
-{
-  if (self->filling || !self->declared)
-    return;
-  self->declared = FALSE;
-  self->declared_example = NULL;
-  g_clear_handle_id (&self->declared_debounce, g_source_remove);
-  gtk_widget_set_visible (self->declaration_box, FALSE);
-  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->source_view), TRUE);
-}
-
-/* After the arrays page took the compiled signature: a reduction's result
- * is one element, and a template's first bindings are set. */
-void
-_ks_kernel_panel_declared_bindings (KsKernelPanel *self, KsKernelSource *source)
-{
-  const GPtrArray *args = ks_kernel_source_get_args (source);
-
-  if (!self->declared)
-    return;
-  for (guint i = 0; kind_of (self) == KS_DECLARED_REDUCTION && i < args->len; i++)
-    {
-      const KsKernelArg *arg = g_ptr_array_index ((GPtrArray *) args, i);
-
-      if (arg->pointer && g_str_equal (arg->name, KS_DECLARED_RESULT))
-        {
-          g_autofree char *text = g_strdup_printf (KS_DECLARED_RESULT "=%s[1]:zeros:out",
-                                                   ks_elem_type_short_name (arg->type));
-          const char *texts[] = { text, NULL };
-
-          ks_array_view_set_bindings (self->array_view, texts, NULL);
-        }
-    }
-  if (self->declared_example != NULL)
-    ks_array_view_set_bindings (self->array_view, (const char *const *) self->declared_example,
-                                NULL);
-  self->declared_example = NULL;
-}
-
-/* Before a run: n is the length of the first array bound to one of the
- * declaration's pointers, as PyCUDA passes it. */
-void
-_ks_kernel_panel_declared_sync_length (KsKernelPanel *self)
-{
-  g_autoptr (GPtrArray) bindings = NULL;
-
-  if (!self->declared)
-    return;
-  bindings = ks_array_view_get_bindings (self->array_view);
-  for (guint i = 0; i < bindings->len; i++)
-    {
-      const KsBinding *b = g_ptr_array_index (bindings, i);
-
-      if (b->is_array && !g_str_equal (b->name, KS_DECLARED_RESULT))
-        {
-          g_autofree char *text = g_strdup_printf (KS_DECLARED_LENGTH "=%" G_GSIZE_FORMAT,
-                                                   b->length);
-          const char *texts[] = { text, NULL };
-
-          ks_array_view_set_bindings (self->array_view, texts, NULL);
-          return;
-        }
-    }
 }
 
 /* The template's children and handlers of the form, bound by ks_kernel_panel_class_init. */

@@ -48,8 +48,6 @@ _ks_kernel_panel_load_template (KsKernelPanel *self, const char *name, GError **
   g_autoptr (GBytes) bytes = NULL;
   g_autofree char *text = NULL;
 
-  if (_ks_kernel_panel_load_declared (self, name))
-    return TRUE;
   for (guint i = 0; i < G_N_ELEMENTS (templates); i++)
     {
       if (!g_str_equal (templates[i].name, name))

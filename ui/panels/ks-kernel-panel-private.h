@@ -3,15 +3,16 @@
  * calls in another. ks-kernel-panel.c (the type, its actions and public
  * functions) calls into the others; files call the editor; the editor calls
  * the arrays and the cards; all of them call status, which calls none.
- * The declaration form (ks-kernel-panel-declared.c) puts its generated
- * text in through the files' set_text, which leaves the form when any
- * other text comes in; the editor and the arrays ask it what a declared
- * kernel's compile and run add. */
+ * The declaration form (ks-kernel-panel-declared.c) is called by the type's
+ * file only and calls the files (its text goes in through set_text) and
+ * the editor; the form is left through status, by whichever file puts
+ * other text in. */
 #pragma once
 
 #include <adwaita.h>
 
 #include "ks-array-view.h"
+#include "ks-declared-kernel.h"
 #include "ks-kernel-panel.h"
 #include "ks-param-editor.h"
 
@@ -82,6 +83,7 @@ struct _KsKernelPanel
   gboolean declared;
   gboolean filling;             /* the form is being filled: not an edit */
   guint declared_debounce;
+  KsDeclaredKind declared_kind; /* of the newest text the form generated */
   const char *const *declared_example; /* bindings the next compile applies, static */
 };
 
@@ -107,6 +109,8 @@ enum
 extern guint _ks_kernel_panel_signals[N_SIGNALS];
 
 /* ks-kernel-panel-status.c */
+/* Hides the declaration form, the text staying (unless it is the form's own). */
+void        _ks_kernel_panel_leave_declared (KsKernelPanel *self);
 void        _ks_kernel_panel_set_status   (KsKernelPanel *self, const char *text);
 const char *_ks_kernel_panel_file_name    (KsKernelPanel *self);
 void        _ks_kernel_panel_update_title (KsKernelPanel *self);
@@ -135,9 +139,6 @@ void _ks_kernel_panel_set_mode          (KsKernelPanel *self, KsKernelMode mode)
 /* ks-kernel-panel-declared.c */
 void     _ks_kernel_panel_class_init_declared (GtkWidgetClass *widget_class);
 gboolean _ks_kernel_panel_load_declared  (KsKernelPanel *self, const char *name);
-void     _ks_kernel_panel_leave_declared (KsKernelPanel *self);
-void     _ks_kernel_panel_declared_bindings (KsKernelPanel *self, KsKernelSource *source);
-void     _ks_kernel_panel_declared_sync_length (KsKernelPanel *self);
 
 /* ks-kernel-panel-editor.c, for a problem found before compiling */
 void _ks_kernel_panel_show_problem      (KsKernelPanel *self, const KsDiagnostic *diagnostic);

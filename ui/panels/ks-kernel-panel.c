@@ -185,6 +185,8 @@ ks_kernel_panel_load_template (KsKernelPanel *self, const char *name, GError **e
 {
   g_return_val_if_fail (KS_IS_KERNEL_PANEL (self) && name != NULL, FALSE);
 
+  if (_ks_kernel_panel_load_declared (self, name))
+    return TRUE;
   return _ks_kernel_panel_load_template (self, name, error);
 }
 
