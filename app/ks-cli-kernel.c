@@ -7,6 +7,7 @@
 
 #include "ks-array-run.h"
 #include "ks-cli.h"
+#include "ks-cli-kernel-declared.h"
 #include "ks-user-run.h"
 
 /* `kernel`: the user's own kernel, compiled in the worker process and run on
@@ -51,6 +52,7 @@ typedef struct
   char **swaps;
   char **consts;
   char *shared;
+  KsCliDeclared declared;   /* --elementwise, --reduce, --scan (ks-cli-kernel-declared.c) */
 } KernelOptions;
 
 static void
@@ -72,6 +74,7 @@ kernel_options_clear (KernelOptions *o)
   g_strfreev (o->swaps);
   g_strfreev (o->consts);
   g_free (o->shared);
+  ks_cli_declared_clear (&o->declared);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (KernelOptions, kernel_options_clear)
@@ -91,6 +94,7 @@ typedef struct
   GPtrArray *bindings;    /* KsBinding: the arguments as bound (--arg), for the report */
   GPtrArray *global_names; /* the module variables read back, as run.globals */
   const char *failure;    /* the run's error message, when it failed */
+  const KsCliDeclared *declared; /* a declared kernel's options, or NULL */
 } KernelReport;
 
 /* ---- the source ---------------------------------------------------------- */
@@ -118,6 +122,8 @@ open_source (const KernelOptions *o, const char *path, GError **error)
         return NULL;
       }
 
+  if (o->declared.declared)
+    return ks_cli_declared_open (&o->declared, error);
   if (o->kind != NULL && !ks_kernel_mode_parse (o->kind, &mode))
     {
       ks_cli_usage_error (error, "--kind is expression, image or any, not “%s”", o->kind);
@@ -593,6 +599,8 @@ report_json (const KernelReport *r)
       json_builder_set_member_name (b, "error");
       ks_json_add_string (b, r->failure);
     }
+  if (r->declared != NULL)
+    ks_cli_declared_add_json (b, r->declared, r->source, r->out_names, r->run.arrays);
   if (r->ran)
     {
       json_builder_set_member_name (b, "launch");
@@ -749,6 +757,11 @@ parse_bindings (const KernelOptions *o, KernelReport *r, GError **error)
         }
       g_ptr_array_add (bindings, b);
     }
+  /* A declared kernel's n and result, when not bound. */
+  if (o->declared.declared
+      && !ks_declaration_complete_bindings (o->declared.declaration.kind, r->source, bindings,
+                                            error))
+    return NULL;
   check = ks_bindings_check (args, bindings, messages);
   for (guint i = 0; i < messages->len; i++)
     {
@@ -1076,6 +1089,13 @@ kernel_main (const KernelOptions *o, const char *path)
     goto out;
   report.source = source;
   report.file_name = ks_kernel_source_get_file_name (source);
+  if (o->declared.declared)
+    report.declared = &o->declared;
+  if (o->declared.emit_source)
+    {
+      status = KS_CLI_EXIT_OK;
+      goto out;
+    }
   if (!parse_launch (o, source, &launch, &error) || !parse_params (o, source, &params, &error))
     goto out;
   if (ks_kernel_source_has_errors (source))
@@ -1318,6 +1338,7 @@ ks_cli_cmd_kernel (int argc, char **argv)
       "the report", NULL },
     G_OPTION_ENTRY_NULL
   };
+  g_autoptr (GArray) all_entries = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
   g_autoptr (GOptionContext) context = g_option_context_new ("[FILE.cu]");
   g_auto (GStrv) args = NULL;
   g_autoptr (GError) error = NULL;
@@ -1329,7 +1350,9 @@ ks_cli_cmd_kernel (int argc, char **argv)
     "(--expr), an image kernel taking ks_image arguments, or any kernel with its arguments\n"
     "bound to arrays (--arg), also as a sequence of launches on its own output\n"
     "(--launches, --swap) with its __constant__ and __device__ variables set and read\n"
-    "back (--const, --save). On a GPU it runs in a separate worker process; without one\n"
+    "back (--const, --save), or one declared as for PyCUDA's ElementwiseKernel,\n"
+    "ReductionKernel and scan kernels (--elementwise, --reduce, --scan). On a GPU it\n"
+    "runs in a separate worker process; without one\n"
     "the CPU engine runs its PTX with CUDA's semantics and checks every access, reporting\n"
     "out-of-bounds and misaligned accesses, shared-memory races and uninitialised reads\n"
     "like compute-sanitizer. Compile errors are printed as FILE:LINE:COL: error: …; a\n"
@@ -1337,7 +1360,13 @@ ks_cli_cmd_kernel (int argc, char **argv)
     "status 1 naming the cause. The C and CUDA headers a kernel includes (stdio.h,\n"
     "math.h, stdint.h, assert.h, cuComplex.h, math_constants.h, …) are served by\n"
     "Kernelscope; its own headers are read from its folder and --include-dir.");
-  if (!ks_cli_parse_options (context, entries, argc, argv, &args, &help, &error))
+  g_array_append_vals (all_entries, entries, G_N_ELEMENTS (entries) - 1);
+  g_array_set_size (all_entries, all_entries->len + ks_cli_declared_n_entries ());
+  ks_cli_declared_get_entries (&o.declared, &g_array_index (all_entries, GOptionEntry,
+                                                            all_entries->len
+                                                            - ks_cli_declared_n_entries ()));
+  if (!ks_cli_parse_options (context, (const GOptionEntry *) (void *) all_entries->data, argc,
+                             argv, &args, &help, &error))
     return ks_cli_report_error (error);
   if (help)
     return KS_CLI_EXIT_OK;
@@ -1378,5 +1407,8 @@ ks_cli_cmd_kernel (int argc, char **argv)
                           o.arch);
       return ks_cli_report_error (error);
     }
+  if (!ks_cli_declared_read (&o.declared, n_args == 2 || o.expr != NULL, o.kind != NULL,
+                             &error))
+    return ks_cli_report_error (error);
   return kernel_main (&o, n_args == 2 ? args[1] : NULL);
 }

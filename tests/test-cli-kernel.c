@@ -590,6 +590,67 @@ test_error_in_header (void)
   g_assert_nonnull (strstr (r.err, expect));
 }
 
+/* Declared kernels: the generated source, a run with n and result bound by
+ * themselves, the JSON report, errors at the user's piece and usage. */
+static void
+test_declared (void)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_auto (KsTestProgramResult) s = { 0 };
+  g_auto (KsTestProgramResult) r = { 0 };
+  g_auto (KsTestProgramResult) j = { 0 };
+  g_auto (KsTestProgramResult) c = { 0 };
+  g_auto (KsTestProgramResult) u = { 0 };
+  g_auto (KsTestProgramResult) m = { 0 };
+  JsonObject *root, *declared;
+
+  RUN (&s, "--elementwise", "float a, float *x, float *y, float *z", "--operation",
+       "z[i] = a*x[i] + y[i]", "--name", "axpy", "--emit-source");
+  g_assert_cmpint (s.status, ==, 0);
+  g_assert_nonnull (strstr (s.out, "__global__ void\naxpy (float a, float *x, float *y, float *z, "
+                            "unsigned long n)\n"));
+  g_assert_nonnull (strstr (s.out, "#line 1 \"operation\"\nz[i] = a*x[i] + y[i] ;\n"));
+
+  if (!ks_test_have_nvrtc ())
+    return;
+  RUN (&r, "--engine", "cpu", "--elementwise", "float a, const float *x, float *z",
+       "--operation", "z[i] = a*x[i]", "--arg", "a=3", "--arg", "x=f32[2000]:range", "--arg",
+       "z=f32[2000]:zeros:out");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "launch: grid 8×1, block 256×1"));
+  g_assert_nonnull (strstr (r.out, "z (f32, 2000 elements): [0] 0, [1] 3, [2] 6"));
+  g_assert_nonnull (strstr (r.out, "[1999] 5997"));
+
+  /* 1000 × 999 / 2 exactly. */
+  RUN (&j, "--engine", "cpu", "--json", "--reduce", "a+b", "--map", "x[i]", "--arguments",
+       "const int *x", "--dtype-out", "int", "--neutral", "0", "--name", "total", "--arg",
+       "x=i32[1000]:range");
+  g_assert_cmpint (j.status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, j.out, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "file"), ==, "total.cu");
+  declared = json_object_get_object_member (root, "declared");
+  g_assert_cmpstr (json_object_get_string_member (declared, "kind"), ==, "reduction");
+  g_assert_cmpstr (json_object_get_string_member (declared, "source"), ==, "total.cu");
+  g_assert_nonnull (strstr (json_object_get_string_member (declared, "text"),
+                            "#line 1 \"map_expr\"\nx[i] ));"));
+  g_assert_cmpfloat (json_object_get_double_member (root, "result"), ==, 499500);
+
+  RUN (&c, "--check", "--scan", "a+q", "--dtype", "int");
+  g_assert_cmpint (c.status, ==, 1);
+  g_assert_nonnull (strstr (c.err, "scan_expr:1:3: error: identifier \"q\" is undefined"));
+
+  RUN (&u, "--reduce", "a+b", "--map", "x[i]", "--arguments", "float *x", "--neutral",
+       "0");
+  g_assert_cmpint (u.status, ==, 2);
+  g_assert_nonnull (strstr (u.err, "--reduce needs --dtype-out TYPE"));
+  RUN (&m, "--elementwise", "float *x", "--operation", "x[i] = 0", "--map", "x[i]");
+  g_assert_cmpint (m.status, ==, 2);
+  g_assert_nonnull (strstr (m.err, "--map belongs to --reduce, not to --elementwise"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -619,6 +680,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ks/cli/kernel/run/save-inputs", test_save_inputs);
   g_test_add_func ("/ks/cli/kernel/headers-and-kernels", test_headers_and_kernels);
   g_test_add_func ("/ks/cli/kernel/error-in-header", test_error_in_header);
+  g_test_add_func ("/ks/cli/kernel/declared", test_declared);
 
   ret = g_test_run ();
   ks_test_remove_tree (tmp_dir);

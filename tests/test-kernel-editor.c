@@ -3,7 +3,7 @@
  * makes a new version live, breaking it again keeps the last good one
  * running; every template compiles; on a machine without a GPU running says
  * so in the console; an array kernel's launch the device refuses is refused
- * before it runs. Compilation is real (NVRTC in the worker); the tests
+ * before it runs; a declared kernel's form generates, compiles and runs. Compilation is real (NVRTC in the worker); the tests
  * that need it skip where NVRTC is missing. */
 #include "config.h"
 
@@ -772,6 +772,140 @@ test_kernel_chooser (Fixture *f, gconstpointer data)
   g_rmdir (dir);
 }
 
+static AdwPreferencesRow *
+find_row (KsKernelPanel *panel, const char *title)
+{
+  g_autoptr (GPtrArray) rows = g_ptr_array_new ();
+
+  ks_ui_test_find_widgets (GTK_WIDGET (panel), ADW_TYPE_PREFERENCES_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    if (g_strcmp0 (adw_preferences_row_get_title (g_ptr_array_index (rows, i)), title) == 0)
+      return g_ptr_array_index (rows, i);
+  g_error ("no row “%s”", title);
+  return NULL;
+}
+
+static gboolean
+has_diagnostic (KsKernelPanel *panel, const char *file, guint line, guint column)
+{
+  const GPtrArray *diagnostics = ks_kernel_panel_get_diagnostics (panel);
+
+  for (guint i = 0; diagnostics != NULL && i < diagnostics->len; i++)
+    {
+      const KsDiagnostic *d = g_ptr_array_index ((GPtrArray *) diagnostics, i);
+
+      if (d->severity == KS_DIAGNOSTIC_ERROR && g_strcmp0 (d->file, file) == 0
+          && d->line == line && d->column == column)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A declared reduction from the templates: its form, the generated source
+ * read-only in the editor, a mistake in a piece listed at the piece's
+ * place, a run on the arrays (n following their length, the result one
+ * element) on the window's engine, and "Edit as CUDA" handing the text over. */
+static void
+test_declared (Fixture *f, gconstpointer data)
+{
+  const char *bindings[] = { "x=f32[1000]:range", "y=f32[1000]:const(2)", NULL };
+  g_autoptr (GPtrArray) views = g_ptr_array_new ();
+  g_autoptr (GPtrArray) buttons = g_ptr_array_new ();
+  g_autoptr (GPtrArray) editors = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (KsArray) result = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (GFile) file = NULL;
+  g_autofree char *text = NULL;
+  AdwPreferencesRow *map_row, *arguments_row;
+  KsArrayView *view;
+  KsLaunchConfig launch;
+  gboolean ran = FALSE;
+  guint version;
+
+  if (!ks_test_have_nvrtc ())
+    return;
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-kernel", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (f->panel), "kernel.template", "s", "declared-dot");
+  wait_compiled (f->panel);
+  g_assert_cmpint (ks_kernel_panel_get_mode (f->panel), ==, KS_KERNEL_MODE_ANY);
+  g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), >=, 1);
+  g_assert_cmpstr (ks_kernel_source_get_entry (ks_kernel_panel_get_last_good (f->panel)), ==,
+                   "dot");
+  g_assert_cmpstr (ks_kernel_panel_get_title (f->panel), ==, "dot.cu");
+  {
+    GtkTextIter start, end;
+
+    gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (ks_kernel_panel_get_buffer (f->panel)), &start,
+                                &end);
+    text = gtk_text_iter_get_text (&start, &end);
+  }
+  g_assert_nonnull (strstr (text, "#line 1 \"map_expr\"\nx[i]*y[i] ));"));
+  map_row = find_row (f->panel, "Map: the value of element i");
+  arguments_row = find_row (f->panel, "Arguments");
+  g_assert_true (gtk_widget_is_visible (GTK_WIDGET (map_row)));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (find_row (f->panel,
+                                                                  "Operation on element i"))));
+
+  /* A mistake in the map: the compiler's message, in the piece. */
+  version = ks_kernel_panel_get_version (f->panel);
+  gtk_editable_set_text (GTK_EDITABLE (map_row), "x[i]*w");
+  wait_compiled (f->panel);
+  g_assert_true (has_diagnostic (f->panel, "map_expr", 1, 6));
+  g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), ==, version);
+  g_assert_nonnull (strstr (ks_kernel_panel_get_status (f->panel), "Does not compile"));
+  /* One in the arguments: found before compiling, at its column. */
+  gtk_editable_set_text (GTK_EDITABLE (map_row), "x[i]*y[i]");
+  gtk_editable_set_text (GTK_EDITABLE (arguments_row), "const float *x, const flaot *y");
+  wait_compiled (f->panel);
+  g_assert_true (has_diagnostic (f->panel, "arguments", 1, 23));
+  gtk_editable_set_text (GTK_EDITABLE (arguments_row), "const float *x, const float *y");
+  wait_compiled (f->panel);
+  g_assert_cmpuint (ks_kernel_panel_get_version (f->panel), >, version);
+
+  ks_ui_test_find_widgets (GTK_WIDGET (f->panel), KS_TYPE_ARRAY_VIEW, views);
+  view = g_ptr_array_index (views, 0);
+  g_assert_true (ks_array_view_set_bindings (view, bindings, &error));
+  g_assert_no_error (error);
+  launch = *ks_pipeline_get_launch (f->pipeline);
+  launch.block = (KsDim3) { 128, 1, 1 };
+  launch.auto_grid = TRUE;
+  ks_pipeline_set_launch (f->pipeline, &launch);
+  g_signal_connect_swapped (f->panel, "arrays-ran", G_CALLBACK (mark_ran), &ran);
+  gtk_widget_activate_action (GTK_WIDGET (f->panel), "kernel.run-arrays", NULL);
+  KS_UI_TEST_WAIT_FOR (ran, KS_UI_TEST_PATIENCE_S);
+  g_assert_true (ran);
+  g_signal_handlers_disconnect_by_func (f->panel, mark_ran, &ran);
+
+  /* 2 · (0 + 1 + … + 999), exact in float. */
+  dir = g_dir_make_tmp ("ks-test-declared-XXXXXX", NULL);
+  path = g_build_filename (dir, "result.csv", NULL);
+  file = g_file_new_for_path (path);
+  g_assert_true (ks_array_view_show_array (view, "result"));
+  g_assert_true (ks_array_view_save_shown (view, file, &error));
+  g_assert_no_error (error);
+  result = ks_array_load (path, KS_ELEM_FLOAT32, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (result->length, ==, 1);
+  g_assert_cmpfloat (ks_array_get_double (result, 0), ==, 999000.0);
+  g_remove (path);
+  g_rmdir (dir);
+
+  /* Edit as CUDA: the form goes, the text stays and can be edited. */
+  ks_ui_test_find_widgets (GTK_WIDGET (f->panel), GTK_SOURCE_TYPE_VIEW, editors);
+  g_assert_cmpuint (editors->len, ==, 1);
+  g_assert_false (gtk_text_view_get_editable (g_ptr_array_index (editors, 0)));
+  ks_ui_test_find_widgets (GTK_WIDGET (f->panel), GTK_TYPE_BUTTON, buttons);
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_button_get_label (g_ptr_array_index (buttons, i)), "Edit as CUDA") == 0)
+      g_signal_emit_by_name (g_ptr_array_index (buttons, i), "clicked");
+  g_assert_false (gtk_widget_is_visible (GTK_WIDGET (map_row)));
+  g_assert_true (gtk_text_view_get_editable (g_ptr_array_index (editors, 0)));
+  g_assert_cmpstr (ks_kernel_source_get_entry (ks_kernel_panel_get_last_good (f->panel)), ==,
+                   "dot");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -796,5 +930,7 @@ main (int argc, char **argv)
               test_arrays, fixture_teardown);
   g_test_add ("/ks/kernel-editor/arrays-impossible-launch", Fixture, NULL, fixture_setup,
               test_arrays_impossible_launch, fixture_teardown);
+  g_test_add ("/ks/kernel-editor/declared", Fixture, NULL, fixture_setup, test_declared,
+              fixture_teardown);
   return g_test_run ();
 }

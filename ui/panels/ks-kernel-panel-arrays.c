@@ -3,12 +3,68 @@
  * the array view, and "Run" (the kernel.run-arrays action) runs it on them
  * in the worker: the pipeline's runner validates the launch panel's block
  * and grid against its device and runs it (ks_pipeline_run_arrays_async),
- * and the arrays the run wrote come back to the view. */
+ * and the arrays the run wrote come back to the view. A declared kernel's
+ * result and length are bound as the declaration implies. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
 #include "ks-kernel-panel-private.h"
+
+/* A declared kernel's arrays, after the page took the compiled signature:
+ * a reduction's result is one element, and a template's first bindings
+ * are set. */
+static void
+declared_bindings (KsKernelPanel *self, KsKernelSource *source)
+{
+  const GPtrArray *args = ks_kernel_source_get_args (source);
+
+  if (!self->declared)
+    return;
+  for (guint i = 0; self->declared_kind == KS_DECLARED_REDUCTION && i < args->len; i++)
+    {
+      const KsKernelArg *arg = g_ptr_array_index ((GPtrArray *) args, i);
+
+      if (arg->pointer && g_str_equal (arg->name, KS_DECLARED_RESULT))
+        {
+          g_autofree char *text = g_strdup_printf (KS_DECLARED_RESULT "=%s[1]:zeros:out",
+                                                   ks_elem_type_short_name (arg->type));
+          const char *texts[] = { text, NULL };
+
+          ks_array_view_set_bindings (self->array_view, texts, NULL);
+        }
+    }
+  if (self->declared_example != NULL)
+    ks_array_view_set_bindings (self->array_view, (const char *const *) self->declared_example,
+                                NULL);
+  self->declared_example = NULL;
+}
+
+/* Before a declared kernel runs: n is the length of the first array bound
+ * to one of the declaration's pointers, as PyCUDA passes it. */
+static void
+declared_sync_length (KsKernelPanel *self)
+{
+  g_autoptr (GPtrArray) bindings = NULL;
+
+  if (!self->declared)
+    return;
+  bindings = ks_array_view_get_bindings (self->array_view);
+  for (guint i = 0; i < bindings->len; i++)
+    {
+      const KsBinding *b = g_ptr_array_index (bindings, i);
+
+      if (b->is_array && !g_str_equal (b->name, KS_DECLARED_RESULT))
+        {
+          g_autofree char *text = g_strdup_printf (KS_DECLARED_LENGTH "=%" G_GSIZE_FORMAT,
+                                                   b->length);
+          const char *texts[] = { text, NULL };
+
+          ks_array_view_set_bindings (self->array_view, texts, NULL);
+          return;
+        }
+    }
+}
 
 void
 _ks_kernel_panel_show_arrays_page (KsKernelPanel *self, KsKernelSource *source)
@@ -24,6 +80,7 @@ _ks_kernel_panel_show_arrays_page (KsKernelPanel *self, KsKernelSource *source)
                                                entry != NULL ? entry : _("the kernel"));
 
       ks_array_view_set_signature (self->array_view, ks_kernel_source_get_args (source));
+      declared_bindings (self, source);
       gtk_label_set_label (self->arrays_label, text);
     }
 }
@@ -127,6 +184,7 @@ _ks_kernel_panel_run_arrays (KsKernelPanel *self)
                                              "and checking work here."));
       return;
     }
+  declared_sync_length (self);
   bindings = ks_array_view_get_bindings (self->array_view);
   arrays = ks_array_view_create_arrays (self->array_view, &error);
   if (arrays == NULL)

@@ -319,6 +319,25 @@ did_not_compile (KsKernelPanel *self, const GPtrArray *diagnostics, const GError
   _ks_kernel_panel_set_status (self, status);
 }
 
+/* A problem found before there is a source to compile (a declaration's):
+ * listed as a compile's would be, and a compile still on its way for older
+ * text is dropped. */
+void
+_ks_kernel_panel_show_problem (KsKernelPanel *self, const KsDiagnostic *diagnostic)
+{
+  g_autoptr (GPtrArray) diagnostics =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
+
+  g_clear_handle_id (&self->debounce_source, g_source_remove);
+  if (self->compile_cancellable != NULL)
+    g_cancellable_cancel (self->compile_cancellable);
+  g_clear_object (&self->compile_cancellable);
+  self->generation++;
+  g_ptr_array_add (diagnostics, ks_diagnostic_copy (diagnostic));
+  show_diagnostics (self, diagnostics);
+  did_not_compile (self, diagnostics, NULL);
+}
+
 static void
 on_compiled_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 {
@@ -469,6 +488,9 @@ _ks_kernel_panel_sync_mode_buttons (KsKernelPanel *self)
 void
 _ks_kernel_panel_set_mode (KsKernelPanel *self, KsKernelMode mode)
 {
+  /* A declared kernel is an "any" kernel. */
+  if (mode != KS_KERNEL_MODE_ANY)
+    _ks_kernel_panel_leave_declared (self);
   if (mode == self->mode)
     return;
   self->mode = mode;

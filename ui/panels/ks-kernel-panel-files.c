@@ -31,6 +31,8 @@ _ks_kernel_panel_set_text (KsKernelPanel *self, const char *text)
 {
   /* Another text: the kernel chooser's pick was for the old one. */
   g_clear_pointer (&self->kernel, g_free);
+  /* Text from anywhere but the declaration form leaves the form. */
+  _ks_kernel_panel_leave_declared (self);
   self->loading = TRUE;
   gtk_text_buffer_begin_irreversible_action (GTK_TEXT_BUFFER (self->buffer));
   gtk_text_buffer_set_text (GTK_TEXT_BUFFER (self->buffer), text, -1);
@@ -67,8 +69,8 @@ _ks_kernel_panel_load_template (KsKernelPanel *self, const char *name, GError **
       return TRUE;
     }
   g_set_error (error, KS_ERROR, KS_ERROR_INVALID_ARGUMENT,
-               _("There is no template “%s”: choose invert, gray, box-blur, add-arrays or "
-                 "histogram"), name);
+               _("There is no template “%s”: choose invert, gray, box-blur, add-arrays, "
+                 "histogram, declared-axpy, declared-dot or declared-cumsum"), name);
   return FALSE;
 }
 

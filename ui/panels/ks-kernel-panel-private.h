@@ -4,12 +4,16 @@
  * functions) calls into the others; files call the editor; the editor
  * calls the arrays, the cards and the includes (include folders, the kernel
  * chooser), which compile again through the kernel.compile action; all of
- * them call status, which calls none. */
+ * them call status, which calls none. The declaration form
+ * (ks-kernel-panel-declared.c) is called by the type's file only and calls
+ * the files (its text goes in through set_text) and the editor; the form is
+ * left through status, by whichever file puts other text in. */
 #pragma once
 
 #include <adwaita.h>
 
 #include "ks-array-view.h"
+#include "ks-declared-kernel.h"
 #include "ks-kernel-panel.h"
 #include "ks-param-editor.h"
 
@@ -43,6 +47,18 @@ struct _KsKernelPanel
   GtkLabel *arrays_label;
   KsArrayView *array_view;
   GtkLabel *status_label;
+  GtkWidget *declaration_box;
+  AdwComboRow *declared_kind_row;
+  AdwEntryRow *declared_name_row;
+  AdwEntryRow *declared_arguments_row;
+  AdwEntryRow *declared_operation_row;
+  AdwEntryRow *declared_map_row;
+  AdwEntryRow *declared_combine_row;
+  AdwEntryRow *declared_dtype_row;
+  AdwEntryRow *declared_neutral_row;
+  AdwEntryRow *declared_preamble_row;
+  AdwActionRow *declared_out_of_place_row;
+  GtkSwitch *declared_out_of_place_switch;
 
   /* owned references */
   KsWorker *own_worker;         /* without a pipeline: compilation only */
@@ -69,6 +85,13 @@ struct _KsKernelPanel
   guint generation;             /* of the newest compile asked for */
   guint version;
   guint64 dynamic_shared;
+
+  /* a declared kernel (ks-kernel-panel-declared.c): the form generates the text */
+  gboolean declared;
+  gboolean filling;             /* the form is being filled: not an edit */
+  guint declared_debounce;
+  KsDeclaredKind declared_kind; /* of the newest text the form generated */
+  const char *const *declared_example; /* bindings the next compile applies, static */
 };
 
 enum
@@ -93,6 +116,8 @@ enum
 extern guint _ks_kernel_panel_signals[N_SIGNALS];
 
 /* ks-kernel-panel-status.c */
+/* Hides the declaration form, the text staying (unless it is the form's own). */
+void        _ks_kernel_panel_leave_declared (KsKernelPanel *self);
 void        _ks_kernel_panel_set_status   (KsKernelPanel *self, const char *text);
 const char *_ks_kernel_panel_file_name    (KsKernelPanel *self);
 void        _ks_kernel_panel_update_title (KsKernelPanel *self);
@@ -124,6 +149,13 @@ KsKernelSource *_ks_kernel_panel_new_source     (KsKernelPanel *self, const char
 void            _ks_kernel_panel_show_kernels   (KsKernelPanel *self, KsKernelSource *source);
 void            _ks_kernel_panel_set_include_dirs (KsKernelPanel *self, const char *const *dirs);
 void            _ks_kernel_panel_choose_include_dir (KsKernelPanel *self);
+
+/* ks-kernel-panel-declared.c */
+void     _ks_kernel_panel_class_init_declared (GtkWidgetClass *widget_class);
+gboolean _ks_kernel_panel_load_declared  (KsKernelPanel *self, const char *name);
+
+/* ks-kernel-panel-editor.c, for a problem found before compiling */
+void _ks_kernel_panel_show_problem      (KsKernelPanel *self, const KsDiagnostic *diagnostic);
 
 /* ks-kernel-panel-files.c */
 void     _ks_kernel_panel_set_text      (KsKernelPanel *self, const char *text);

@@ -3,7 +3,9 @@
  * changes), the status line and the error messages for a toast go out
  * through the panel's property and signal tables, which live here, under
  * every file that notifies or emits; the editor's text and the worker that
- * compiles and runs are read by the editor, the arrays and the files alike. */
+ * compiles and runs are read by the editor, the arrays and the files alike,
+ * and the declaration form is left from here by whichever puts other text
+ * in. */
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -42,6 +44,18 @@ _ks_kernel_panel_file_name (KsKernelPanel *self)
   static const char *const names[] = { "expression.cu", "kernel.cu", "kernel.cu" };
 
   return self->name != NULL ? self->name : names[self->mode];
+}
+
+void
+_ks_kernel_panel_leave_declared (KsKernelPanel *self)
+{
+  if (self->filling || !self->declared)
+    return;
+  self->declared = FALSE;
+  self->declared_example = NULL;
+  g_clear_handle_id (&self->declared_debounce, g_source_remove);
+  gtk_widget_set_visible (self->declaration_box, FALSE);
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->source_view), TRUE);
 }
 
 void

@@ -7,7 +7,8 @@
  * ks-kernel-panel-includes.c (include folders, the kernel chooser),
  * ks-kernel-panel-editor.c (the editor, compiling as the user types, the
  * mode, the kernel going live), ks-kernel-panel-arrays.c (binding and
- * running an "any" kernel), ks-kernel-panel-cards.c (resources and
+ * running an "any" kernel), ks-kernel-panel-declared.c (the declaration
+ * form of declared kernels), ks-kernel-panel-cards.c (resources and
  * parameters) and ks-kernel-panel-status.c (title, status, errors). */
 #include "config.h"
 
@@ -203,6 +204,8 @@ ks_kernel_panel_load_template (KsKernelPanel *self, const char *name, GError **e
 {
   g_return_val_if_fail (KS_IS_KERNEL_PANEL (self) && name != NULL, FALSE);
 
+  if (_ks_kernel_panel_load_declared (self, name))
+    return TRUE;
   return _ks_kernel_panel_load_template (self, name, error);
 }
 
@@ -261,7 +264,8 @@ gboolean
 ks_kernel_panel_is_compiling (KsKernelPanel *self)
 {
   g_return_val_if_fail (KS_IS_KERNEL_PANEL (self), FALSE);
-  return self->debounce_source != 0 || self->compile_cancellable != NULL;
+  return self->debounce_source != 0 || self->declared_debounce != 0
+         || self->compile_cancellable != NULL;
 }
 
 void
@@ -308,6 +312,7 @@ ks_kernel_panel_dispose (GObject *object)
   KsKernelPanel *self = KS_KERNEL_PANEL (object);
 
   g_clear_handle_id (&self->debounce_source, g_source_remove);
+  g_clear_handle_id (&self->declared_debounce, g_source_remove);
   if (self->compile_cancellable != NULL)
     g_cancellable_cancel (self->compile_cancellable);
   g_clear_object (&self->compile_cancellable);
@@ -460,6 +465,7 @@ ks_kernel_panel_class_init (KsKernelPanelClass *klass)
   _ks_kernel_panel_class_init_editor (widget_class);
   _ks_kernel_panel_class_init_cards (widget_class);
   _ks_kernel_panel_class_init_includes (widget_class);
+  _ks_kernel_panel_class_init_declared (widget_class);
 }
 
 #undef RW

@@ -32,7 +32,9 @@ GtkSourceBuffer *ks_kernel_panel_get_buffer     (KsKernelPanel *self);
 /* Replaces the text (not an unsaved change when from a file or a template). */
 void             ks_kernel_panel_set_text       (KsKernelPanel *self, const char *text);
 /* The bundled templates: "invert", "gray", "box-blur", "add-arrays",
- * "histogram"; each sets its mode. */
+ * "histogram"; each sets its mode. "declared-axpy", "declared-dot" and
+ * "declared-cumsum" fill the declaration form (ks-declared-kernel.h)
+ * instead, whose generated source the editor shows read-only. */
 gboolean         ks_kernel_panel_load_template  (KsKernelPanel *self, const char *name,
                                                  GError **error);
 /* Reads a .cu file in the background; on failure the text stays. */
