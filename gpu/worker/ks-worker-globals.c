@@ -146,7 +146,11 @@ ks_module_globals_from_ptx (const char *ptx)
         {
           KsModuleGlobal *g = parse_declaration (text);
 
-          if (g != NULL && g_str_equal (g->symbol, "ks_printf_lines"))
+          /* Kernelscope's own variables (the printf line count, the
+           * struct layout tables) are not the user's to set or read, and
+           * do not make a module reload for every run. */
+          if (g != NULL && (g_str_has_prefix (g->symbol, "ks_")
+                            || strstr (g->symbol, "ks_layout_") != NULL))
             g_clear_pointer (&g, ks_module_global_free);
           if (g != NULL)
             g_ptr_array_add (globals, g);
