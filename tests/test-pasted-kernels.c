@@ -2,8 +2,10 @@
  * write them (tests/data/pasted), with their standard headers, several
  * kernels a file, __constant__ memory, vector, complex and struct types,
  * compile unchanged through `kernelscope-cli kernel --check`: each line of
- * the folder's MANIFEST is a file and the options a user would give. No
- * GPU is needed; without NVRTC the test skips. */
+ * the folder's MANIFEST is a file and the options a user would give. A line
+ * with " => " after them runs the kernel on the CPU engine with those
+ * options, and what follows is a line its output must hold (the results, or
+ * device printf). No GPU is needed; without NVRTC the test skips. */
 #include "config.h"
 
 #include <string.h>
@@ -17,6 +19,8 @@ static void
 test_compiles (gconstpointer data)
 {
   const char *line = data;
+  const char *arrow = strstr (line, " => ");
+  g_autofree char *command = arrow != NULL ? g_strndup (line, arrow - line) : g_strdup (line);
   g_auto (GStrv) words = NULL;
   g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_auto (KsTestProgramResult) r = { 0 };
@@ -26,9 +30,15 @@ test_compiles (gconstpointer data)
       g_test_skip ("NVRTC is not available");
       return;
     }
-  g_assert_true (g_shell_parse_argv (line, NULL, &words, NULL));
+  g_assert_true (g_shell_parse_argv (command, NULL, &words, NULL));
   g_ptr_array_add (argv, g_strdup ("kernel"));
-  g_ptr_array_add (argv, g_strdup ("--check"));
+  if (arrow != NULL)
+    {
+      g_ptr_array_add (argv, g_strdup ("--engine"));
+      g_ptr_array_add (argv, g_strdup ("cpu"));
+    }
+  else
+    g_ptr_array_add (argv, g_strdup ("--check"));
   g_ptr_array_add (argv, g_strdup ("--arch"));
   g_ptr_array_add (argv, g_strdup ("90"));
   g_ptr_array_add (argv, g_build_filename (data_dir, words[0], NULL));
@@ -40,6 +50,16 @@ test_compiles (gconstpointer data)
     {
       g_test_message ("%s does not compile (status %d):\n%s%s", line, r.status, r.out, r.err);
       g_test_fail ();
+      return;
+    }
+  if (arrow != NULL)
+    {
+      if (strstr (r.out, arrow + 4) == NULL)
+        {
+          g_test_message ("%s: the output does not hold “%s”:\n%s", command, arrow + 4, r.out);
+          g_test_fail ();
+        }
+      g_assert_nonnull (strstr (r.out, "ERROR SUMMARY: 0 errors"));
       return;
     }
   g_assert_nonnull (strstr (r.out, "compiled for sm_90"));
