@@ -1165,6 +1165,10 @@ kernel_main (const KernelOptions *o, const char *path)
         }
       for (guint i = 0; i < report.compiled->kernels->len; i++)
         print_resources (g_ptr_array_index (report.compiled->kernels, i));
+      /* The arguments' types as the compiler laid them out, as a run checks
+       * them before it binds anything. */
+      if (!ks_kernel_source_check_layout (source, report.compiled, &error))
+        goto out;
       ks_cli_print ("compiled for sm_%u in %.1f ms%s\n", report.arch, report.compiled->compile_ms,
                     report.compiled->cached ? " (cached)" : "");
     }

@@ -362,6 +362,20 @@ test_check_bindings (void)
   g_assert_nonnull (strstr (missing.err, where));
   g_assert_null (strstr (missing.out, "compiled for"));
 
+  /* a struct the compiler packs otherwise than C's rules say: --check
+   * refuses it as a run would, before any GPU is asked */
+  {
+    g_autofree char *packed = write_source ("packed.cu",
+                                            "struct __attribute__((packed)) S { char c; int x; };\n"
+                                            "__global__ void k (S *out, S s) { out[0] = s; }\n");
+    g_auto (KsTestProgramResult) p = { 0 };
+
+    RUN (&p, "--check", "--arch", "90", packed);
+    g_assert_cmpint (p.status, ==, 1);
+    g_assert_nonnull (strstr (p.err, "The compiler lays out S in 5 bytes aligned to 1"));
+    g_assert_null (strstr (p.out, "compiled for"));
+  }
+
   /* a size mismatch: f64 data for a float pointer */
   RUN (&wrong, "--check", "--arch", "90", path, "--arg", "result=f64[8]", "--arg", "a=f32[8]",
        "--arg", "b=f32[8]", "--arg", "n=8");
