@@ -9,8 +9,10 @@
 #include <glib/gstdio.h>
 #include <adwaita.h>
 
+#include "ks-array-run.h"
 #include "ks-array-view.h"
 #include "ks-error.h"
+#include "ks-test-helpers.h"
 #include "ks-ui-test-helpers.h"
 
 /* ---- fixture: a view in a window ---------------------------------------------------- */
@@ -599,6 +601,315 @@ test_inputs_shown (Fixture *fixture, gconstpointer data)
     }
 }
 
+/* ---- vector, complex and struct types --------------------------------------------------- */
+
+static const char typed_source[] =
+  "#include <cuComplex.h>\n"
+  "struct Particle { float3 pos; float mass; int id; };\n"
+  "__global__ void drift (float4 *v, const float4 *dv, Particle *p, float3 shift,\n"
+  "                       Particle base, cuFloatComplex w, unsigned n)\n"
+  "{\n"
+  "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i >= n)\n"
+  "    return;\n"
+  "  float4 a = v[i], b = dv[i];\n"
+  "  v[i] = make_float4 (a.x + b.x * shift.x, a.y + b.y * shift.y, a.z + b.z * shift.z,\n"
+  "                      a.w + w.x);\n"
+  "  p[i].pos = make_float3 (base.pos.x + i, base.pos.y, base.pos.z * w.y);\n"
+  "  p[i].mass = base.mass * 2;\n"
+  "  p[i].id = base.id + (int) i;\n"
+  "}\n";
+
+static KsKernelSource *
+typed_kernel (void)
+{
+  KsKernelSource *source = ks_kernel_source_new (KS_KERNEL_MODE_ANY, "drift.cu", typed_source);
+
+  g_assert_false (ks_kernel_source_has_errors (source));
+  return source;
+}
+
+static const char *
+selected_string (GtkDropDown *dropdown)
+{
+  GObject *item = gtk_drop_down_get_selected_item (dropdown);
+
+  g_assert_true (GTK_IS_STRING_OBJECT (item));
+  return gtk_string_object_get_string (GTK_STRING_OBJECT (item));
+}
+
+static GtkDropDown *
+init_dropdown (Fixture *fixture, const char *name)
+{
+  GtkWidget *dropdown = ks_ui_test_find_widget_matching (arg_row (fixture, name), match_dropdown,
+                                                         "Zeros");
+
+  g_assert_nonnull (dropdown);
+  return GTK_DROP_DOWN (dropdown);
+}
+
+static GtkEditable *
+value_entry (Fixture *fixture, const char *name)
+{
+  GtkWidget *entry = ks_ui_test_find_widget (arg_row (fixture, name), GTK_TYPE_ENTRY);
+
+  g_assert_nonnull (entry);
+  return GTK_EDITABLE (entry);
+}
+
+static gboolean
+match_label_prefix (GtkWidget *widget, gconstpointer data)
+{
+  return GTK_IS_LABEL (widget) && g_str_has_prefix (gtk_label_get_label (GTK_LABEL (widget)), data);
+}
+
+/* A kernel of float4 and struct arrays and vector, struct and complex
+ * values: each row shows its type by the C name, starts from data that
+ * binds, offers the initial data that applies, and takes a value as the
+ * command line writes it, a mistake shown at its row. */
+static void
+test_typed_rows (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (KsKernelSource) source = NULL;
+  g_autoptr (GPtrArray) bindings = NULL;
+  GtkDropDown *init;
+  GtkWidget *row;
+  const KsBinding *v, *dv, *p;
+
+  if (ks_ui_test_skip_without_display ())
+    return;
+  source = typed_kernel ();
+  ks_array_view_set_signature (fixture->view, ks_kernel_source_get_args (source));
+  g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_OK);
+  bindings = ks_array_view_get_bindings (fixture->view);
+  v = find_binding (bindings, "v");
+  dv = find_binding (bindings, "dv");
+  p = find_binding (bindings, "p");
+  g_assert_nonnull (v->element);
+  g_assert_cmpstr (v->element->name, ==, "float4");
+  g_assert_cmpint (v->init, ==, KS_ARRAY_INIT_ZEROS);
+  g_assert_cmpint (dv->init, ==, KS_ARRAY_INIT_UNIFORM);   /* read by the kernel: data */
+  g_assert_cmpstr (p->type_name, ==, "Particle");
+  g_assert_cmpint (p->init, ==, KS_ARRAY_INIT_ZEROS);
+  g_assert_cmpstr (find_binding (bindings, "shift")->value, ==, "(0, 0, 0)");
+  g_assert_cmpstr (find_binding (bindings, "base")->value, ==, "{pos=(0, 0, 0), mass=0, id=0}");
+  g_assert_cmpstr (find_binding (bindings, "w")->value, ==, "0+0j");
+
+  /* The types by their C names; a struct's array from zeros or a file only. */
+  g_assert_cmpstr (selected_string (type_dropdown (fixture, "v")), ==, "float4");
+  g_assert_cmpstr (selected_string (type_dropdown (fixture, "p")), ==, "Particle");
+  g_assert_nonnull (strstr (row_subtitle (arg_row (fixture, "p")), "Particle[1024]:zeros"));
+  g_assert_nonnull (strstr (row_subtitle (arg_row (fixture, "dv")), "float4[1024]:random(1)"));
+  init = init_dropdown (fixture, "p");
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (init)), ==, 2);
+  g_assert_cmpstr (selected_string (init), ==, "Zeros");
+  {
+    g_autoptr (GtkStringObject) file = g_list_model_get_item (gtk_drop_down_get_model (init), 1);
+
+    g_assert_cmpstr (gtk_string_object_get_string (file), ==, "File");
+  }
+  init = init_dropdown (fixture, "v");
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (init)), ==, 6);
+
+  /* Every component of a float4 array is filled: a range over them all. */
+  gtk_drop_down_set_selected (init, KS_ARRAY_INIT_RANGE);
+  g_assert_cmpuint (fixture->changes, ==, 1);
+  g_clear_pointer (&bindings, g_ptr_array_unref);
+  bindings = ks_array_view_get_bindings (fixture->view);
+  g_assert_cmpint (find_binding (bindings, "v")->init, ==, KS_ARRAY_INIT_RANGE);
+  g_assert_nonnull (strstr (row_subtitle (arg_row (fixture, "v")), "float4[1024]:range"));
+
+  /* f32 for a float4 pointer cannot run; float4 again can. */
+  gtk_drop_down_set_selected (type_dropdown (fixture, "v"), KS_ELEM_FLOAT32);
+  g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_ERROR);
+  g_assert_nonnull (strstr (row_subtitle (arg_row (fixture, "v")),
+                            "“v” is a float4 pointer but is bound to f32 data"));
+  gtk_drop_down_set_selected (type_dropdown (fixture, "v"), 10);
+  g_assert_cmpstr (selected_string (type_dropdown (fixture, "v")), ==, "float4");
+  g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_OK);
+
+  /* A struct's array made f32 offers every kind of data; made Particle
+   * again it starts from zeros, not from the random numbers chosen meanwhile. */
+  gtk_drop_down_set_selected (type_dropdown (fixture, "p"), KS_ELEM_FLOAT32);
+  init = init_dropdown (fixture, "p");
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (init)), ==, 6);
+  gtk_drop_down_set_selected (init, KS_ARRAY_INIT_UNIFORM);
+  gtk_drop_down_set_selected (type_dropdown (fixture, "p"), 10);
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (init)), ==, 2);
+  g_assert_cmpstr (selected_string (init), ==, "Zeros");
+  g_clear_pointer (&bindings, g_ptr_array_unref);
+  bindings = ks_array_view_get_bindings (fixture->view);
+  g_assert_cmpint (find_binding (bindings, "p")->init, ==, KS_ARRAY_INIT_ZEROS);
+  g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_OK);
+
+  /* Values as text: a mistake is shown at the row and marks the entry. */
+  row = arg_row (fixture, "shift");
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==,
+                   "float3 shift");
+  gtk_editable_set_text (value_entry (fixture, "shift"), "(1, 2");
+  g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_ERROR);
+  g_test_message ("shift (1, 2: %s", row_subtitle (row));
+  g_assert_nonnull (strstr (row_subtitle (row), "“shift” (float3): "));
+  g_assert_nonnull (strstr (row_subtitle (row), "no closing )"));
+  g_assert_nonnull (ks_ui_test_find_widget_matching (row, match_visible_icon,
+                                                     "dialog-error-symbolic"));
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (value_entry (fixture, "shift")), "error"));
+  maybe_screenshot (fixture, "array-view-typed-error");
+  gtk_editable_set_text (value_entry (fixture, "shift"), "(1, 2, 3)");
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (value_entry (fixture, "shift")),
+                                            "error"));
+  gtk_editable_set_text (value_entry (fixture, "base"), "{pos=(1, 2, 3), mass=2, id=7}");
+  gtk_editable_set_text (value_entry (fixture, "w"), "1.5-2j");
+  g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_OK);
+  g_assert_cmpstr (row_subtitle (arg_row (fixture, "base")), ==, "");
+
+  /* A struct value with a field left out runs (it is zero), and says so. */
+  gtk_editable_set_text (value_entry (fixture, "base"), "{pos=(1, 2, 3), id=7}");
+  g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_WARNING);
+  g_assert_nonnull (strstr (row_subtitle (arg_row (fixture, "base")), "mass is not given"));
+
+  /* A complex number that is no number. */
+  gtk_editable_set_text (value_entry (fixture, "w"), "1.5-2i");
+  g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_ERROR);
+  g_assert_nonnull (strstr (row_subtitle (arg_row (fixture, "w")), "“w” (cuFloatComplex): "));
+}
+
+/* A float4 array and a struct array bound in the view, run on the CPU
+ * engine, and the results as the command line prints them: one row per
+ * item. */
+static void
+test_typed_run (Fixture *fixture, gconstpointer data)
+{
+  const char *const texts[] = { "v=float4[37]:range", "dv=float4[37]:const(0.5)",
+                                "p=Particle[37]:zeros", "n=37", NULL };
+  g_autoptr (KsKernelSource) source = NULL;
+  g_autoptr (KsWorker) worker = NULL;
+  g_autoptr (KsDevice) cpu = NULL;
+  g_autoptr (GPtrArray) bindings = NULL;
+  g_autoptr (GPtrArray) arrays = NULL;
+  g_autoptr (GError) error = NULL;
+  KsArrayRunRequest request;
+  KsArrayRunResult result = { 0 };
+  GListModel *model;
+  GtkWidget *shape;
+
+  if (ks_ui_test_skip_without_display () || !ks_test_have_nvrtc ())
+    return;
+  source = typed_kernel ();
+  ks_array_view_set_signature (fixture->view, ks_kernel_source_get_args (source));
+  g_assert_true (ks_array_view_set_bindings (fixture->view, texts, &error));
+  g_assert_no_error (error);
+  gtk_editable_set_text (value_entry (fixture, "shift"), "(1, 2, 3)");
+  gtk_editable_set_text (value_entry (fixture, "base"), "Particle{pos=(1, 2, 3), mass=2, id=7}");
+  gtk_editable_set_text (value_entry (fixture, "w"), "1.5-2j");
+  g_assert_cmpint (ks_array_view_get_check (fixture->view), ==, KS_BINDING_OK);
+
+  bindings = ks_array_view_get_bindings (fixture->view);
+  arrays = ks_array_view_create_arrays (fixture->view, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (arrays->len, ==, 3);
+  g_assert_cmpuint (ks_array_get_bytes (g_ptr_array_index (arrays, 2)), ==, 37 * 20);
+  /* Poisoned: what the kernel does not write shows. */
+  memset (((KsArray *) g_ptr_array_index (arrays, 2))->data, 0xff, 37 * 20);
+
+  worker = ks_worker_new (-1);
+  cpu = ks_device_get_cpu ();
+  ks_array_run_request_init (&request, source);
+  request.bindings = bindings;
+  request.arrays = arrays;
+  request.launch.block = (KsDim3) { 32, 1, 1 };
+  request.launch.auto_grid = TRUE;
+  g_assert_true (ks_array_kernel_run (worker, ks_device_get_limits (cpu), &request, &result, NULL,
+                                      &error));
+  g_assert_no_error (error);
+  g_assert_true (result.run.emulated);
+  g_assert_cmpuint (result.run.n_findings, ==, 0);
+  g_ptr_array_add (result.out_names, NULL);
+  ks_array_view_set_results (fixture->view, result.run.arrays,
+                             (const char *const *) result.out_names->pdata);
+  ks_ui_test_iterate ();
+
+  /* v: one row per float4, x + 0.5·1, y + 0.5·2, z + 0.5·3, w + 1.5. */
+  g_assert_true (ks_array_view_show_array (fixture->view, "v"));
+  ks_ui_test_iterate ();
+  shape = ks_ui_test_find_widget_matching (GTK_WIDGET (fixture->view), match_label_prefix, "37 ");
+  g_assert_nonnull (shape);
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (shape)), ==, "37 items of float4");
+  model = column_view_model (fixture);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 37);
+  for (guint i = 0; i < 37; i++)
+    {
+      g_autoptr (GtkStringObject) item = g_list_model_get_item (model, i);
+      g_autofree char *expected = g_strdup_printf ("(%g, %g, %g, %g)", 4.0 * i + 0.5,
+                                                   4.0 * i + 2, 4.0 * i + 3.5, 4.0 * i + 4.5);
+
+      g_assert_cmpstr (gtk_string_object_get_string (item), ==, expected);
+    }
+  maybe_screenshot (fixture, "array-view-float4");
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (fixture->view), "(4.5, 6, 7.5, 8.5)"));
+
+  /* p: every struct written, as {…}. */
+  g_assert_true (ks_array_view_show_array (fixture->view, "p"));
+  ks_ui_test_iterate ();
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (shape)), ==, "37 items of Particle");
+  model = column_view_model (fixture);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 37);
+  for (guint i = 0; i < 37; i++)
+    {
+      g_autoptr (GtkStringObject) item = g_list_model_get_item (model, i);
+      g_autofree char *expected = g_strdup_printf ("{pos=(%u, 2, -6), mass=4, id=%u}", 1 + i,
+                                                   7 + i);
+
+      g_assert_cmpstr (gtk_string_object_get_string (item), ==, expected);
+    }
+  g_assert_true (ks_ui_test_label_shows (GTK_WIDGET (fixture->view),
+                                         "{pos=(3, 2, -6), mass=4, id=9}"));
+  maybe_screenshot (fixture, "array-view-struct");
+
+  /* The input as the run was given it, made again from its binding. */
+  g_assert_true (ks_array_view_show_array (fixture->view, "dv"));
+  ks_ui_test_iterate ();
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (shape)), ==,
+                   "37 items of float4, as the run was given it");
+  model = column_view_model (fixture);
+  {
+    g_autoptr (GtkStringObject) item = g_list_model_get_item (model, 36);
+
+    g_assert_cmpstr (gtk_string_object_get_string (item), ==, "(0.5, 0.5, 0.5, 0.5)");
+  }
+
+  /* A struct's array saves as .npy (a .csv holds numbers only). */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("ks-array-view-XXXXXX", NULL);
+    g_autofree char *npy = g_build_filename (dir, "p.npy", NULL);
+    g_autofree char *csv = g_build_filename (dir, "p.csv", NULL);
+    g_autoptr (GFile) npy_file = g_file_new_for_path (npy);
+    g_autoptr (GFile) csv_file = g_file_new_for_path (csv);
+    g_autoptr (KsArray) loaded = NULL;
+    const KsKernelArg *p_arg = g_ptr_array_index ((GPtrArray *) ks_kernel_source_get_args (source),
+                                                  2);
+
+    g_assert_true (ks_array_view_show_array (fixture->view, "p"));
+    g_assert_true (ks_array_view_save_shown (fixture->view, npy_file, &error));
+    g_assert_no_error (error);
+    loaded = ks_array_load_of (npy, p_arg->value, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (ks_array_get_count (loaded), ==, 37);
+    {
+      g_autofree char *item = ks_array_format_item (loaded, 36);
+
+      g_assert_cmpstr (item, ==, "{pos=(37, 2, -6), mass=4, id=43}");
+    }
+    g_assert_false (ks_array_view_save_shown (fixture->view, csv_file, &error));
+    g_assert_nonnull (error);
+    g_test_message ("a struct array as .csv: %s", error->message);
+    g_clear_error (&error);
+    g_unlink (npy);
+    g_rmdir (dir);
+  }
+  ks_array_run_result_clear (&result);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -615,6 +926,8 @@ main (int argc, char **argv)
   ADD ("bindings-kept", test_bindings_kept);
   ADD ("set-bindings", test_set_bindings);
   ADD ("inputs-shown", test_inputs_shown);
+  ADD ("typed-rows", test_typed_rows);
+  ADD ("typed-run", test_typed_run);
 #undef ADD
   return g_test_run ();
 }

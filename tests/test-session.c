@@ -1,11 +1,13 @@
 /* test-session.c: sessions as a user meets them — a session saved and
  * opened again gives the same pixels, op, parameters, launch, view and
- * editor; a pasted image travels inside it; a damaged, foreign or newer file
- * is refused and changes nothing; what only this machine lacks is left out
+ * editor (its include folders, its pick among several kernels, a declared
+ * kernel as its declaration); a pasted image travels inside it; a damaged,
+ * foreign or newer file is refused and changes nothing; what only this
+ * machine lacks, and what is wrong in the editor's additions, is left out
  * and named; the bundle holds the run's files; and the "Recent" menu offers
  * what was opened (the last session is test-last-session.c's). Runs on
  * the CPU engine, with the state and data folders (recent files) in a
- * temporary folder. Over 800 lines as one piece: every test here goes
+ * temporary folder. Over a thousand lines as one piece: every test here goes
  * through the same helpers (waiting for the pipeline and the toasts,
  * saving, parsing the file written), each one a thing a user does with a
  * session file. */
@@ -843,6 +845,333 @@ test_recent (void)
   ks_ui_test_close_window (window);
 }
 
+/* ---- the kernel editor's include folders, pick and declared kernels ---------------- */
+
+static void
+wait_compiled (KsKernelPanel *panel)
+{
+  ks_ui_test_iterate_for (20);
+  for (int i = 0; i < 3000 && ks_kernel_panel_is_compiling (panel); i++)
+    ks_ui_test_iterate_for (10);
+  g_assert_false (ks_kernel_panel_is_compiling (panel));
+}
+
+/* text with every `from` replaced by `to`; `from` must occur. */
+static char *
+replace_text (const char *text, const char *from, const char *to)
+{
+  g_auto (GStrv) parts = g_strsplit (text, from, -1);
+
+  g_assert_cmpuint (g_strv_length (parts), >, 1);
+  return g_strjoinv (to, parts);
+}
+
+static void
+open_session (KsWindow *window, const char *path)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+
+  ks_session_open (window, file, KS_SESSION_APPLY_ALL);
+}
+
+/* A text of two kernels, one of them picked in the chooser, and a header
+ * from an include folder: all three come back, and the picked kernel is
+ * the one that compiles. */
+static void
+test_kernel_includes_and_pick (void)
+{
+  static const char text[] =
+    "#include \"scale.cuh\"\n"
+    "__global__ void first (float *out, unsigned n) { if (threadIdx.x < n) out[threadIdx.x] = 1; }\n"
+    "__global__ void second (float *out, unsigned n)\n"
+    "{\n"
+    "  if (threadIdx.x < n) out[threadIdx.x] = scale (2.0f);\n"
+    "}\n";
+  g_autoptr (GSettings) settings = fresh_settings ();
+  g_autofree char *path = tmp_path ("includes" KS_SESSION_EXTENSION);
+  g_autofree char *inc = tmp_path ("inc");
+  g_autofree char *header = g_build_filename (inc, "scale.cuh", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  KsWindow *a = open_window (FALSE), *b;
+  KsKernelPanel *pa = ks_window_get_kernel_panel (a), *pb;
+  const char *dirs[] = { inc, NULL };
+  const char *message;
+  JsonObject *kernel;
+  JsonArray *saved_dirs;
+
+  g_assert_cmpint (g_mkdir_with_parents (inc, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (header,
+                                      "__device__ float scale (float x) { return 3 * x; }\n", -1,
+                                      NULL));
+  ks_kernel_panel_set_mode (pa, KS_KERNEL_MODE_ANY);
+  ks_kernel_panel_set_include_dirs (pa, dirs);
+  ks_kernel_panel_set_text (pa, text);
+  ks_kernel_panel_set_kernel (pa, "second");
+  wait_compiled (pa);
+  save_session (a, path);
+
+  kernel = json_object_get_object_member (parse_file (parser, path), "kernel");
+  saved_dirs = json_object_get_array_member (kernel, "include_dirs");
+  g_assert_cmpuint (json_array_get_length (saved_dirs), ==, 1);
+  g_assert_cmpstr (json_array_get_string_element (saved_dirs, 0), ==, inc);
+  g_assert_cmpstr (json_object_get_string_member (kernel, "entry"), ==, "second");
+  g_assert_false (json_object_has_member (kernel, "declared"));
+
+  b = open_window (FALSE);
+  pb = ks_window_get_kernel_panel (b);
+  g_assert_null (ks_kernel_panel_get_include_dirs (pb)[0]);
+  open_session (b, path);
+  message = ks_ui_test_wait_message (b, "includes.kscope.json");
+  g_assert_cmpstr (message, ==, "Opened the session includes.kscope.json");
+  g_assert_true (g_strv_equal (ks_kernel_panel_get_include_dirs (pb), dirs));
+  g_assert_cmpstr (ks_kernel_panel_get_kernel (pb), ==, "second");
+  {
+    g_autofree char *restored = kernel_text (b);
+
+    g_assert_cmpstr (restored, ==, text);
+  }
+  if (ks_test_have_nvrtc ())
+    {
+      /* The header is found in the folder, and the pick is what compiled. */
+      wait_compiled (pb);
+      g_assert_nonnull (ks_kernel_panel_get_last_good (pb));
+      g_assert_cmpstr (ks_kernel_source_get_entry (ks_kernel_panel_get_last_good (pb)), ==,
+                       "second");
+    }
+
+  /* A pick the text no longer has: the text decides, and the toast says so. */
+  {
+    g_autofree char *edited = NULL;
+    g_autofree char *renamed = tmp_path ("renamed" KS_SESSION_EXTENSION);
+    g_autofree char *contents = NULL;
+
+    g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+    edited = replace_text (contents, "\"second\"", "\"third\"");
+    g_assert_true (g_file_set_contents (renamed, edited, -1, NULL));
+    open_session (b, renamed);
+    message = ks_ui_test_wait_message (b, "renamed.kscope.json");
+    g_test_message ("%s", message);
+    g_assert_true (g_str_has_prefix (message, "Opened the session renamed.kscope.json, except"));
+    g_assert_nonnull (strstr (message, "no kernel “third”"));
+    g_assert_null (ks_kernel_panel_get_kernel (pb));
+    g_assert_true (g_strv_equal (ks_kernel_panel_get_include_dirs (pb), dirs));
+  }
+  ks_ui_test_close_window (b);
+  ks_ui_test_close_window (a);
+  g_unlink (header);
+  g_rmdir (inc);
+}
+
+static void
+assert_declaration (const KsDeclaration *d, KsDeclaredKind kind, const char *name,
+                    const char *arguments, const char *map_expr, const char *reduce_expr,
+                    const char *neutral, const char *dtype, const char *preamble)
+{
+  g_assert_cmpint (d->kind, ==, kind);
+  g_assert_cmpstr (d->name, ==, name);
+  if (arguments != NULL)
+    g_assert_cmpstr (d->arguments, ==, arguments);
+  if (map_expr != NULL)
+    g_assert_cmpstr (d->map_expr, ==, map_expr);
+  g_assert_cmpstr (d->reduce_expr, ==, reduce_expr);
+  g_assert_cmpstr (d->neutral, ==, neutral);
+  g_assert_cmpstr (d->dtype, ==, dtype);
+  g_assert_cmpstr (d->preamble, ==, preamble);
+}
+
+/* A declared kernel comes back as its declaration — the form with its
+ * kind and pieces, the source generated from it — not as the text it
+ * generated; a reduction and an exclusive scan out of place. */
+static void
+test_declared_kernel (void)
+{
+  static const KsDeclaration reduction = {
+    .kind = KS_DECLARED_REDUCTION, .name = "norm2", .dtype = "double", .neutral = "0",
+    .reduce_expr = "a+b", .map_expr = "square (x[i])", .arguments = "const double *x",
+    .preamble = "__device__ double square (double v) { return v * v; }",
+  };
+  static const KsDeclaration scan = {
+    .kind = KS_DECLARED_EXCLUSIVE_SCAN, .name = "prefix_max", .dtype = "int",
+    .reduce_expr = "max (a, b)", .neutral = "-2147483647", .out_of_place = TRUE,
+  };
+  g_autoptr (GSettings) settings = fresh_settings ();
+  g_autofree char *path = tmp_path ("declared" KS_SESSION_EXTENSION);
+  g_autofree char *scan_path = tmp_path ("scan" KS_SESSION_EXTENSION);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  KsWindow *a = open_window (FALSE), *b;
+  KsKernelPanel *pa = ks_window_get_kernel_panel (a), *pb;
+  g_autofree char *generated = NULL;
+  g_autofree char *restored = NULL;
+  KsDeclaration d;
+  JsonObject *declared;
+
+  ks_kernel_panel_set_declaration (pa, &reduction);
+  wait_compiled (pa);
+  generated = kernel_text (a);
+  g_assert_nonnull (strstr (generated, "square (x[i])"));
+  save_session (a, path);
+
+  declared = json_object_get_object_member (
+    json_object_get_object_member (parse_file (parser, path), "kernel"), "declared");
+  g_assert_nonnull (declared);
+  g_assert_cmpstr (json_object_get_string_member (declared, "kind"), ==, "reduction");
+  g_assert_cmpstr (json_object_get_string_member (declared, "name"), ==, "norm2");
+  g_assert_cmpstr (json_object_get_string_member (declared, "map_expr"), ==, "square (x[i])");
+  g_assert_cmpstr (json_object_get_string_member (declared, "reduce_expr"), ==, "a+b");
+  g_assert_cmpstr (json_object_get_string_member (declared, "dtype_out"), ==, "double");
+  g_assert_cmpstr (json_object_get_string_member (declared, "neutral"), ==, "0");
+  g_assert_cmpstr (json_object_get_string_member (declared, "arguments"), ==, "const double *x");
+  g_assert_false (json_object_has_member (declared, "operation"));
+  g_assert_false (json_object_has_member (declared, "out_of_place"));
+
+  b = open_window (FALSE);
+  pb = ks_window_get_kernel_panel (b);
+  ks_kernel_panel_set_text (pb, "/* mine */");
+  g_assert_false (ks_kernel_panel_get_declaration (pb, &d));
+  open_session (b, path);
+  g_assert_cmpstr (ks_ui_test_wait_message (b, "declared.kscope.json"), ==,
+                   "Opened the session declared.kscope.json");
+  wait_compiled (pb);
+  g_assert_true (ks_kernel_panel_get_declaration (pb, &d));
+  assert_declaration (&d, KS_DECLARED_REDUCTION, "norm2", "const double *x", "square (x[i])",
+                      "a+b", "0", "double", reduction.preamble);
+  g_assert_cmpint (ks_kernel_panel_get_mode (pb), ==, KS_KERNEL_MODE_ANY);
+  restored = kernel_text (b);
+  g_assert_cmpstr (restored, ==, generated);
+  /* Generated, so not the user's to edit: the form is where it changes. */
+  g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (
+    ks_ui_test_find_widget (GTK_WIDGET (pb), GTK_SOURCE_TYPE_VIEW))));
+
+  /* A scan writes scan_expr and dtype, in place or not. */
+  ks_kernel_panel_set_declaration (pa, &scan);
+  wait_compiled (pa);
+  save_session (a, scan_path);
+  declared = json_object_get_object_member (
+    json_object_get_object_member (parse_file (parser, scan_path), "kernel"), "declared");
+  g_assert_cmpstr (json_object_get_string_member (declared, "kind"), ==, "exclusive-scan");
+  g_assert_cmpstr (json_object_get_string_member (declared, "scan_expr"), ==, "max (a, b)");
+  g_assert_cmpstr (json_object_get_string_member (declared, "dtype"), ==, "int");
+  g_assert_true (json_object_get_boolean_member (declared, "out_of_place"));
+  g_assert_false (json_object_has_member (declared, "arguments"));
+  g_assert_false (json_object_has_member (declared, "preamble"));
+  open_session (b, scan_path);
+  ks_ui_test_wait_message (b, "Opened the session scan.kscope.json");
+  wait_compiled (pb);
+  g_assert_true (ks_kernel_panel_get_declaration (pb, &d));
+  assert_declaration (&d, KS_DECLARED_EXCLUSIVE_SCAN, "prefix_max", NULL, NULL, "max (a, b)",
+                      "-2147483647", "int", "");
+  g_assert_true (d.out_of_place);
+  g_free (restored);
+  restored = kernel_text (b);
+  g_free (generated);
+  generated = kernel_text (a);
+  g_assert_cmpstr (restored, ==, generated);
+
+  /* A session of plain text leaves the form. */
+  ks_kernel_panel_set_text (pa, "/* written by hand */");
+  save_session (a, path);
+  open_session (b, path);
+  ks_ui_test_wait_message (b, "Opened the session declared.kscope.json");
+  g_assert_false (ks_kernel_panel_get_declaration (pb, &d));
+  g_free (restored);
+  restored = kernel_text (b);
+  g_assert_cmpstr (restored, ==, "/* written by hand */");
+  ks_ui_test_close_window (b);
+  ks_ui_test_close_window (a);
+}
+
+/* A session written before the editor kept its folders, pick and
+ * declaration opens as before; wrong values there are left out on their
+ * own, named, and everything else applies. */
+static void
+test_kernel_additions_left_out (void)
+{
+  g_autoptr (GSettings) settings = fresh_settings ();
+  g_autofree char *old_path = tmp_path ("old" KS_SESSION_EXTENSION);
+  g_autofree char *bad_path = tmp_path ("bad-editor" KS_SESSION_EXTENSION);
+  g_autofree char *gone_path = tmp_path ("gone" KS_SESSION_EXTENSION);
+  g_autofree char *number_path = tmp_path ("number" KS_SESSION_EXTENSION);
+  g_autofree char *inc = tmp_path ("kept-inc");
+  KsWindow *window = open_window (FALSE);
+  KsKernelPanel *panel = ks_window_get_kernel_panel (window);
+  KsPipeline *pipeline = ks_window_get_pipeline (window);
+  const char *dirs[] = { inc, NULL };
+  const char *message;
+  KsDeclaration d;
+
+  g_assert_cmpint (g_mkdir_with_parents (inc, 0755), ==, 0);
+  ks_kernel_panel_set_include_dirs (panel, dirs);
+
+  g_assert_true (g_file_set_contents (old_path,
+    "{\"format\": \"kernelscope-session\", \"version\": 1,"
+    " \"kernel\": {\"source\": \"out = in / 2;\", \"mode\": \"expression\", \"visible\": false}}",
+    -1, NULL));
+  open_session (window, old_path);
+  g_assert_cmpstr (ks_ui_test_wait_message (window, "old.kscope.json"), ==,
+                   "Opened the session old.kscope.json");
+  g_assert_true (g_strv_equal (ks_kernel_panel_get_include_dirs (panel), dirs));
+  g_assert_null (ks_kernel_panel_get_kernel (panel));
+  g_assert_false (ks_kernel_panel_get_declaration (panel, &d));
+  {
+    g_autofree char *text = kernel_text (window);
+
+    g_assert_cmpstr (text, ==, "out = in / 2;");
+  }
+
+  g_assert_true (g_file_set_contents (bad_path,
+    "{\"format\": \"kernelscope-session\", \"version\": 1, \"op\": {\"id\": \"gray\"},"
+    " \"kernel\": {\"source\": \"/* generated */\", \"mode\": \"any\", \"visible\": false,"
+    " \"include_dirs\": \"inc\", \"entry\": 5,"
+    " \"declared\": {\"kind\": \"fold\", \"name\": \"f\"}}}", -1, NULL));
+  open_session (window, bad_path);
+  message = ks_ui_test_wait_message (window, "bad-editor.kscope.json");
+  g_test_message ("%s", message);
+  g_assert_true (g_str_has_prefix (message, "Opened the session bad-editor.kscope.json, except"));
+  g_assert_nonnull (strstr (message, "“kernel.include_dirs” must be a list of folders"));
+  g_assert_nonnull (strstr (message, "“kernel.entry” must be a kernel’s name"));
+  g_assert_nonnull (strstr (message, "“kernel.declared.kind” must be one of elementwise, "
+                                     "reduction, inclusive-scan, exclusive-scan"));
+  g_assert_null (strchr (message, '\n'));
+  ks_ui_test_wait_window_idle (window);
+  /* The rest applied: the op, the mode, the text; the folders stayed. */
+  g_assert_cmpstr (ks_pipeline_get_op (pipeline)->id, ==, "gray");
+  g_assert_cmpint (ks_kernel_panel_get_mode (panel), ==, KS_KERNEL_MODE_ANY);
+  g_assert_true (g_strv_equal (ks_kernel_panel_get_include_dirs (panel), dirs));
+  g_assert_false (ks_kernel_panel_get_declaration (panel, &d));
+  {
+    g_autofree char *text = kernel_text (window);
+
+    g_assert_cmpstr (text, ==, "/* generated */");
+  }
+
+  /* A folder that has gone, a piece of the wrong type. */
+  g_assert_true (g_file_set_contents (gone_path,
+    "{\"format\": \"kernelscope-session\", \"version\": 1,"
+    " \"kernel\": {\"source\": \"x\", \"mode\": \"any\","
+    " \"include_dirs\": [\"/nonexistent-ks-dir/inc\"],"
+    " \"declared\": {\"kind\": \"elementwise\", \"operation\": [\"z[i] = 0\"]}}}", -1, NULL));
+  open_session (window, gone_path);
+  message = ks_ui_test_wait_message (window, "gone.kscope.json");
+  g_test_message ("%s", message);
+  g_assert_nonnull (strstr (message, "include folder /nonexistent-ks-dir/inc is not there"));
+  g_assert_nonnull (strstr (message, "“kernel.declared.operation” must be a string"));
+  g_assert_null (ks_kernel_panel_get_include_dirs (panel)[0]);
+
+  /* A list with a number in it. */
+  g_assert_true (g_file_set_contents (number_path,
+    "{\"format\": \"kernelscope-session\", \"version\": 1,"
+    " \"kernel\": {\"source\": \"x\", \"mode\": \"any\", \"include_dirs\": [\"/tmp\", 3]}}",
+    -1, NULL));
+  ks_kernel_panel_set_include_dirs (panel, dirs);
+  open_session (window, number_path);
+  message = ks_ui_test_wait_message (window, "number.kscope.json");
+  g_test_message ("%s", message);
+  g_assert_nonnull (strstr (message, "(item 2)"));
+  g_assert_true (g_strv_equal (ks_kernel_panel_get_include_dirs (panel), dirs));
+  ks_ui_test_close_window (window);
+  g_rmdir (inc);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -871,6 +1200,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/ks/ui/session/embedded-input", test_embedded_input);
   g_test_add_func ("/ks/ui/session/refused", test_refused);
   g_test_add_func ("/ks/ui/session/partly-applied", test_partly_applied);
+  g_test_add_func ("/ks/ui/session/kernel-includes-and-pick", test_kernel_includes_and_pick);
+  g_test_add_func ("/ks/ui/session/declared-kernel", test_declared_kernel);
+  g_test_add_func ("/ks/ui/session/kernel-additions-left-out", test_kernel_additions_left_out);
   g_test_add_func ("/ks/ui/session/bundle", test_bundle);
   g_test_add_func ("/ks/ui/session/recent", test_recent);
   status = g_test_run ();

@@ -187,40 +187,53 @@ set_row (AdwEntryRow *row, const char *text)
   gtk_editable_set_text (GTK_EDITABLE (row), text != NULL ? text : "");
 }
 
+void
+_ks_kernel_panel_set_declaration (KsKernelPanel *self, const KsDeclaration *d,
+                                  const char *const *bindings)
+{
+  self->filling = TRUE;
+  adw_combo_row_set_selected (self->declared_kind_row, d->kind);
+  set_row (self->declared_name_row, d->name);
+  set_row (self->declared_arguments_row, d->arguments);
+  set_row (self->declared_operation_row, d->operation);
+  set_row (self->declared_map_row, d->map_expr);
+  set_row (self->declared_combine_row, d->reduce_expr);
+  set_row (self->declared_dtype_row, d->dtype);
+  set_row (self->declared_neutral_row, d->neutral);
+  set_row (self->declared_preamble_row, d->preamble);
+  gtk_switch_set_active (self->declared_out_of_place_switch, d->out_of_place);
+  show_rows (self);
+  g_clear_object (&self->file);
+  self->loading = TRUE;
+  _ks_kernel_panel_set_mode (self, KS_KERNEL_MODE_ANY);
+  self->loading = FALSE;
+  self->filling = FALSE;
+
+  self->declared = TRUE;
+  self->declared_example = bindings;
+  gtk_widget_set_visible (self->declaration_box, TRUE);
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->source_view), FALSE);
+  regenerate (self);
+}
+
+gboolean
+_ks_kernel_panel_get_declaration (KsKernelPanel *self, KsDeclaration *declaration)
+{
+  if (!self->declared)
+    return FALSE;
+  read_form (self, declaration);
+  return TRUE;
+}
+
 gboolean
 _ks_kernel_panel_load_declared (KsKernelPanel *self, const char *name)
 {
   for (guint i = 0; i < G_N_ELEMENTS (examples); i++)
-    {
-      const KsDeclaration *d = &examples[i].declaration;
-
-      if (!g_str_equal (examples[i].template_name, name))
-        continue;
-      self->filling = TRUE;
-      adw_combo_row_set_selected (self->declared_kind_row, d->kind);
-      set_row (self->declared_name_row, d->name);
-      set_row (self->declared_arguments_row, d->arguments);
-      set_row (self->declared_operation_row, d->operation);
-      set_row (self->declared_map_row, d->map_expr);
-      set_row (self->declared_combine_row, d->reduce_expr);
-      set_row (self->declared_dtype_row, d->dtype);
-      set_row (self->declared_neutral_row, d->neutral);
-      set_row (self->declared_preamble_row, d->preamble);
-      gtk_switch_set_active (self->declared_out_of_place_switch, d->out_of_place);
-      show_rows (self);
-      g_clear_object (&self->file);
-      self->loading = TRUE;
-      _ks_kernel_panel_set_mode (self, KS_KERNEL_MODE_ANY);
-      self->loading = FALSE;
-      self->filling = FALSE;
-
-      self->declared = TRUE;
-      self->declared_example = examples[i].bindings;
-      gtk_widget_set_visible (self->declaration_box, TRUE);
-      gtk_text_view_set_editable (GTK_TEXT_VIEW (self->source_view), FALSE);
-      regenerate (self);
-      return TRUE;
-    }
+    if (g_str_equal (examples[i].template_name, name))
+      {
+        _ks_kernel_panel_set_declaration (self, &examples[i].declaration, examples[i].bindings);
+        return TRUE;
+      }
   return FALSE;
 }
 

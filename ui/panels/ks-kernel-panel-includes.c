@@ -103,10 +103,17 @@ on_kernel_selected_cb (GtkDropDown *dropdown, GParamSpec *pspec, KsKernelPanel *
   if (self->syncing_kernels || selected == GTK_INVALID_LIST_POSITION)
     return;
   name = gtk_string_list_get_string (self->kernel_list, selected);
-  if (name == NULL || g_strcmp0 (name, self->kernel) == 0)
+  if (name != NULL)
+    _ks_kernel_panel_set_kernel (self, name);
+}
+
+void
+_ks_kernel_panel_set_kernel (KsKernelPanel *self, const char *kernel)
+{
+  if (g_strcmp0 (kernel, self->kernel) == 0)
     return;
   g_free (self->kernel);
-  self->kernel = g_strdup (name);
+  self->kernel = g_strdup (kernel);
   gtk_widget_activate_action (GTK_WIDGET (self), "kernel.compile", NULL);
 }
 

@@ -148,11 +148,17 @@ void            _ks_kernel_panel_class_init_includes (GtkWidgetClass *widget_cla
 KsKernelSource *_ks_kernel_panel_new_source     (KsKernelPanel *self, const char *text);
 void            _ks_kernel_panel_show_kernels   (KsKernelPanel *self, KsKernelSource *source);
 void            _ks_kernel_panel_set_include_dirs (KsKernelPanel *self, const char *const *dirs);
+void            _ks_kernel_panel_set_kernel     (KsKernelPanel *self, const char *kernel);
 void            _ks_kernel_panel_choose_include_dir (KsKernelPanel *self);
 
 /* ks-kernel-panel-declared.c */
 void     _ks_kernel_panel_class_init_declared (GtkWidgetClass *widget_class);
 gboolean _ks_kernel_panel_load_declared  (KsKernelPanel *self, const char *name);
+gboolean _ks_kernel_panel_get_declaration (KsKernelPanel *self, KsDeclaration *declaration);
+/* Fills the form and regenerates; bindings (static, or NULL) are what the
+ * first compile binds. */
+void     _ks_kernel_panel_set_declaration (KsKernelPanel *self, const KsDeclaration *declaration,
+                                           const char *const *bindings);
 
 /* ks-kernel-panel-editor.c, for a problem found before compiling */
 void _ks_kernel_panel_show_problem      (KsKernelPanel *self, const KsDiagnostic *diagnostic);

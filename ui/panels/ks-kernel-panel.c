@@ -291,6 +291,33 @@ ks_kernel_panel_get_kernel (KsKernelPanel *self)
 }
 
 void
+ks_kernel_panel_set_kernel (KsKernelPanel *self, const char *kernel)
+{
+  g_return_if_fail (KS_IS_KERNEL_PANEL (self));
+
+  _ks_kernel_panel_set_kernel (self, kernel);
+}
+
+gboolean
+ks_kernel_panel_get_declaration (KsKernelPanel *self, KsDeclaration *declaration)
+{
+  g_return_val_if_fail (KS_IS_KERNEL_PANEL (self), FALSE);
+  g_return_val_if_fail (declaration != NULL, FALSE);
+
+  return _ks_kernel_panel_get_declaration (self, declaration);
+}
+
+void
+ks_kernel_panel_set_declaration (KsKernelPanel *self, const KsDeclaration *declaration)
+{
+  g_return_if_fail (KS_IS_KERNEL_PANEL (self));
+  g_return_if_fail (declaration != NULL);
+  g_return_if_fail (declaration->kind <= KS_DECLARED_EXCLUSIVE_SCAN);
+
+  _ks_kernel_panel_set_declaration (self, declaration, NULL);
+}
+
+void
 ks_kernel_panel_compile_now (KsKernelPanel *self)
 {
   g_return_if_fail (KS_IS_KERNEL_PANEL (self));

@@ -9,6 +9,7 @@
 
 #include <gtksourceview/gtksource.h>
 
+#include "ks-declared-kernel.h"
 #include "ks-panel.h"
 
 G_BEGIN_DECLS
@@ -59,8 +60,20 @@ void             ks_kernel_panel_set_include_dirs (KsKernelPanel *self,
                                                    const char *const *dirs);
 const char *const *ks_kernel_panel_get_include_dirs (KsKernelPanel *self);
 /* The kernel chooser's pick among the text's __global__ functions, which
- * runs in place of its //@kernel; NULL while the user has picked none. */
+ * runs in place of its //@kernel; NULL while the user has picked none. A
+ * pick compiles again; one the text has no kernel of is dropped then. */
 const char      *ks_kernel_panel_get_kernel     (KsKernelPanel *self);
+void             ks_kernel_panel_set_kernel     (KsKernelPanel *self, const char *kernel);
+/* While the declaration form shows (a declared kernel): TRUE, and the
+ * form's declaration in *declaration, its strings the form's own (valid
+ * until the form changes). FALSE for a kernel written as CUDA. */
+gboolean         ks_kernel_panel_get_declaration (KsKernelPanel *self,
+                                                  KsDeclaration *declaration);
+/* Opens the declaration form with this declaration (the "any" mode), whose
+ * generated source the editor shows and compiles; a problem of the
+ * declaration's own is listed as the form lists it. */
+void             ks_kernel_panel_set_declaration (KsKernelPanel *self,
+                                                  const KsDeclaration *declaration);
 /* Compiles now instead of after the debounce. */
 void             ks_kernel_panel_compile_now    (KsKernelPanel *self);
 

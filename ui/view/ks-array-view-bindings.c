@@ -75,10 +75,10 @@ kept_binding (KsArrayView *self, const KsKernelArg *arg)
         return NULL;
       binding = ks_binding_copy (g_ptr_array_index (self->bindings, i));
       /* An array that had the pointee's type follows it: "float *" edited to
-       * "double *" means the data should be doubles now. */
-      if (arg->pointer && binding->is_array && binding->type == old_arg->type
-          && arg->type != KS_ELEM_OTHER)
-        binding->type = arg->type;
+       * "double *" means the data should be doubles now, "float3 *" edited
+       * to "float4 *" float4 items. */
+      if (arg->pointer && binding->is_array && _ks_array_view_has_pointee (binding, old_arg))
+        _ks_array_view_set_pointee (binding, arg);
       return binding;
     }
 
@@ -215,6 +215,7 @@ _ks_array_view_create_arrays (KsArrayView *self, GError **error)
 {
   g_autoptr (GPtrArray) arrays = NULL;
   g_autoptr (GPtrArray) inputs = NULL;
+  g_autoptr (GPtrArray) input_args = NULL;
 
   _ks_array_view_update_summary (self);
   if (self->check == KS_BINDING_ERROR)
@@ -238,6 +239,7 @@ _ks_array_view_create_arrays (KsArrayView *self, GError **error)
 
   arrays = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_array_free);
   inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_binding_free);
+  input_args = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_kernel_arg_free);
   for (guint i = 0; i < self->args->len; i++)
     {
       const KsKernelArg *arg = _ks_array_view_get_arg (self, i);
@@ -246,7 +248,8 @@ _ks_array_view_create_arrays (KsArrayView *self, GError **error)
 
       if (!arg->pointer)
         continue;
-      array = ks_binding_create_array (binding, error);
+      /* A struct's array takes its layout from the argument. */
+      array = ks_binding_create_array_for (binding, arg, error);
       if (array == NULL)
         {
           g_prefix_error (error, _("Argument “%s”: "), arg->name);
@@ -254,10 +257,15 @@ _ks_array_view_create_arrays (KsArrayView *self, GError **error)
         }
       g_ptr_array_add (arrays, array);
       if (ks_binding_resolve_direction (binding, arg) == KS_ARRAY_IN)
-        g_ptr_array_add (inputs, ks_binding_copy (binding));
+        {
+          g_ptr_array_add (inputs, ks_binding_copy (binding));
+          g_ptr_array_add (input_args, ks_kernel_arg_copy (arg));
+        }
     }
 
   g_clear_pointer (&self->run_inputs, g_ptr_array_unref);
   self->run_inputs = g_steal_pointer (&inputs);
+  g_clear_pointer (&self->run_input_args, g_ptr_array_unref);
+  self->run_input_args = g_steal_pointer (&input_args);
   return g_steal_pointer (&arrays);
 }

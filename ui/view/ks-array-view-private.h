@@ -17,8 +17,12 @@ typedef struct
   char *declared;              /* "const float *a" */
   /* pointers */
   GtkDropDown *type_dropdown;
+  GtkStringList *type_names;   /* the dropdown's: the ten scalars, then value types */
   GtkSpinButton *length_spin;
   GtkDropDown *init_dropdown;
+  GtkStringList *init_names;   /* the dropdown's */
+  KsArrayInit inits[KS_ARRAY_INIT_FILE + 1];  /* what each of its choices is */
+  guint n_inits;
   GtkWidget *start_row;
   GtkWidget *step_row;
   GtkWidget *value_row;
@@ -43,6 +47,7 @@ typedef struct
   char *name;
   guint result;          /* index in results, or G_MAXUINT for an input */
   KsBinding *input;      /* inputs: what makes the array again */
+  KsKernelArg *arg;      /* inputs: the pointer it bound (a struct's layout) */
 } ArrayChoice;
 
 struct _KsArrayView
@@ -71,6 +76,7 @@ struct _KsArrayView
   GPtrArray *messages;      /* KsDiagnostic of the last full check */
   KsBindingCheck check;
   GPtrArray *run_inputs;    /* KsBinding of the in arrays of the last create_arrays */
+  GPtrArray *run_input_args; /* KsKernelArg: the pointers they bound, in the same order */
   GPtrArray *results;       /* KsArray, or NULL */
   GPtrArray *choices;       /* ArrayChoice */
   GPtrArray *shown_owner;   /* holds the shown array */
@@ -100,6 +106,13 @@ void               _ks_array_view_update_summary  (KsArrayView *self);
 void               _ks_array_view_update_checks   (KsArrayView *self);
 void               _ks_array_view_sync_row        (KsArrayView *self, guint index);
 void               _ks_array_view_rebuild_rows    (KsArrayView *self);
+/* Makes an array binding's elements the pointee's type: a scalar, a vector
+ * or complex type, or a struct by name (which starts from zeros unless
+ * from a file). */
+void               _ks_array_view_set_pointee     (KsBinding *binding, const KsKernelArg *arg);
+/* Whether an array binding's elements are the pointee's type. */
+gboolean           _ks_array_view_has_pointee     (const KsBinding *binding,
+                                                   const KsKernelArg *arg);
 /* The file dialogs' (a row's data file, the results' "Save…"). */
 void               _ks_array_view_add_filter      (GtkFileChooser *chooser, const char *title,
                                                    const char *pattern);

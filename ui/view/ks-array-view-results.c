@@ -2,7 +2,10 @@
  * array at a time, chosen among the run's out and inout arrays and the
  * inputs it was given (made again from their bindings): a small matrix as
  * a grid of cells, anything else as an index/value list whose rows exist
- * only while on screen; and it saves the shown array as .csv or .npy. */
+ * only while on screen — an array of vectors, complex numbers or structs
+ * one item a row, written as the command line prints it ((1, 2, 3),
+ * 1.5-2j, {pos=(1, 2, 3), mass=2}); and it saves the shown array as .csv
+ * or .npy. */
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -40,12 +43,14 @@ ks_array_rows_get_item_type (GListModel *model)
   return GTK_TYPE_STRING_OBJECT;
 }
 
+/* One row per item: an element, or a vector's, complex number's or
+ * struct's item as a whole. */
 static guint
 ks_array_rows_get_n_items (GListModel *model)
 {
   KsArrayRows *self = KS_ARRAY_ROWS (model);
 
-  return (guint) MIN (self->array->length, (gsize) G_MAXUINT);
+  return (guint) MIN (ks_array_get_count (self->array), (gsize) G_MAXUINT);
 }
 
 static gpointer
@@ -56,7 +61,7 @@ ks_array_rows_get_item (GListModel *model, guint position)
 
   if (position >= ks_array_rows_get_n_items (model))
     return NULL;
-  value = ks_array_format_element (self->array, position);
+  value = ks_array_format_item (self->array, position);
   return gtk_string_object_new (value);
 }
 
@@ -111,6 +116,7 @@ array_choice_free (gpointer data)
 
   g_free (choice->name);
   g_clear_pointer (&choice->input, ks_binding_free);
+  g_clear_pointer (&choice->arg, ks_kernel_arg_free);
   g_free (choice);
 }
 
@@ -130,8 +136,9 @@ on_index_bind_cb (GtkSignalListItemFactory *factory, GtkListItem *item, KsArrayV
   guint position = gtk_list_item_get_position (item);
   g_autofree char *text = NULL;
 
-  /* A large matrix is listed element by element: its row and column too. */
-  if (self->shown != NULL && self->shown->cols > 0)
+  /* A large matrix is listed element by element: its row and column too
+   * (an array of vectors, complex numbers or structs item by item). */
+  if (self->shown != NULL && self->shown->cols > 0 && self->shown->element == NULL)
     text = g_strdup_printf ("%u  (%" G_GSIZE_FORMAT ", %" G_GSIZE_FORMAT ")", position,
                             position / self->shown->cols, position % self->shown->cols);
   else
@@ -143,9 +150,11 @@ static void
 on_value_bind_cb (GtkSignalListItemFactory *factory, GtkListItem *item, KsArrayView *self)
 {
   GtkStringObject *value = gtk_list_item_get_item (item);
+  GtkLabel *label = GTK_LABEL (gtk_list_item_get_child (item));
 
-  gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)),
-                       gtk_string_object_get_string (value));
+  /* Numbers line up at the right; items of several numbers read from the left. */
+  gtk_label_set_xalign (label, self->shown != NULL && self->shown->element != NULL ? 0 : 1);
+  gtk_label_set_label (label, gtk_string_object_get_string (value));
 }
 
 static void
@@ -244,7 +253,7 @@ show_choice (KsArrayView *self, guint position)
   else
     {
       g_autoptr (GError) error = NULL;
-      KsArray *made = ks_binding_create_array (choice->input, &error);
+      KsArray *made = ks_binding_create_array_for (choice->input, choice->arg, &error);
 
       if (made == NULL)
         {
@@ -263,7 +272,19 @@ show_choice (KsArrayView *self, guint position)
   self->shown_owner = g_steal_pointer (&owner);
   gtk_widget_set_sensitive (GTK_WIDGET (self->results_stack), TRUE);
 
-  if (array->cols > 0)
+  if (array->element != NULL)
+    {
+      gsize count = ks_array_get_count (array);
+      g_autofree char *length = g_strdup_printf ("%" G_GSIZE_FORMAT, count);
+
+      /* TRANSLATORS: "1024 items of float4", "8 items of Particle". */
+      shape = g_strdup_printf (choice->input != NULL
+                                 ? ngettext ("%s item of %s, as the run was given it",
+                                             "%s items of %s, as the run was given it", count)
+                                 : ngettext ("%s item of %s", "%s items of %s", count),
+                               length, ks_array_get_type_name (array));
+    }
+  else if (array->cols > 0)
     {
       g_autofree char *rows = g_strdup_printf ("%" G_GSIZE_FORMAT, array->rows);
       g_autofree char *cols = g_strdup_printf ("%" G_GSIZE_FORMAT, array->cols);
@@ -287,7 +308,7 @@ show_choice (KsArrayView *self, guint position)
     }
   gtk_label_set_label (self->shape_label, shape);
 
-  if (array->cols > 0 && array->cols <= MATRIX_GRID_MAX_COLS
+  if (array->element == NULL && array->cols > 0 && array->cols <= MATRIX_GRID_MAX_COLS
       && array->rows * array->cols <= MATRIX_GRID_MAX_CELLS)
     {
       fill_grid (self, array);
@@ -343,6 +364,7 @@ _ks_array_view_set_results (KsArrayView *self, GPtrArray *arrays, const char *co
           choice->name = g_strdup (input->name);
           choice->result = G_MAXUINT;
           choice->input = ks_binding_copy (input);
+          choice->arg = ks_kernel_arg_copy (g_ptr_array_index (self->run_input_args, i));
           g_ptr_array_add (self->choices, choice);
           gtk_string_list_append (titles, title);
         }
@@ -441,7 +463,11 @@ on_save_clicked_cb (GtkButton *button, KsArrayView *self)
   _ks_array_view_add_filter (GTK_FILE_CHOOSER (self->chooser),
                              _("Comma-separated values (.csv)"), "*.csv");
   _ks_array_view_add_filter (GTK_FILE_CHOOSER (self->chooser), _("NumPy arrays (.npy)"), "*.npy");
-  name = g_strconcat (self->shown_name != NULL ? self->shown_name : "array", ".csv", NULL);
+  /* A .csv holds numbers only: an array of structs goes to .npy. */
+  name = g_strconcat (self->shown_name != NULL ? self->shown_name : "array",
+                      self->shown->element != NULL
+                          && self->shown->element->kind == KS_VALUE_STRUCT ? ".npy" : ".csv",
+                      NULL);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser), name);
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->chooser), TRUE);
   g_signal_connect_object (self->chooser, "response", G_CALLBACK (on_save_chosen_cb), self,

@@ -1,7 +1,10 @@
 /* ks-array-view-rows.c: the array view's argument rows. One row per
  * argument of the signature, built from its binding: for a pointer, the
- * element type, length, initial data (and its parameters or file) and
- * direction; for a scalar, its value. What the user enters there is written
+ * element type (a scalar, or the pointee's vector, complex or struct type
+ * by its C name), length, initial data (and its parameters or file) and
+ * direction; for a scalar, its value as text (a number, or a vector,
+ * complex or struct value as the command line writes it: (1, 2, 3),
+ * 1.5-2j, {pos=(1, 2, 3), mass=2}). What the user enters there is written
  * back into the binding, each row shows the check of its own binding, and
  * the summary the check of them all. The helpers for the view's file
  * dialogs are here too, for the data files chosen in a row and for the
@@ -23,10 +26,15 @@ guint _ks_array_view_signals[N_SIGNALS];
 
 /* TRANSLATORS: which way an array is copied: to the GPU, back from it, or both. */
 static const char *const direction_titles[] = { N_("in"), N_("out"), N_("in-out"), NULL };
+/* In the order of KsArrayInit. */
 static const char *const init_titles[] = {
   N_("Zeros"), N_("Range"), N_("Constant"), N_("Uniform random"), N_("Normal random"),
   N_("File"), NULL
 };
+static const char *const scalar_type_names[] = {
+  "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64", NULL
+};
+#define N_SCALAR_TYPES (G_N_ELEMENTS (scalar_type_names) - 1)
 
 void
 _ks_array_view_arg_row_free (gpointer data)
@@ -67,6 +75,71 @@ format_declared (const KsKernelArg *arg)
   if (type[len - 1] == '*' || type[len - 1] == '&')
     return g_strconcat (type, arg->name, NULL);
   return g_strconcat (type, " ", arg->name, NULL);
+}
+
+/* ---- element types ----------------------------------------------------------------- */
+
+/* The vector, complex or struct type an array binding's elements have, by
+ * name ("float4", "Particle"); NULL for scalars. */
+static const char *
+bound_value_name (const KsBinding *binding)
+{
+  return binding->element != NULL ? binding->element->name : binding->type_name;
+}
+
+static gboolean
+binding_is_struct (const KsBinding *binding)
+{
+  return binding->type_name != NULL
+         || (binding->element != NULL && binding->element->kind == KS_VALUE_STRUCT);
+}
+
+gboolean
+_ks_array_view_has_pointee (const KsBinding *binding, const KsKernelArg *arg)
+{
+  const char *bound = bound_value_name (binding);
+
+  if (arg->value != NULL)
+    return bound != NULL && g_str_equal (bound, arg->value->name);
+  return bound == NULL && binding->type == arg->type;
+}
+
+static void
+set_value_type (KsBinding *binding, KsValueType *type)
+{
+  g_clear_pointer (&binding->element, ks_value_type_unref);
+  g_clear_pointer (&binding->type_name, g_free);
+  if (type->kind == KS_VALUE_STRUCT)
+    {
+      /* A struct's layout is the kernel's: the binding names it, and the
+       * array is made with the argument's type. */
+      binding->type = KS_ELEM_OTHER;
+      binding->type_name = g_strdup (type->name);
+      if (binding->init != KS_ARRAY_INIT_ZEROS && binding->init != KS_ARRAY_INIT_FILE)
+        binding->init = KS_ARRAY_INIT_ZEROS;
+    }
+  else
+    {
+      binding->type = type->scalar;
+      binding->element = ks_value_type_ref (type);
+    }
+}
+
+static void
+set_scalar_type (KsBinding *binding, KsElemType type)
+{
+  g_clear_pointer (&binding->element, ks_value_type_unref);
+  g_clear_pointer (&binding->type_name, g_free);
+  binding->type = type;
+}
+
+void
+_ks_array_view_set_pointee (KsBinding *binding, const KsKernelArg *arg)
+{
+  if (arg->value != NULL)
+    set_value_type (binding, arg->value);
+  else if (arg->type != KS_ELEM_OTHER)
+    set_scalar_type (binding, arg->type);
 }
 
 /* ---- checking ---------------------------------------------------------------------- */
@@ -166,6 +239,14 @@ update_row_check (KsArrayView *self, guint index)
     adw_action_row_set_subtitle (ADW_ACTION_ROW (row->row), subtitle);
   gtk_image_set_from_icon_name (row->check_icon, check_icon_name (check));
   gtk_widget_set_visible (GTK_WIDGET (row->check_icon), check != KS_BINDING_OK);
+  /* A value that does not parse is marked where it was typed. */
+  if (row->value_entry != NULL)
+    {
+      if (check == KS_BINDING_ERROR)
+        gtk_widget_add_css_class (GTK_WIDGET (row->value_entry), "error");
+      else
+        gtk_widget_remove_css_class (GTK_WIDGET (row->value_entry), "error");
+    }
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->check_icon),
                                *message_text != '\0' ? message_text : NULL);
   set_check_style (GTK_WIDGET (row->check_icon), check);
@@ -217,6 +298,81 @@ show_init_params (ArgRow *row, KsArrayInit init)
   gtk_widget_set_visible (row->file_row, init == KS_ARRAY_INIT_FILE);
 }
 
+static gboolean
+list_equals (GtkStringList *list, const char *const *names)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (list));
+
+  if (n != g_strv_length ((char **) names))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (gtk_string_list_get_string (list, i), names[i]) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+static void
+set_list (GtkStringList *list, const char *const *names)
+{
+  if (!list_equals (list, names))
+    gtk_string_list_splice (list, 0, g_list_model_get_n_items (G_LIST_MODEL (list)), names);
+}
+
+/* The element types a pointer's row offers: the ten scalars, then the
+ * pointee's own when it is a vector, complex or struct type, and the
+ * binding's when it is yet another one (as a binding's text may give);
+ * the binding's selected. */
+static void
+sync_type_choices (ArgRow *row, const KsKernelArg *arg, const KsBinding *binding)
+{
+  const char *names[N_SCALAR_TYPES + 3];
+  const char *bound = bound_value_name (binding);
+  guint n = 0, selected = GTK_INVALID_LIST_POSITION;
+
+  for (guint i = 0; i < N_SCALAR_TYPES; i++)
+    names[n++] = scalar_type_names[i];
+  if (arg->value != NULL)
+    names[n++] = arg->value->name;
+  if (bound != NULL && (arg->value == NULL || !g_str_equal (bound, arg->value->name)))
+    names[n++] = bound;
+  names[n] = NULL;
+  set_list (row->type_names, names);
+
+  if (bound != NULL)
+    {
+      for (guint i = N_SCALAR_TYPES; i < n; i++)
+        if (g_str_equal (names[i], bound))
+          selected = i;
+    }
+  else if (binding->type < N_SCALAR_TYPES)
+    selected = binding->type;
+  gtk_drop_down_set_selected (row->type_dropdown, selected);
+}
+
+/* The initial data a pointer's row offers: all of it, but for a struct's
+ * array zeros or a file (its fields have no range or random numbers to
+ * fill them with). */
+static void
+sync_init_choices (ArgRow *row, const KsBinding *binding)
+{
+  const char *titles[G_N_ELEMENTS (init_titles)];
+  guint selected = GTK_INVALID_LIST_POSITION;
+
+  row->n_inits = 0;
+  for (guint i = 0; init_titles[i] != NULL; i++)
+    if (!binding_is_struct (binding) || i == KS_ARRAY_INIT_ZEROS || i == KS_ARRAY_INIT_FILE)
+      {
+        row->inits[row->n_inits] = (KsArrayInit) i;
+        titles[row->n_inits++] = _(init_titles[i]);
+      }
+  titles[row->n_inits] = NULL;
+  set_list (row->init_names, titles);
+  for (guint i = 0; i < row->n_inits; i++)
+    if (row->inits[i] == binding->init)
+      selected = i;
+  gtk_drop_down_set_selected (row->init_dropdown, selected);
+}
+
 void
 _ks_array_view_sync_row (KsArrayView *self, guint index)
 {
@@ -227,10 +383,9 @@ _ks_array_view_sync_row (KsArrayView *self, guint index)
   self->syncing = TRUE;
   if (row->type_dropdown != NULL && binding->is_array)
     {
-      if (binding->type <= KS_ELEM_FLOAT64)
-        gtk_drop_down_set_selected (row->type_dropdown, binding->type);
+      sync_type_choices (row, arg, binding);
       gtk_spin_button_set_value (row->length_spin, (double) binding->length);
-      gtk_drop_down_set_selected (row->init_dropdown, binding->init);
+      sync_init_choices (row, binding);
       switch (binding->init)
         {
         case KS_ARRAY_INIT_RANGE:
@@ -295,10 +450,11 @@ edited_array_binding (KsArrayView *self, guint index)
   if (!binding->is_array)
     {
       binding->is_array = TRUE;
-      binding->type = _ks_array_view_get_arg (self, index)->type;
+      binding->type = KS_ELEM_FLOAT32;
       binding->length = KS_ARRAY_VIEW_DEFAULT_LENGTH;
       binding->init = KS_ARRAY_INIT_ZEROS;
       g_clear_pointer (&binding->value, g_free);
+      _ks_array_view_set_pointee (binding, _ks_array_view_get_arg (self, index));
     }
   return binding;
 }
@@ -308,14 +464,32 @@ on_type_selected_cb (GObject *object, GParamSpec *pspec, KsArrayView *self)
 {
   guint index = widget_arg_index (object);
   guint selected = gtk_drop_down_get_selected (GTK_DROP_DOWN (object));
+  const KsKernelArg *arg = _ks_array_view_get_arg (self, index);
+  ArgRow *row = _ks_array_view_get_row (self, index);
+  const char *name;
   KsBinding *binding;
 
   if (self->syncing || selected == GTK_INVALID_LIST_POSITION)
     return;
   binding = edited_array_binding (self, index);
-  if (binding->type == (KsElemType) selected)
-    return;
-  binding->type = (KsElemType) selected;
+  if (selected < N_SCALAR_TYPES)
+    {
+      if (bound_value_name (binding) == NULL && binding->type == (KsElemType) selected)
+        return;
+      set_scalar_type (binding, (KsElemType) selected);
+    }
+  else
+    {
+      name = gtk_string_list_get_string (row->type_names, selected);
+      /* Past the scalars: the pointee's type, or the binding's own. */
+      if (name == NULL || g_strcmp0 (name, bound_value_name (binding)) == 0)
+        return;
+      if (arg->value == NULL || !g_str_equal (name, arg->value->name))
+        return;
+      set_value_type (binding, arg->value);
+    }
+  /* A struct's array offers other initial data than a scalar's. */
+  _ks_array_view_sync_row (self, index);
   binding_changed (self, index);
 }
 
@@ -372,12 +546,13 @@ on_init_selected_cb (GObject *object, GParamSpec *pspec, KsArrayView *self)
   guint selected = gtk_drop_down_get_selected (GTK_DROP_DOWN (object));
   KsBinding *binding;
 
-  if (self->syncing || selected == GTK_INVALID_LIST_POSITION)
+  if (self->syncing || selected == GTK_INVALID_LIST_POSITION
+      || selected >= _ks_array_view_get_row (self, index)->n_inits)
     return;
   binding = edited_array_binding (self, index);
-  if (binding->init == (KsArrayInit) selected)
+  if (binding->init == _ks_array_view_get_row (self, index)->inits[selected])
     return;
-  binding->init = (KsArrayInit) selected;
+  binding->init = _ks_array_view_get_row (self, index)->inits[selected];
   reset_init_params (binding, index);
   _ks_array_view_sync_row (self, index);
   binding_changed (self, index);
@@ -571,13 +746,15 @@ new_param_spin (KsArrayView *self, guint index, char field, double min, double m
 static void
 build_pointer_rows (KsArrayView *self, ArgRow *row, guint index)
 {
-  static const char *const type_names[] = {
-    "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64", NULL
-  };
+  const KsKernelArg *arg = _ks_array_view_get_arg (self, index);
   GtkWidget *length;
   GtkWidget *button;
 
-  row->type_dropdown = new_dropdown (self, type_names, index, G_CALLBACK (on_type_selected_cb));
+  /* The element types are C's and CUDA's names, which have no translation;
+   * sync_type_choices adds the pointee's vector, complex or struct type. */
+  row->type_dropdown = new_dropdown (self, scalar_type_names, index,
+                                     G_CALLBACK (on_type_selected_cb));
+  row->type_names = GTK_STRING_LIST (gtk_drop_down_get_model (row->type_dropdown));
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->type_dropdown),
                                _("The type of the array's elements: it should be the "
                                  "pointer's"));
@@ -595,6 +772,16 @@ build_pointer_rows (KsArrayView *self, ArgRow *row, guint index)
 
   row->init_dropdown = new_dropdown (self, (const char *const *) init_titles, index,
                                      G_CALLBACK (on_init_selected_cb));
+  row->init_names = GTK_STRING_LIST (gtk_drop_down_get_model (row->init_dropdown));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row->init_dropdown),
+                               arg->value != NULL && arg->value->kind == KS_VALUE_STRUCT
+                                 ? _("What the array holds before the run: an array of "
+                                     "structs starts from zeros or from a .npy file whose "
+                                     "fields have the struct's names")
+                                 : arg->value != NULL
+                                 ? _("What the array holds before the run: every component "
+                                     "of every item is filled")
+                                 : _("What the array holds before the run"));
   add_sub_row (row, _("Initial data"), GTK_WIDGET (row->init_dropdown));
 
   row->start_spin = new_param_spin (self, index, 'a', -1e15, 1e15, 1, 3);
@@ -626,6 +813,26 @@ build_pointer_rows (KsArrayView *self, ArgRow *row, guint index)
   add_sub_row (row, _("Direction"), GTK_WIDGET (row->direction_dropdown));
 }
 
+/* How a scalar's value is written, by its kind. */
+static const char *
+value_tooltip (const KsKernelArg *arg)
+{
+  switch (arg->value != NULL ? arg->value->kind : KS_VALUE_SCALAR)
+    {
+    case KS_VALUE_VECTOR:
+      return _("The vector, one number per component: (1, 2, 3)");
+    case KS_VALUE_COMPLEX:
+      return _("The complex number: 1.5-2j, 2j, or (1.5, -2) for its real and imaginary "
+               "parts");
+    case KS_VALUE_STRUCT:
+      return _("The struct, its fields by name: {pos=(1, 2, 3), mass=2}; a field left out is "
+               "zero");
+    case KS_VALUE_SCALAR:
+    default:
+      return _("The scalar's value, as C writes it (400, 0.5, -3)");
+    }
+}
+
 static ArgRow *
 build_row (KsArrayView *self, guint index)
 {
@@ -655,9 +862,10 @@ build_row (KsArrayView *self, guint index)
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row->row), row->declared);
       adw_action_row_add_prefix (ADW_ACTION_ROW (row->row), icon);
       gtk_editable_set_width_chars (GTK_EDITABLE (entry), 12);
+      /* A vector's or a struct's text is long: the entry takes the row's room. */
+      gtk_widget_set_hexpand (entry, arg->value != NULL);
       gtk_widget_set_valign (entry, GTK_ALIGN_CENTER);
-      gtk_widget_set_tooltip_text (entry,
-                                   _("The scalar's value, as C writes it (400, 0.5, -3)"));
+      gtk_widget_set_tooltip_text (entry, value_tooltip (arg));
       row->value_entry = GTK_EDITABLE (entry);
       tag_widget (entry, index);
       g_signal_connect_object (entry, "changed", G_CALLBACK (on_value_changed_cb), self,

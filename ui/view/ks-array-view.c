@@ -150,6 +150,7 @@ ks_array_view_finalize (GObject *object)
   g_ptr_array_unref (self->rows);
   g_ptr_array_unref (self->messages);
   g_clear_pointer (&self->run_inputs, g_ptr_array_unref);
+  g_clear_pointer (&self->run_input_args, g_ptr_array_unref);
   g_clear_pointer (&self->results, g_ptr_array_unref);
   g_clear_pointer (&self->choices, g_ptr_array_unref);
   g_clear_pointer (&self->shown_owner, g_ptr_array_unref);

@@ -1,12 +1,15 @@
 /* ks-array-view.h: the arguments of a kernel in the "any" mode bound to
  * arrays and values, and the arrays a run produced, as tables of numbers.
  *
- * One row per argument: for a pointer its element type, length, initial data
- * and direction; for a scalar its value. Each row shows what
- * ks_bindings_check finds in it, and a summary lists every finding. The
- * results area shows one array at a time (the run's out and inout arrays and
- * the inputs it was given) as an index/value list, or as a grid of cells for
- * small matrices, and saves it as .csv or .npy. */
+ * One row per argument: for a pointer its element type (a scalar, or the
+ * pointee's vector, complex or struct type: float4, c64, Particle), length,
+ * initial data and direction; for a scalar its value, as the command line
+ * writes it (400, (1, 2, 3), 1.5-2j, {pos=(1, 2, 3), mass=2}). Each row
+ * shows what ks_bindings_check finds in it, and a summary lists every
+ * finding. The results area shows one array at a time (the run's out and
+ * inout arrays and the inputs it was given) as an index/value list, one
+ * item a row (ks_array_format_item), or as a grid of cells for small
+ * matrices, and saves it as .csv or .npy. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -59,8 +62,8 @@ GPtrArray      *ks_array_view_create_arrays  (KsArrayView *self, GError **error)
 
 /* The run's out and inout arrays (KsArray, in the order of names), shown in
  * the results area; the view keeps a reference on arrays, which must not
- * change afterwards. An array with cols > 0 is a rows × cols matrix. NULL
- * clears the results. */
+ * change afterwards. An array with an element type is a list of its items;
+ * another with cols > 0 is a rows × cols matrix. NULL clears the results. */
 void            ks_array_view_set_results    (KsArrayView *self, GPtrArray *arrays,
                                               const char *const *names);
 /* Chooses the shown array by its name (a result or an input); FALSE when

@@ -201,8 +201,21 @@ apply_view (const KsSession *session, KsWindow *window)
     ks_image_view_set_zoom (view, session->zoom);
 }
 
+/* Whether the text has a __global__ function of the pick's name ("scale"
+ * for "scale<float>"). */
+static gboolean
+text_has_kernel (const KsSession *session, const char *pick)
+{
+  g_autoptr (KsKernelSource) source = ks_kernel_source_new (session->kernel_mode, "kernel.cu",
+                                                            session->kernel_source);
+  const char *lt = strchr (pick, '<');
+  g_autofree char *base = g_strndup (pick, lt != NULL ? (gsize) (lt - pick) : strlen (pick));
+
+  return g_strv_contains (ks_kernel_source_get_kernels (source), base);
+}
+
 static void
-apply_kernel (const KsSession *session, KsWindow *window)
+apply_kernel (const KsSession *session, KsWindow *window, GPtrArray *problems)
 {
   KsKernelPanel *panel = window->kernel_panel;
   KsPipeline *pipeline = window->pipeline;
@@ -210,6 +223,8 @@ apply_kernel (const KsSession *session, KsWindow *window)
   if (!session->has_kernel)
     return;
   ks_kernel_panel_set_mode (panel, session->kernel_mode);
+  if (session->kernel_include_dirs != NULL)
+    ks_kernel_panel_set_include_dirs (panel, (const char *const *) session->kernel_include_dirs);
   /* The values wait in the pipeline until the kernel has compiled. */
   ks_pipeline_forget_user_params (pipeline);
   for (guint i = 0; i < session->kernel_params->len; i++)
@@ -218,7 +233,28 @@ apply_kernel (const KsSession *session, KsWindow *window)
 
       ks_pipeline_remember_user_param (pipeline, value->name, value->number);
     }
-  ks_kernel_panel_set_text (panel, session->kernel_source);
+  if (session->has_declared)
+    {
+      /* Back as the form, which generates the source again. */
+      const SessionDeclaration *d = &session->declared;
+      KsDeclaration declaration = {
+        .kind = d->kind, .name = d->name, .arguments = d->arguments, .operation = d->operation,
+        .map_expr = d->map_expr, .reduce_expr = d->reduce_expr, .neutral = d->neutral,
+        .dtype = d->dtype, .preamble = d->preamble, .out_of_place = d->out_of_place,
+      };
+
+      ks_kernel_panel_set_declaration (panel, &declaration);
+    }
+  else
+    {
+      ks_kernel_panel_set_text (panel, session->kernel_source);
+      if (session->kernel_entry != NULL && !text_has_kernel (session, session->kernel_entry))
+        g_ptr_array_add (problems, g_strdup_printf (_("its kernel’s text has no kernel “%s”, so "
+                                                      "the text decides which of its kernels "
+                                                      "runs"), session->kernel_entry));
+      else if (session->kernel_entry != NULL)
+        ks_kernel_panel_set_kernel (panel, session->kernel_entry);
+    }
   if (session->kernel_visible != _ks_window_get_kernel_visible (window))
     _ks_window_set_kernel_visible (window, session->kernel_visible);
 }
@@ -240,8 +276,11 @@ _ks_session_apply (const KsSession *session, KsWindow *window, KsSessionApplyFla
   else if (session->launch_refused != NULL)
     g_ptr_array_add (problems, g_strdup_printf (_("its launch stays as it was (%s)"),
                                                 session->launch_refused));
-  apply_kernel (session, window);
+  apply_kernel (session, window, problems);
   apply_view (session, window);
+  /* What the file's editor members got wrong, found when it was read. */
+  for (guint i = 0; i < session->left_out->len; i++)
+    g_ptr_array_add (problems, g_strdup (g_ptr_array_index (session->left_out, i)));
   if (input_a_set != NULL)
     *input_a_set = a_set;
   if (problems->len == 0)

@@ -35,6 +35,7 @@ _ks_session_new (void)
   g_array_set_clear_func (session->params, param_value_clear);
   session->kernel_params = g_array_new (FALSE, TRUE, sizeof (ParamValue));
   g_array_set_clear_func (session->kernel_params, param_value_clear);
+  session->left_out = g_ptr_array_new_with_free_func (g_free);
   session->overlay_opacity = NAN;
   session->split = NAN;
   session->zoom = NAN;
@@ -61,7 +62,25 @@ ks_session_free (KsSession *session)
   g_free (session->launch_refused);
   g_free (session->kernel_source);
   g_array_unref (session->kernel_params);
+  g_strfreev (session->kernel_include_dirs);
+  g_free (session->kernel_entry);
+  _ks_session_declaration_clear (&session->declared);
+  g_ptr_array_unref (session->left_out);
   g_free (session);
+}
+
+void
+_ks_session_declaration_clear (SessionDeclaration *d)
+{
+  g_free (d->name);
+  g_free (d->arguments);
+  g_free (d->operation);
+  g_free (d->map_expr);
+  g_free (d->reduce_expr);
+  g_free (d->neutral);
+  g_free (d->dtype);
+  g_free (d->preamble);
+  memset (d, 0, sizeof *d);
 }
 
 const char *
@@ -417,8 +436,170 @@ read_view (JsonObject *view, KsSession *session, GError **error)
   return TRUE;
 }
 
+/* ---- the editor's additions: left out on their own when wrong ------------ */
+
+static void G_GNUC_PRINTF (2, 3)
+leave_out (KsSession *session, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_add (session->left_out, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
 static gboolean
-read_kernel (JsonObject *kernel, KsSession *session, GError **error)
+node_is_string (JsonNode *node)
+{
+  return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
+}
+
+/* kernel.include_dirs: folders, a relative one taken from the session
+ * file's folder. One that is not there is left out and named; a value that
+ * is no list of names leaves the editor's folders as they are. */
+static void
+read_include_dirs (JsonObject *kernel, GFile *base_dir, KsSession *session)
+{
+  JsonNode *node = member (kernel, "include_dirs");
+  g_autoptr (GStrvBuilder) dirs = NULL;
+  JsonArray *array;
+
+  if (node == NULL)
+    return;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      leave_out (session, _("“%s” must be a list of folders, so the kernel editor’s include "
+                            "folders stay as they were"), "kernel.include_dirs");
+      return;
+    }
+  array = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    if (!node_is_string (json_array_get_element (array, i))
+        || *json_array_get_string_element (array, i) == '\0')
+      {
+        leave_out (session, _("“%s” holds something that is not a folder’s name (item %u), so "
+                              "the kernel editor’s include folders stay as they were"),
+                   "kernel.include_dirs", i + 1);
+        return;
+      }
+  dirs = g_strv_builder_new ();
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      const char *path = json_array_get_string_element (array, i);
+      g_autoptr (GFile) folder = g_path_is_absolute (path) || base_dir == NULL
+                                   ? g_file_new_for_path (path)
+                                   : g_file_resolve_relative_path (base_dir, path);
+      g_autofree char *resolved = g_file_get_path (folder);
+
+      if (resolved == NULL
+          || g_file_query_file_type (folder, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+        {
+          leave_out (session, _("its include folder %s is not there, so the kernel editor does "
+                                "not search it"), path);
+          continue;
+        }
+      g_strv_builder_add (dirs, resolved);
+    }
+  session->kernel_include_dirs = g_strv_builder_end (dirs);
+}
+
+/* kernel.declared: the declaration form's kind and pieces, by PyCUDA's
+ * names. Anything wrong in it leaves the declaration out: the editor gets
+ * the generated source (kernel.source) as text. */
+static gboolean
+read_declaration (JsonObject *object, SessionDeclaration *d, char **why)
+{
+  const struct
+  {
+    const char *name;
+    char **field;
+    guint kinds;   /* bit per KsDeclaredKind that reads it */
+  } pieces[] = {
+    { "name", &d->name, 0xf },
+    { "arguments", &d->arguments, 1 << KS_DECLARED_ELEMENTWISE | 1 << KS_DECLARED_REDUCTION },
+    { "operation", &d->operation, 1 << KS_DECLARED_ELEMENTWISE },
+    { "map_expr", &d->map_expr, 1 << KS_DECLARED_REDUCTION },
+    { "reduce_expr", &d->reduce_expr, 1 << KS_DECLARED_REDUCTION },
+    { "scan_expr", &d->reduce_expr,
+      1 << KS_DECLARED_INCLUSIVE_SCAN | 1 << KS_DECLARED_EXCLUSIVE_SCAN },
+    { "neutral", &d->neutral, 1 << KS_DECLARED_REDUCTION | 1 << KS_DECLARED_EXCLUSIVE_SCAN },
+    { "dtype_out", &d->dtype, 1 << KS_DECLARED_REDUCTION },
+    { "dtype", &d->dtype, 1 << KS_DECLARED_INCLUSIVE_SCAN | 1 << KS_DECLARED_EXCLUSIVE_SCAN },
+    { "preamble", &d->preamble, 0xf },
+  };
+  JsonNode *kind = member (object, "kind");
+  JsonNode *out_of_place = member (object, "out_of_place");
+
+  if (kind == NULL)
+    {
+      *why = g_strdup_printf (_("“%s” is missing"), "kernel.declared.kind");
+      return FALSE;
+    }
+  if (!node_is_string (kind) || !ks_declared_kind_parse (json_node_get_string (kind), &d->kind))
+    {
+      *why = g_strdup_printf (_("“%s” must be one of %s"), "kernel.declared.kind",
+                              "elementwise, reduction, inclusive-scan, exclusive-scan");
+      return FALSE;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (pieces); i++)
+    {
+      JsonNode *node = member (object, pieces[i].name);
+
+      if (node == NULL || (pieces[i].kinds & (1u << d->kind)) == 0)
+        continue;
+      if (!node_is_string (node))
+        {
+          *why = g_strdup_printf (_("“kernel.declared.%s” must be a string"), pieces[i].name);
+          return FALSE;
+        }
+      g_free (*pieces[i].field);
+      *pieces[i].field = g_strdup (json_node_get_string (node));
+    }
+  if (out_of_place != NULL)
+    {
+      if (!JSON_NODE_HOLDS_VALUE (out_of_place)
+          || json_node_get_value_type (out_of_place) != G_TYPE_BOOLEAN)
+        {
+          *why = g_strdup_printf (_("“%s” must be true or false"), "kernel.declared.out_of_place");
+          return FALSE;
+        }
+      d->out_of_place = json_node_get_boolean (out_of_place);
+    }
+  return TRUE;
+}
+
+static void
+read_kernel_additions (JsonObject *kernel, GFile *base_dir, KsSession *session)
+{
+  JsonNode *entry = member (kernel, "entry");
+  JsonNode *declared = member (kernel, "declared");
+
+  read_include_dirs (kernel, base_dir, session);
+  if (entry != NULL && (!node_is_string (entry) || *json_node_get_string (entry) == '\0'))
+    leave_out (session, _("“%s” must be a kernel’s name, so the kernel’s text decides which of "
+                          "its kernels runs"), "kernel.entry");
+  else if (entry != NULL)
+    session->kernel_entry = g_strdup (json_node_get_string (entry));
+
+  if (declared != NULL)
+    {
+      g_autofree char *why = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (declared))
+        why = g_strdup_printf (_("“%s” must be an object"), "kernel.declared");
+      else if (read_declaration (json_node_get_object (declared), &session->declared, &why))
+        session->has_declared = TRUE;
+      if (!session->has_declared)
+        {
+          _ks_session_declaration_clear (&session->declared);
+          leave_out (session, _("its declared kernel cannot be read (%s), so the editor has the "
+                                "kernel’s generated source as text"), why);
+        }
+    }
+}
+
+static gboolean
+read_kernel (JsonObject *kernel, GFile *base_dir, KsSession *session, GError **error)
 {
   const char *source = NULL, *mode = NULL;
   gboolean present = FALSE;
@@ -452,6 +633,7 @@ read_kernel (JsonObject *kernel, KsSession *session, GError **error)
     return refuse (error, _("“%s” must be one of %s"), "kernel.mode", "expression, image, any");
   session->kernel_source = g_strdup (source);
   session->has_kernel = TRUE;
+  read_kernel_additions (kernel, base_dir, session);
   return TRUE;
 }
 
@@ -520,7 +702,7 @@ read_document (JsonNode *root, GFile *base_dir, KsSession *session, GError **err
       || (view != NULL && !read_view (view, session, error)))
     return FALSE;
   if (!get_object (top, "kernel", "kernel", &kernel, error)
-      || (kernel != NULL && !read_kernel (kernel, session, error)))
+      || (kernel != NULL && !read_kernel (kernel, base_dir, session, error)))
     return FALSE;
   return TRUE;
 }

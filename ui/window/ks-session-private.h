@@ -63,6 +63,22 @@ typedef struct
   char *choice;       /* a choice's id, in place of a number */
 } ParamValue;
 
+/* A declared kernel (ks-declared-kernel.h) as the form holds it; the
+ * pieces its kind does not read are NULL. */
+typedef struct
+{
+  KsDeclaredKind kind;
+  char *name;
+  char *arguments;
+  char *operation;
+  char *map_expr;
+  char *reduce_expr;  /* a reduction's reduce_expr, a scan's scan_expr */
+  char *neutral;
+  char *dtype;        /* a reduction's dtype_out, a scan's dtype */
+  char *preamble;
+  gboolean out_of_place;
+} SessionDeclaration;
+
 struct _KsSession
 {
   SessionInput inputs[2];
@@ -88,6 +104,15 @@ struct _KsSession
   KsKernelMode kernel_mode;
   gboolean kernel_visible;
   GArray *kernel_params; /* ParamValue, numbers only: the kernel's //@param values */
+  GStrv kernel_include_dirs; /* the editor's include folders; NULL: not given */
+  char *kernel_entry;     /* the kernel chooser's pick, or NULL */
+  gboolean has_declared;  /* the source is a declared kernel's, generated from: */
+  SessionDeclaration declared;
+
+  /* What the file gets wrong in a part that is only added to the rest (the
+   * editor's include folders, its pick, its declaration): left out on its
+   * own, each a clause for the toast, rather than refusing the file. */
+  GPtrArray *left_out;
 };
 
 /* A disposed window has let its pipeline and widgets go; work that ends
@@ -107,6 +132,7 @@ _ks_session_toast (KsWindow *window, const char *message)
 
 /* ks-session-parse.c: an empty session, nothing given. */
 KsSession *_ks_session_new     (void);
+void       _ks_session_declaration_clear (SessionDeclaration *declaration);
 
 /* ks-session-write.c: ks_session_capture, for a window already checked. */
 KsSession *_ks_session_capture (KsWindow *window);

@@ -65,6 +65,33 @@ capture_kernel_params (KsPipeline *pipeline, GArray *out)
     }
 }
 
+/* The declaration form's kind and the pieces its kind reads. */
+static void
+capture_declaration (const KsDeclaration *from, SessionDeclaration *d)
+{
+  gboolean scan = from->kind == KS_DECLARED_INCLUSIVE_SCAN
+                  || from->kind == KS_DECLARED_EXCLUSIVE_SCAN;
+
+  d->kind = from->kind;
+  d->name = g_strdup (from->name);
+  d->preamble = from->preamble != NULL && *from->preamble != '\0' ? g_strdup (from->preamble)
+                                                                   : NULL;
+  if (from->kind == KS_DECLARED_ELEMENTWISE || from->kind == KS_DECLARED_REDUCTION)
+    d->arguments = g_strdup (from->arguments);
+  if (from->kind == KS_DECLARED_ELEMENTWISE)
+    d->operation = g_strdup (from->operation);
+  if (from->kind == KS_DECLARED_REDUCTION)
+    d->map_expr = g_strdup (from->map_expr);
+  if (from->kind != KS_DECLARED_ELEMENTWISE)
+    {
+      d->reduce_expr = g_strdup (from->reduce_expr);
+      d->dtype = g_strdup (from->dtype);
+    }
+  if (from->kind == KS_DECLARED_REDUCTION || from->kind == KS_DECLARED_EXCLUSIVE_SCAN)
+    d->neutral = g_strdup (from->neutral);
+  d->out_of_place = scan && from->out_of_place;
+}
+
 KsSession *
 _ks_session_capture (KsWindow *window)
 {
@@ -154,6 +181,15 @@ _ks_session_capture (KsWindow *window)
   session->kernel_mode = ks_kernel_panel_get_mode (panel);
   session->kernel_visible = _ks_window_get_kernel_visible (window);
   capture_kernel_params (pipeline, session->kernel_params);
+  session->kernel_include_dirs = g_strdupv ((char **) ks_kernel_panel_get_include_dirs (panel));
+  session->kernel_entry = g_strdup (ks_kernel_panel_get_kernel (panel));
+  {
+    KsDeclaration declaration;
+
+    session->has_declared = ks_kernel_panel_get_declaration (panel, &declaration);
+    if (session->has_declared)
+      capture_declaration (&declaration, &session->declared);
+  }
   return session;
 }
 
@@ -173,6 +209,40 @@ encode_png_base64 (const KsImage *image, GError **error)
   if (!gdk_pixbuf_save_to_buffer (pixbuf, &png, &size, "png", error, NULL))
     return NULL;
   return g_base64_encode ((const guchar *) png, size);
+}
+
+static void
+add_string_member (JsonBuilder *builder, const char *name, const char *value)
+{
+  if (value == NULL)
+    return;
+  json_builder_set_member_name (builder, name);
+  ks_json_add_string (builder, value);
+}
+
+/* kernel.declared, by PyCUDA's names for the pieces of each kind. */
+static void
+build_declaration (JsonBuilder *builder, const SessionDeclaration *d)
+{
+  gboolean scan = d->kind == KS_DECLARED_INCLUSIVE_SCAN || d->kind == KS_DECLARED_EXCLUSIVE_SCAN;
+
+  json_builder_set_member_name (builder, "declared");
+  json_builder_begin_object (builder);
+  add_string_member (builder, "kind", ks_declared_kind_name (d->kind));
+  add_string_member (builder, "name", d->name);
+  add_string_member (builder, "arguments", d->arguments);
+  add_string_member (builder, "operation", d->operation);
+  add_string_member (builder, "map_expr", d->map_expr);
+  add_string_member (builder, scan ? "scan_expr" : "reduce_expr", d->reduce_expr);
+  add_string_member (builder, "neutral", d->neutral);
+  add_string_member (builder, scan ? "dtype" : "dtype_out", d->dtype);
+  add_string_member (builder, "preamble", d->preamble);
+  if (scan)
+    {
+      json_builder_set_member_name (builder, "out_of_place");
+      json_builder_add_boolean_value (builder, d->out_of_place);
+    }
+  json_builder_end_object (builder);
 }
 
 static gboolean
@@ -316,6 +386,17 @@ ks_session_to_json (const KsSession *session, gsize *length, GError **error)
       json_builder_add_string_value (builder, ks_kernel_mode_name (session->kernel_mode));
       json_builder_set_member_name (builder, "source");
       ks_json_add_string (builder, session->kernel_source);
+      if (session->kernel_include_dirs != NULL)
+        {
+          json_builder_set_member_name (builder, "include_dirs");
+          json_builder_begin_array (builder);
+          for (guint i = 0; session->kernel_include_dirs[i] != NULL; i++)
+            ks_json_add_string (builder, session->kernel_include_dirs[i]);
+          json_builder_end_array (builder);
+        }
+      add_string_member (builder, "entry", session->kernel_entry);
+      if (session->has_declared)
+        build_declaration (builder, &session->declared);
       if (session->kernel_params->len > 0)
         {
           json_builder_set_member_name (builder, "parameters");
