@@ -44,39 +44,6 @@ toolkit_include (void)
   return NULL;
 }
 
-/* Whether the toolkit has header (in include/ or CUDA 13's include/cccl/);
- * skips the case with the reason when it has not. */
-static gboolean
-need_toolkit_header (const char *header)
-{
-  g_autofree char *include = toolkit_include ();
-  g_autofree char *plain = NULL;
-  g_autofree char *cccl = NULL;
-
-  if (!ks_test_have_nvrtc ())
-    {
-      g_test_skip ("NVRTC is not available");
-      return FALSE;
-    }
-  if (include == NULL)
-    {
-      g_test_skip ("the CUDA toolkit's headers are not installed (no include folder under "
-                   "$CUDA_HOME, $CUDA_PATH or /usr/local/cuda)");
-      return FALSE;
-    }
-  plain = g_build_filename (include, header, NULL);
-  cccl = g_build_filename (include, "cccl", header, NULL);
-  if (!g_file_test (plain, G_FILE_TEST_EXISTS) && !g_file_test (cccl, G_FILE_TEST_EXISTS))
-    {
-      g_autofree char *why = g_strdup_printf ("the CUDA toolkit in %s has no %s", include,
-                                              header);
-
-      g_test_skip (why);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 /* kernelscope-cli kernel ARGS…, the file first (in data_dir). */
 static void
 run_cli (KsTestProgramResult *r, char **envp, const char *file, ...) G_GNUC_NULL_TERMINATED;
@@ -129,7 +96,7 @@ test_check (gconstpointer data)
   const CheckCase *c = data;
   g_auto (KsTestProgramResult) r = { 0 };
 
-  if (!need_toolkit_header (c->header))
+  if (!ks_test_have_toolkit_header (c->header))
     return;
   if (c->kernel != NULL)
     run_cli (&r, NULL, c->file, "--check", "--kernel", c->kernel, NULL);
@@ -155,7 +122,7 @@ test_thrust_complex (void)
 {
   g_auto (KsTestProgramResult) r = { 0 };
 
-  if (!need_toolkit_header ("thrust/complex.h"))
+  if (!ks_test_have_toolkit_header ("thrust/complex.h"))
     return;
   run_cli (&r, NULL, "thrust-complex.cu", "--check", NULL);
   g_assert_cmpint (r.status, !=, 0);
@@ -272,7 +239,7 @@ test_cg_tile_sum (void)
   g_auto (KsTestProgramResult) r = { 0 };
   JsonObject *root;
 
-  if (!need_toolkit_header ("cooperative_groups.h"))
+  if (!ks_test_have_toolkit_header ("cooperative_groups.h"))
     return;
   root = run_json (parser, &r, "cg-tile-sum.cu", "--arg", "in=f32[1000]:const(1)", "--arg",
                    "total=f32[1]:zeros:out", "--arg", "n=1000", "--block", "256", NULL);
@@ -289,7 +256,7 @@ test_cg_reduce (void)
   JsonArray *out;
   JsonObject *root;
 
-  if (!need_toolkit_header ("cooperative_groups/reduce.h"))
+  if (!ks_test_have_toolkit_header ("cooperative_groups/reduce.h"))
     return;
   root = run_json (parser, &r, "cg-reduce.cu", "--arg", "in=i32[1000]:range", "--arg",
                    "out=i32[4]:const(-1):out", "--arg", "n=1000", "--block", "256", "--grid", "4",
@@ -340,7 +307,7 @@ test_curand_xorwow (void)
   JsonArray *out;
   JsonObject *root;
 
-  if (!need_toolkit_header ("curand_kernel.h"))
+  if (!ks_test_have_toolkit_header ("curand_kernel.h"))
     return;
   /* A seed with both halves set, so that both words of the seeding count. */
   xorwow_reference (G_GUINT64_CONSTANT (0x123456789abcdef), expected, G_N_ELEMENTS (expected));
@@ -371,7 +338,7 @@ test_curand_uniform (void)
   double sum = 0.0;
   guint64 hits = 0;
 
-  if (!need_toolkit_header ("curand_kernel.h"))
+  if (!ks_test_have_toolkit_header ("curand_kernel.h"))
     return;
   root = run_json (parser, &r, "curand-uniform.cu", "--kernel", "monte_carlo_pi", "--arg",
                    "seed=1234", "--arg", "first=f32[1024]:const(2):out", "--arg",
