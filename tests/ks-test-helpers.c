@@ -65,6 +65,38 @@ ks_test_have_nvrtc (void)
   return FALSE;
 }
 
+gboolean
+ks_test_have_toolkit_header (const char *header)
+{
+  const char *const roots[] = { g_getenv ("CUDA_HOME"), g_getenv ("CUDA_PATH"),
+                                "/usr/local/cuda" };
+
+  if (!ks_test_have_nvrtc ())
+    return FALSE;
+  for (gsize i = 0; i < G_N_ELEMENTS (roots); i++)
+    {
+      g_autofree char *include = NULL;
+      g_autofree char *plain = NULL;
+      g_autofree char *cccl = NULL;
+
+      if (roots[i] == NULL || roots[i][0] == '\0')
+        continue;
+      include = g_build_filename (roots[i], "include", NULL);
+      if (!g_file_test (include, G_FILE_TEST_IS_DIR))
+        continue;
+      plain = g_build_filename (include, header, NULL);
+      cccl = g_build_filename (include, "cccl", header, NULL);
+      if (g_file_test (plain, G_FILE_TEST_EXISTS) || g_file_test (cccl, G_FILE_TEST_EXISTS))
+        return TRUE;
+      g_test_skip_printf ("the CUDA toolkit's headers in %s have no %s (NVIDIA's cuda-toolkit "
+                          "package has them all)", include, header);
+      return FALSE;
+    }
+  g_test_skip_printf ("the CUDA toolkit's headers are not installed (no include folder under "
+                      "$CUDA_HOME, $CUDA_PATH or /usr/local/cuda), which %s comes with", header);
+  return FALSE;
+}
+
 KsEngine *
 ks_test_cuda_engine (void)
 {

@@ -35,6 +35,12 @@ gboolean    ks_test_require_cuda     (KsTestNeeds needs);
 /* For a test that compiles kernels: TRUE where NVRTC loads; where it does
  * not, marks the test skipped with the reason and returns FALSE. */
 gboolean    ks_test_have_nvrtc       (void);
+/* For a test that compiles a kernel including the CUDA toolkit's header
+ * (a path under include/ or include/cccl/: "curand_kernel.h",
+ * "cub/block/block_reduce.cuh"): TRUE where NVRTC loads and the toolkit
+ * Kernelscope finds (KS_NVRTC_LIBRARY unset) has it; otherwise marks the
+ * test skipped with the reason and returns FALSE. */
+gboolean    ks_test_have_toolkit_header (const char *header);
 /* The CUDA engine on device 0: once CUDA is there, the device and the engine
  * must open. */
 KsEngine   *ks_test_cuda_engine      (void);

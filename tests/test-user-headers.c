@@ -187,8 +187,9 @@ test_short_unsigned_names (void)
     assert_compiles (source);
 }
 
-/* cuda_fp16.h and cuda_bf16.h are the toolkit's: served where it is
- * installed, otherwise the message says where they were looked for. */
+/* cuda_fp16.h and cuda_bf16.h are the toolkit's: the compiler reads them
+ * from its include folders where it is installed (they are not the user's
+ * headers), otherwise the message says that they come with the toolkit. */
 static void
 test_toolkit_half (void)
 {
@@ -202,22 +203,19 @@ test_toolkit_half (void)
     "}\n";
   g_autoptr (KsKernelSource) source = NULL;
   g_autoptr (KsCompileResult) result = NULL;
-  gboolean installed = g_file_test ("/usr/local/cuda/include/cuda_fp16.h", G_FILE_TEST_EXISTS)
-                       || (g_getenv ("CUDA_HOME") != NULL);
 
   if (!ks_test_have_nvrtc ())
     return;
   source = ks_kernel_source_new_full (KS_KERNEL_MODE_ANY, "half.cu", text,
                                       &(KsKernelSourceOptions) { .source_dir = tmp_dir });
   assert_clean (source);
+  g_assert_cmpuint (ks_kernel_source_get_headers (source)->len, ==, 0);
   result = compile (source);
-  if (installed && result->success)
+  if (g_file_test ("/usr/local/cuda/include/cuda_fp16.h", G_FILE_TEST_EXISTS)
+      || g_getenv ("CUDA_HOME") != NULL)
     {
-      const GPtrArray *headers = ks_kernel_source_get_headers (source);
-
-      g_assert_cmpuint (headers->len, ==, 4);
-      g_assert_cmpstr (((KsKernelHeader *) g_ptr_array_index (headers, 0))->name, ==,
-                       "cuda_bf16.h");
+      g_assert_true (result->success);
+      g_assert_cmpuint (ks_compile_result_count (result, KS_DIAGNOSTIC_WARNING), ==, 0);
       return;
     }
   g_test_message ("the toolkit's headers are not here: %s", result->log);

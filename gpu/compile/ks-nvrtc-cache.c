@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "ks-nvrtc-private.h"
 
 /* Compiled programs kept in memory: an editor recompiling as the user types
@@ -116,6 +118,28 @@ _ks_nvrtc_request_key (const KsCompileRequest *request, const KsNvrtcApi *api)
       hash_text (checksum, request->headers[i].contents);
     }
   hash_strv (checksum, request->extra_options);
+  /* A folder NVRTC reads headers from (-I, the CUDA toolkit's) by its path,
+   * in the options, and by when a file in it was last added, removed or
+   * replaced: an upgraded toolkit compiles again. */
+  for (guint i = 0; request->extra_options != NULL && request->extra_options[i] != NULL; i++)
+    {
+      const char *option = request->extra_options[i];
+      GStatBuf st;
+
+      if (g_str_has_prefix (option, "--include-path="))
+        option += strlen ("--include-path=");
+      else if (g_str_has_prefix (option, "-I"))
+        option += 2;
+      else
+        continue;
+      if (g_stat (option, &st) == 0)
+        {
+          g_autofree char *stamp = g_strdup_printf ("%" G_GINT64_FORMAT,
+                                                    (gint64) st.st_mtime);
+
+          hash_text (checksum, stamp);
+        }
+    }
   return g_strdup (g_checksum_get_string (checksum));
 }
 

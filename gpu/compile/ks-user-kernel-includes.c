@@ -9,7 +9,11 @@
  * files found are read, and searched in turn, into KsKernelHeader: the name
  * as spelled, which NVRTC matches, and the text behind `#line 1 "PATH"`, so
  * that messages and the CPU engine's findings name the file that holds the
- * line. What is read is bounded in files and bytes.
+ * line. What is read is bounded in files and bytes. The CUDA toolkit's
+ * headers (cuda_fp16.h, curand_kernel.h, cooperative_groups.h, CCCL's
+ * cuda/std, cub and thrust) are not read here: NVRTC searches the
+ * toolkit's include folders (_ks_user_kernel_toolkit_dirs) after the
+ * headers served by name.
  *
  * Nothing here decides that an include is missing: an #include under an
  * #if that is false is never opened, and only the compiler knows. When it
@@ -25,7 +29,7 @@
 #include "ks-user-kernel-private.h"
 
 /* A pasted kernel with its helpers is a few files of kilobytes; the
- * toolkit's half-precision headers are the largest served, 330 KB each. */
+ * toolkit's headers, which NVRTC reads itself, do not count. */
 #define KS_MAX_HEADERS 256
 #define KS_MAX_HEADER_BYTES ((gsize) 8 << 20)
 #define KS_MAX_HEADERS_TOTAL ((gsize) 32 << 20)
@@ -119,59 +123,120 @@ _ks_user_kernel_bundle_headers (guint *n_headers)
 }
 
 
-/* The CUDA toolkit's own headers that compile under NVRTC as they are, and
- * are read from the toolkit's folder where no folder of the user's has them.
- * Under NVRTC they include nothing but each other. */
-static const char *const toolkit_names[] = {
-  "cuda_fp16.h",
-  "cuda_fp16.hpp",
-  "cuda_bf16.h",
-  "cuda_bf16.hpp",
-};
-
-static gboolean
-in_list (const char *name, const char *const *list, gsize n)
-{
-  for (gsize i = 0; i < n; i++)
-    if (g_str_equal (name, list[i]))
-      return TRUE;
-  return FALSE;
-}
-
 static gboolean
 is_served (const char *name)
 {
-  return in_list (name, resource_headers, G_N_ELEMENTS (resource_headers))
-         || g_strv_contains (standin_names (), name);
+  for (gsize i = 0; i < G_N_ELEMENTS (resource_headers); i++)
+    if (g_str_equal (name, resource_headers[i]))
+      return TRUE;
+  return g_strv_contains (standin_names (), name);
 }
 
-static gboolean
-is_toolkit_name (const char *name)
-{
-  return in_list (name, toolkit_names, G_N_ELEMENTS (toolkit_names));
-}
+/* ---- the CUDA toolkit's headers ------------------------------------------------- */
 
-/* Where the toolkit's headers are: beside the NVRTC that KS_NVRTC_LIBRARY
- * names, then under $CUDA_HOME, $CUDA_PATH and /usr/local/cuda, as NVRTC
- * itself is looked for (ks-nvrtc-loader.c). */
+/* The toolkit's include folders are not read here but given to NVRTC
+ * (-I), which opens what an #include reaches itself, after the headers
+ * served by name: cooperative_groups.h, curand_kernel.h, cub and thrust
+ * reach 250 to 300 files and 3 to 5 MB through includes under #if, which
+ * NVRTC skips and a reader of #include lines could not, and their quoted
+ * includes ("info.h", "helpers.h") are relative to their own folders, which
+ * served names are not. Compiling curand_kernel.h or cooperative_groups.h
+ * took as long either way (1.1 to 1.5 s); reading them first added 50 to
+ * 160 ms. */
+
+/* The toolkit's root: beside the NVRTC that KS_NVRTC_LIBRARY names (only
+ * there, when it is set: that NVRTC's headers and no other toolkit's), else
+ * the first of $CUDA_HOME, $CUDA_PATH and /usr/local/cuda that has an
+ * include folder, as NVRTC itself is looked for (ks-nvrtc-loader.c). */
 static GPtrArray *
-toolkit_dirs (void)
+toolkit_roots (void)
 {
-  GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *roots = g_ptr_array_new_with_free_func (g_free);
   const char *library = g_getenv ("KS_NVRTC_LIBRARY");
-  const char *const roots[] = { g_getenv ("CUDA_HOME"), g_getenv ("CUDA_PATH"),
+  const char *const homes[] = { g_getenv ("CUDA_HOME"), g_getenv ("CUDA_PATH"),
                                 "/usr/local/cuda" };
 
-  if (library != NULL && library[0] != '\0' && g_path_is_absolute (library))
+  if (library != NULL && library[0] != '\0')
     {
-      g_autofree char *lib_dir = g_path_get_dirname (library);
+      if (g_path_is_absolute (library))
+        {
+          g_autofree char *lib_dir = g_path_get_dirname (library);
 
-      g_ptr_array_add (dirs, g_build_filename (lib_dir, "..", "include", NULL));
+          g_ptr_array_add (roots, g_build_filename (lib_dir, "..", NULL));
+        }
+      return roots;
     }
-  for (gsize i = 0; i < G_N_ELEMENTS (roots); i++)
-    if (roots[i] != NULL && roots[i][0] != '\0')
-      g_ptr_array_add (dirs, g_build_filename (roots[i], "include", NULL));
-  return dirs;
+  for (gsize i = 0; i < G_N_ELEMENTS (homes); i++)
+    if (homes[i] != NULL && homes[i][0] != '\0')
+      g_ptr_array_add (roots, g_strdup (homes[i]));
+  return roots;
+}
+
+GStrv
+_ks_user_kernel_toolkit_dirs (void)
+{
+  g_autoptr (GPtrArray) roots = toolkit_roots ();
+
+  for (guint i = 0; i < roots->len; i++)
+    {
+      g_autofree char *include = g_build_filename (g_ptr_array_index (roots, i), "include",
+                                                   NULL);
+      g_autofree char *cccl = g_build_filename (include, "cccl", NULL);
+      GPtrArray *dirs;
+
+      if (!g_file_test (include, G_FILE_TEST_IS_DIR))
+        continue;
+      dirs = g_ptr_array_new ();
+      g_ptr_array_add (dirs, g_canonicalize_filename (include, NULL));
+      /* CUDA 13's CCCL (cuda/std, cub, thrust, nv/target) is in a folder of
+       * its own, which the toolkit's own headers expect on the path. */
+      if (g_file_test (cccl, G_FILE_TEST_IS_DIR))
+        g_ptr_array_add (dirs, g_canonicalize_filename (cccl, NULL));
+      g_ptr_array_add (dirs, NULL);
+      return (GStrv) g_ptr_array_free (dirs, FALSE);
+    }
+  return NULL;
+}
+
+/* The headers that come with the toolkit, by name or folder, and the part
+ * of NVIDIA's packages that holds them (with the toolkit's version after
+ * it: libcurand-dev-13-0), where one does; cuda-toolkit holds them all. */
+static const struct
+{
+  const char *prefix;
+  const char *package;
+} toolkit_headers[] = {
+  { "curand", "libcurand-dev" },
+  { "cuda/", "cuda-cccl" },
+  { "cub/", "cuda-cccl" },
+  { "thrust/", "cuda-cccl" },
+  { "nv/", "cuda-cccl" },
+  { "cooperative_groups", "cuda-cudart-dev" },
+  { "cuda_fp16.h", "cuda-cudart-dev" },
+  { "cuda_fp16.hpp", "cuda-cudart-dev" },
+  { "cuda_bf16.h", "cuda-cudart-dev" },
+  { "cuda_bf16.hpp", "cuda-cudart-dev" },
+  { "cuda_fp8.h", "cuda-cudart-dev" },
+  { "cuda_pipeline", "cuda-cudart-dev" },
+  { "cuda_awbarrier", "cuda-cudart-dev" },
+  { "mma.h", NULL },
+  { "crt/", NULL },
+  { "sm_", "cuda-cudart-dev" },
+  { "vector_types.h", "cuda-cudart-dev" },
+  { "vector_functions.h", "cuda-cudart-dev" },
+  { "device_atomic_functions.h", "cuda-cudart-dev" },
+};
+
+static gboolean
+is_toolkit_header (const char *name, const char **package)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (toolkit_headers); i++)
+    if (g_str_has_prefix (name, toolkit_headers[i].prefix))
+      {
+        *package = toolkit_headers[i].package;
+        return TRUE;
+      }
+  return FALSE;
 }
 
 /* ---- finding the #include lines ------------------------------------------------- */
@@ -470,11 +535,11 @@ search_dirs (const KsKernelSource *self, const char *own, gboolean angle)
 }
 
 /* The includes of one file: `from` names it in messages, `own` is the
- * folder its own "…" includes start in, `toolkit` that it is the CUDA
- * toolkit's (which include only each other under NVRTC). */
+ * folder its own "…" includes start in. A name found in none of the
+ * folders is left to the compiler: it is the toolkit's, which NVRTC finds
+ * on its include path, or it is missing, which only the compiler can say. */
 static void
-read_includes_of (Reader *r, const char *text, const char *from, const char *own,
-                  gboolean toolkit)
+read_includes_of (Reader *r, const char *text, const char *from, const char *own)
 {
   KsKernelSource *self = r->self;
   g_autoptr (GArray) includes = find_includes (text);
@@ -487,24 +552,11 @@ read_includes_of (Reader *r, const char *text, const char *from, const char *own
       g_autofree char *contents = NULL;
       g_autofree char *folder = NULL;
       g_autoptr (GString) served = NULL;
-      gboolean from_toolkit = FALSE;
 
       if (is_served (inc->name) || have_header (self, inc->name))
         continue;
-      if (toolkit && !is_toolkit_name (inc->name))
-        continue;
-      dirs = toolkit ? g_ptr_array_new_with_free_func (g_free)
-                     : search_dirs (self, own, inc->angle);
-      if (toolkit)
-        g_ptr_array_add (dirs, g_strdup (own));
+      dirs = search_dirs (self, own, inc->angle);
       path = look_in (dirs, inc->name);
-      if (path == NULL && is_toolkit_name (inc->name))
-        {
-          g_autoptr (GPtrArray) cuda = toolkit_dirs ();
-
-          path = look_in (cuda, inc->name);
-          from_toolkit = path != NULL;
-        }
       if (path == NULL)
         continue;
       if (self->headers->len >= KS_MAX_HEADERS)
@@ -526,7 +578,7 @@ read_includes_of (Reader *r, const char *text, const char *from, const char *own
         g_string_append_c (served, '\n');
       g_ptr_array_add (self->headers, ks_kernel_header_new (inc->name, path, served->str));
       folder = g_path_get_dirname (path);
-      read_includes_of (r, contents, path, folder, toolkit || from_toolkit);
+      read_includes_of (r, contents, path, folder);
     }
 }
 
@@ -535,10 +587,65 @@ _ks_user_kernel_read_includes (KsKernelSource *self)
 {
   Reader r = { self, 0, FALSE };
 
-  read_includes_of (&r, self->text, self->file_name, self->source_dir, FALSE);
+  read_includes_of (&r, self->text, self->file_name, self->source_dir);
 }
 
 /* ---- a missing include ------------------------------------------------------------ */
+
+/* " (NVIDIA's package libcurand-dev-13-0, part of cuda-toolkit-13-0)", with
+ * the version of the NVRTC in use. */
+static char *
+toolkit_part (const char *package)
+{
+  int nvrtc = ks_nvrtc_version ();
+  g_autofree char *version = nvrtc > 0 ? g_strdup_printf ("-%d-%d", nvrtc / 1000,
+                                                          nvrtc % 1000 / 10)
+                                       : g_strdup ("");
+
+  if (package != NULL)
+    return g_strdup_printf (" (NVIDIA's package %s%s, part of cuda-toolkit%s)", package, version,
+                            version);
+  return g_strdup_printf (" (NVIDIA's package cuda-toolkit%s)", version);
+}
+
+/* Where the toolkit's headers were looked for, and what to do. */
+static char *
+toolkit_looked_in (void)
+{
+  g_autoptr (GPtrArray) roots = toolkit_roots ();
+  g_autoptr (GString) s = g_string_new (NULL);
+  const char *library = g_getenv ("KS_NVRTC_LIBRARY");
+
+  for (guint i = 0; i < roots->len; i++)
+    {
+      g_autofree char *include = g_build_filename (g_ptr_array_index (roots, i), "include",
+                                                   NULL);
+      g_autofree char *shown = g_canonicalize_filename (include, NULL);
+
+      g_string_append_printf (s, "%s%s", i == 0 ? "" : i + 1 == roots->len ? " or " : ", ",
+                              shown);
+    }
+  if (library != NULL && library[0] != '\0')
+    return g_strdup_printf ("no include folder beside the NVRTC that KS_NVRTC_LIBRARY names%s%s; "
+                            "install them there, or leave KS_NVRTC_LIBRARY unset and set "
+                            "CUDA_HOME to the toolkit's folder", s->len > 0 ? ": " : "",
+                            s->str);
+  return g_strdup_printf ("no %s; install them, or set CUDA_HOME to the toolkit's folder", s->str);
+}
+
+/* The toolkit's folder that holds file, the longest of them (include/cccl
+ * is inside include/), or NULL. */
+static const char *
+toolkit_folder_of (const GStrv toolkit, const char *file)
+{
+  const char *best = NULL;
+
+  for (guint i = 0; toolkit != NULL && file != NULL && toolkit[i] != NULL; i++)
+    if (g_str_has_prefix (file, toolkit[i]) && file[strlen (toolkit[i])] == G_DIR_SEPARATOR
+        && (best == NULL || strlen (toolkit[i]) > strlen (best)))
+      best = toolkit[i];
+  return best;
+}
 
 static char *
 folders_text (const KsKernelSource *self)
@@ -565,6 +672,9 @@ _ks_user_kernel_explain_missing (const KsKernelSource *self, KsDiagnostic *d)
   g_autoptr (GMatchInfo) match = NULL;
   g_autofree char *name = NULL;
   g_autofree char *folders = NULL;
+  g_auto (GStrv) toolkit = NULL;
+  const char *within;
+  const char *package = NULL;
   char *message;
 
   if (g_once_init_enter (&initialised))
@@ -578,20 +688,41 @@ _ks_user_kernel_explain_missing (const KsKernelSource *self, KsDiagnostic *d)
     return;
   name = g_match_info_fetch (match, 1);
   folders = folders_text (self);
-
-  if (is_toolkit_name (name))
+  toolkit = _ks_user_kernel_toolkit_dirs ();
+  within = toolkit_folder_of (toolkit, d->file);
+  if (within != NULL)
     {
-      g_autoptr (GPtrArray) cuda = toolkit_dirs ();
-      g_autoptr (GString) where = g_string_new (NULL);
+      /* thrust/complex.h includes <complex> and <sstream> whatever the
+       * compiler: not every header of the toolkit is made for NVRTC. */
+      message = g_strdup_printf ("cannot open “%s”, which the CUDA toolkit's %s includes: it is "
+                                 "a host C++ header, which the run-time compiler does not have, "
+                                 "so that header of the toolkit compiles with nvcc only",
+                                 name, d->file + strlen (within) + 1);
+      g_free (d->message);
+      d->message = message;
+      return;
+    }
 
-      for (guint i = 0; i < cuda->len; i++)
-        g_string_append_printf (where, "%s%s", i > 0 ? ", " : "",
-                                (const char *) g_ptr_array_index (cuda, i));
-      message = g_strdup_printf ("cannot open “%s”: it comes with the CUDA toolkit's headers, "
-                                 "which are not installed here (looked in %s%s%s); install "
-                                 "them, or add the folder that holds %s to the include "
-                                 "folders", name, folders[0] != '\0' ? folders : "",
-                                 folders[0] != '\0' ? ", " : "", where->str, name);
+  if (is_toolkit_header (name, &package))
+    {
+      g_autofree char *part = toolkit_part (package);
+
+      if (toolkit != NULL)
+        {
+          g_autofree char *where = g_strjoinv (" and ", toolkit);
+
+          message = g_strdup_printf ("cannot open “%s”: the CUDA toolkit's headers in %s do not "
+                                     "have it; check its name, or install the part of the "
+                                     "toolkit that holds it%s", name, where, part);
+        }
+      else
+        {
+          g_autofree char *where = toolkit_looked_in ();
+
+          message = g_strdup_printf ("cannot open “%s”: it comes with the CUDA toolkit's "
+                                     "headers%s, which are not installed here (%s)", name, part,
+                                     where);
+        }
     }
   else if (folders[0] != '\0')
     message = g_strdup_printf ("cannot open “%s”: it is not in %s, and it is not one of the "

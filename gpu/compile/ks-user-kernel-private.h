@@ -122,8 +122,7 @@ void     _ks_user_kernel_parse_annotation (KsKernelSource *self, const Annotatio
 /* ---- the user's headers (ks-user-kernel-includes.c) ------------------------ */
 
 /* Reads what the text includes, and what those files include in turn, from
- * the source's folder and include folders (and the CUDA toolkit's half-
- * and bfloat16 headers from the toolkit's folder) into self->headers;
+ * the source's folder and include folders into self->headers;
  * a file that exists but cannot be read, or too much, is a diagnostic at
  * the #include. Names the stand-ins or the prelude serve are not looked
  * for on disk by <…> includes. */
@@ -131,8 +130,14 @@ void     _ks_user_kernel_read_includes  (KsKernelSource *self);
 /* Kernelscope's prelude and its stand-ins for the standard and CUDA
  * headers (kernels/standin/), from the bundle; static. */
 const KsCompileHeader *_ks_user_kernel_bundle_headers (guint *n_headers);
+/* The CUDA toolkit's include folders (include/ and CUDA 13's include/cccl/)
+ * of the toolkit the NVRTC belongs to: beside KS_NVRTC_LIBRARY's file when
+ * it is set, else the first of $CUDA_HOME, $CUDA_PATH and /usr/local/cuda
+ * that has one; absolute, NULL-terminated; NULL when there is none. */
+GStrv    _ks_user_kernel_toolkit_dirs   (void);
 /* NVRTC's "cannot open source file" as Kernelscope says it: which folders
- * were searched and what to do; other diagnostics are left alone. */
+ * were searched and what to do, or, for the toolkit's headers, which part
+ * of the toolkit to install; other diagnostics are left alone. */
 void     _ks_user_kernel_explain_missing (const KsKernelSource *self, KsDiagnostic *d);
 /* ---- types the text declares (ks-user-kernel-types.c) ---------------------- */
 

@@ -1,6 +1,7 @@
 /* ks-user-kernel-unit.c: the translation unit NVRTC compiles: the prelude
  * (ks-user.cuh and stand-ins for the standard and CUDA headers, from the
- * bundle, and the user's own headers), the generated struct ks_params, `#line 1 "FILE"` before the
+ * bundle, and the user's own headers; the CUDA toolkit's include folders
+ * for NVRTC to search), the generated struct ks_params, `#line 1 "FILE"` before the
  * user's text so that messages land on the user's lines, the expression
  * mode's wrapper; the parameters' bytes as that struct lays them out; and
  * compiling, with the source's own diagnostics before the compiler's and a
@@ -59,7 +60,18 @@ unit_headers (const KsKernelSource *source, guint *n_headers)
   return headers;
 }
 
-static const char *const unit_options[] = { "-default-device", NULL };
+static char **
+unit_options (void)
+{
+  g_auto (GStrv) toolkit = _ks_user_kernel_toolkit_dirs ();
+  GPtrArray *options = g_ptr_array_new ();
+
+  g_ptr_array_add (options, g_strdup ("-default-device"));
+  for (guint i = 0; toolkit != NULL && toolkit[i] != NULL; i++)
+    g_ptr_array_add (options, g_strconcat ("-I", toolkit[i], NULL));
+  g_ptr_array_add (options, NULL);
+  return (char **) g_ptr_array_free (options, FALSE);
+}
 
 void
 ks_kernel_unit_clear (KsKernelUnit *unit)
@@ -69,6 +81,7 @@ ks_kernel_unit_clear (KsKernelUnit *unit)
   g_free (unit->source);
   g_free (unit->entry);
   g_free (unit->headers);
+  g_strfreev (unit->extra_options);
   memset (unit, 0, sizeof *unit);
 }
 
@@ -234,7 +247,7 @@ ks_kernel_source_build_unit (const KsKernelSource *source, const KsLaunchConfig 
   unit->source = g_string_free (g_steal_pointer (&s), FALSE);
   unit->entry = entry;
   unit->headers = unit_headers (source, &unit->n_headers);
-  unit->extra_options = unit_options;
+  unit->extra_options = unit_options ();
   return TRUE;
 }
 
@@ -294,6 +307,20 @@ ks_kernel_source_pack_params (const KsKernelSource *source, const KsParams *para
   return g_bytes_new_take (data, size);
 }
 
+/* Whether file is in one of the toolkit's include folders. Warnings there
+ * are not the user's to act on: nvcc treats the toolkit's folder as one of
+ * system headers and shows none, and neither does Kernelscope (CCCL's
+ * cuda/std/cmath defines INFINITY again after a math.h, say). Errors
+ * there are shown: the user's code is often their cause. */
+static gboolean
+in_toolkit (const GStrv toolkit, const char *file)
+{
+  for (guint i = 0; toolkit != NULL && file != NULL && toolkit[i] != NULL; i++)
+    if (g_str_has_prefix (file, toolkit[i]) && file[strlen (toolkit[i])] == G_DIR_SEPARATOR)
+      return TRUE;
+  return FALSE;
+}
+
 KsCompileResult *
 ks_kernel_source_compile (const KsKernelSource *source, const KsLaunchConfig *resolved_launch,
                           gboolean instrumented, guint arch, GError **error)
@@ -303,6 +330,7 @@ ks_kernel_source_compile (const KsKernelSource *source, const KsLaunchConfig *re
   const char *entries[2] = { NULL, NULL };
   KsCompileResult *result;
   g_autoptr (GPtrArray) merged = NULL;
+  g_auto (GStrv) toolkit = NULL;
 
   g_return_val_if_fail (source != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -333,7 +361,7 @@ ks_kernel_source_compile (const KsKernelSource *source, const KsLaunchConfig *re
   request.entries = entries;
   request.headers = unit.headers;
   request.n_headers = unit.n_headers;
-  request.extra_options = unit.extra_options;
+  request.extra_options = (const char *const *) unit.extra_options;
   result = ks_nvrtc_compile (&request, error);
   ks_kernel_unit_clear (&unit);
   if (result == NULL)
@@ -341,9 +369,15 @@ ks_kernel_source_compile (const KsKernelSource *source, const KsLaunchConfig *re
 
   if (result->diagnostics == NULL)
     result->diagnostics = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_diagnostic_free);
+  toolkit = _ks_user_kernel_toolkit_dirs ();
   for (guint i = 0; i < result->diagnostics->len; i++)
     {
-      KsDiagnostic *d = ks_diagnostic_copy (g_ptr_array_index (result->diagnostics, i));
+      const KsDiagnostic *said = g_ptr_array_index (result->diagnostics, i);
+      KsDiagnostic *d;
+
+      if (said->severity == KS_DIAGNOSTIC_WARNING && in_toolkit (toolkit, said->file))
+        continue;
+      d = ks_diagnostic_copy (said);
 
       _ks_user_kernel_explain_missing (source, d);
       g_ptr_array_add (merged, d);

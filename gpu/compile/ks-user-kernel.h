@@ -31,8 +31,10 @@
  * Headers: the C and C++ standard headers a kernel may include (stdio.h,
  * math.h, cmath, stdint.h, assert.h, limits.h, float.h, …) and CUDA's
  * (cuda_runtime.h, math_constants.h, cuComplex.h, …) are served by
- * Kernelscope (kernels/standin/); cuda_fp16.h and cuda_bf16.h are the CUDA
- * toolkit's own, where it is installed. The user's own headers are read
+ * Kernelscope (kernels/standin/); the CUDA toolkit's device headers
+ * (cuda_fp16.h, curand_kernel.h, cooperative_groups.h, mma.h, cuda/std/…,
+ * cub, thrust) are the toolkit's own, where it is installed: the compiler
+ * reads them from its include folders. The user's own headers are read
  * from the source's folder and the include folders (KsKernelSourceOptions)
  * when the source is made, so that a source is one snapshot: what compiles
  * is what was read, and a changed header makes another source.
@@ -211,11 +213,12 @@ typedef struct
                               * bundle's and the source's: use it while the
                               * source lives */
   guint n_headers;
-  /* NULL-terminated, static: the request's extra_options. -default-device:
+  /* NULL-terminated, owned: the request's extra_options. -default-device:
    * NVRTC refuses functions without an execution space, and the shared
    * headers hold host helpers (kernels/ks-geometry.cuh); the user's own
-   * helpers need no __device__ either. */
-  const char *const *extra_options;
+   * helpers need no __device__ either. Then -I for each of the CUDA
+   * toolkit's include folders, searched after the headers given by name. */
+  char **extra_options;
 } KsKernelUnit;
 
 void          ks_kernel_unit_clear      (KsKernelUnit *unit);

@@ -4,8 +4,14 @@
  * glibc's math.h gives C++ programs. */
 #pragma once
 
+/* CCCL's cuda/std/cmath defines these two as well (thrust/complex.h
+ * includes it): its definitions stay where it came first. */
+#ifndef INFINITY
 #define INFINITY (1.0f / 0.0f)
+#endif
+#ifndef NAN
 #define NAN (0.0f / 0.0f)
+#endif
 #define HUGE_VALF INFINITY
 #define HUGE_VAL ((double) INFINITY)
 

@@ -4,4 +4,7 @@
  * null pointer as a constant expression. */
 #pragma once
 
+/* CCCL's headers define it too, where it is not yet defined. */
+#ifndef offsetof
 #define offsetof(type, member) ((size_t) __INTADDR__ (&((type *) 0)->member))
+#endif
