@@ -186,6 +186,7 @@ static char *
 type_text (const GArray *tokens, guint from, guint to, guint skip)
 {
   GString *s = g_string_new (NULL);
+  const Token *prev_token = NULL;
   char prev = 0;
 
   for (guint i = from; i < to; i++)
@@ -193,10 +194,13 @@ type_text (const GArray *tokens, guint from, guint to, guint skip)
       const Token *t = &g_array_index (tokens, Token, i);
       if (i == skip)
         continue;
-      if (s->len > 0 && prev != '*' && prev != '&' && prev != ':' && !tok_is (t, "::"))
+      /* "std::size_t", but "const ::uint8_t": a leading :: keeps its space */
+      if (s->len > 0 && prev != '*' && prev != '&' && prev != ':'
+          && (!tok_is (t, "::") || (prev_token != NULL && is_qualifier (prev_token))))
         g_string_append_c (s, ' ');
       g_string_append_len (s, t->start, t->len);
       prev = t->start[t->len - 1];
+      prev_token = t;
     }
   return g_string_free (s, FALSE);
 }

@@ -133,6 +133,9 @@ is_specifier (const Token *t)
          || tok_is (t, "__host__") || tok_is (t, "__restrict__") || tok_is (t, "typename");
 }
 
+/* Where the standard library and CCCL put the fixed-width types and size_t. */
+static const char *const scalar_scopes[] = { "cuda::std::", "std::", "::" };
+
 gboolean
 _ks_user_kernel_resolve_type (GHashTable *types, const char *base, KsElemType *type,
                               KsValueType **value, char **problem)
@@ -145,6 +148,11 @@ _ks_user_kernel_resolve_type (GHashTable *types, const char *base, KsElemType *t
   *type = KS_ELEM_OTHER;
   if (ks_elem_type_parse (base, type))
     return TRUE;
+  /* ::uint8_t, std::size_t, cuda::std::int32_t: the same scalar types */
+  for (guint i = 0; i < G_N_ELEMENTS (scalar_scopes); i++)
+    if (g_str_has_prefix (base, scalar_scopes[i])
+        && ks_elem_type_parse (base + strlen (scalar_scopes[i]), type))
+      return TRUE;
   /* the source's own names first: a typedef may shadow nothing built in,
    * but a struct of the user's may be called anything */
   known = types != NULL ? g_hash_table_lookup (types, base) : NULL;
