@@ -119,6 +119,28 @@ ks_test_next_seed (const char *what)
   return seed;
 }
 
+void
+ks_test_life_steps (guint8 *board, guint w, guint h, guint steps)
+{
+  g_autofree guint8 *next = g_malloc (w * h);
+
+  for (guint s = 0; s < steps; s++)
+    {
+      for (guint y = 0; y < h; y++)
+        for (guint x = 0; x < w; x++)
+          {
+            guint n = 0;
+
+            for (int dy = -1; dy <= 1; dy++)
+              for (int dx = -1; dx <= 1; dx++)
+                if (dx != 0 || dy != 0)
+                  n += board[((y + h + dy) % h) * w + (x + w + dx) % w];
+            next[y * w + x] = n == 3 || (board[y * w + x] && n == 2);
+          }
+      memcpy (board, next, w * h);
+    }
+}
+
 KsImage *
 ks_test_image_new (KsFormat format, guint width, guint height)
 {

@@ -47,6 +47,9 @@ KsEngine   *ks_test_cuda_engine      (void);
 /* A fresh seed from the test's random generator (g_test_rand_int: --seed
  * replays a run), named in the log with `what` so a failure can be rebuilt. */
 guint32     ks_test_next_seed        (const char *what);
+/* steps generations of Conway's Game of Life on a w×h torus of 0/1 cells,
+ * in place: the reference the array kernels' sequences are held to. */
+void        ks_test_life_steps       (guint8 *board, guint w, guint h, guint steps);
 KsImage    *ks_test_image_new        (KsFormat format, guint width, guint height);
 KsImage    *ks_test_random_image     (KsFormat format, guint width, guint height, guint32 seed);
 KsImage    *ks_test_load_sample      (void);

@@ -130,28 +130,6 @@ static const char life_source[] =
   "  out[i] = (n == 3 || (in[i] && n == 2)) ? 1 : 0;\n"
   "}\n";
 
-static void
-life_reference (guint8 *board, guint w, guint h, guint steps)
-{
-  g_autofree guint8 *next = g_malloc (w * h);
-
-  for (guint s = 0; s < steps; s++)
-    {
-      for (guint y = 0; y < h; y++)
-        for (guint x = 0; x < w; x++)
-          {
-            guint n = 0;
-
-            for (int dy = -1; dy <= 1; dy++)
-              for (int dx = -1; dx <= 1; dx++)
-                if (dx != 0 || dy != 0)
-                  n += board[((y + h + dy) % h) * w + (x + w + dx) % w];
-            next[y * w + x] = n == 3 || (board[y * w + x] && n == 2);
-          }
-      memcpy (board, next, w * h);
-    }
-}
-
 /* A random board, a glider and a blinker on a 37×23 torus (odd sizes, and
  * more cells than one block), 100 steps and 7: the reported `out` is the
  * board after the last step whichever buffer holds it; the poison the out
@@ -186,7 +164,7 @@ test_life (void)
         = start[2 * w + 2] = 1;
       start[3 * w + 20] = start[3 * w + 21] = start[3 * w + 22] = 1;
       probe = g_memdup2 (start, w * h);
-      life_reference (probe, w, h, steps[0]);
+      ks_test_life_steps (probe, w, h, steps[0]);
       for (guint i = 0; i < w * h; i++)
         alive += probe[i];
     }
@@ -212,7 +190,7 @@ test_life (void)
       request.launches = steps[s];
       request.swaps = swaps;
       g_assert_true (run_kernel (&r, life_source, bindings, &request, 128));
-      life_reference (ref, w, h, steps[s]);
+      ks_test_life_steps (ref, w, h, steps[s]);
       out = out_array (&r, "out");
       g_assert_cmpuint (out->length, ==, w * h);
       for (guint i = 0; i < w * h; i++)
